@@ -1,0 +1,116 @@
+#include "argocd/metadata.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/diag.h"
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+void app_meta_from_env(app_meta *m)
+{
+    m->name = env("ARGOCD_APP_NAME");
+    m->namespace = env("ARGOCD_APP_NAMESPACE");
+    m->project = env("ARGOCD_APP_PROJECT_NAME");
+    m->revision = env("ARGOCD_APP_REVISION");
+    m->repo = env("ARGOCD_APP_SOURCE_REPO_URL");
+    m->target_revision = env("ARGOCD_APP_SOURCE_TARGET_REVISION");
+    m->path = env("ARGOCD_APP_SOURCE_PATH");
+}
+
+/* A DNS subdomain (RFC 1123), as Kubernetes requires for an annotation key prefix. */
+static bool dns_subdomain(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n || n > 253)
+        return false;
+    size_t label = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (!label || s[i - 1] == '-')
+                return false;
+            label = 0;
+            continue;
+        }
+        if (!(islower((unsigned char)c) || isdigit((unsigned char)c) || c == '-'))
+            return false;
+        if (!label && c == '-')
+            return false;
+        if (++label > 63)
+            return false;
+    }
+    return label && s[n - 1] != '-';
+}
+
+int annotation_domain(const char **out)
+{
+    const char *d = env("ANNOTATION_DOMAIN");
+    if (!d)
+        d = env("ARGOCD_ENV_ANNOTATION_DOMAIN");
+    if (!d)
+        d = "cmp-generate";
+    if (!dns_subdomain(d))
+        return fail(NULL, 0, "annotation domain \"%s\" is not a DNS subdomain (lower-case letters, digits, '-' and '.')", d);
+    *out = d;
+    return 0;
+}
+
+static bool bookkeeping_annotation(const char *k)
+{
+    return !strcmp(k, "config.kubernetes.io/path") || !strcmp(k, "config.kubernetes.io/index") ||
+           !strcmp(k, "config.k8s.io/id") || !strncmp(k, "internal.config.kubernetes.io/", 30) ||
+           !strncmp(k, "internal.config.k8s.io/", 23);
+}
+
+static void strip_bookkeeping(node *root)
+{
+    node *md = map_get(root, "metadata");
+    node *ann = map_get(md, "annotations");
+    if (!is_map(ann))
+        return;
+    uint32_t before = ann->c.n;
+    for (uint32_t i = ann->c.n; i-- > 0;) {
+        const char *k = scalar(map_key(ann, i));
+        if (k && bookkeeping_annotation(k))
+            map_delete(ann, k);
+    }
+    if (before && !ann->c.n)
+        map_delete(md, "annotations");
+}
+
+void prepare_for_argocd(arena *a, rlist *items, const app_meta *m, const char *domain, bool keep_config)
+{
+    const struct {
+        const char *suffix, *value;
+    } stamps[] = {
+        {"app", m->name},         {"app-namespace", m->namespace},
+        {"project", m->project},  {"revision", m->revision},
+        {"repo", m->repo},        {"target-revision", m->target_revision},
+        {"path", m->path},
+    };
+    for (size_t i = 0; i < items->n; i++) {
+        resource *r = items->v[i];
+        if ((r->flags & R_KUSTOMIZE) || res_is_kptfile(r) || res_is_local_config(r) ||
+            ((r->flags & R_CONFIG) && !keep_config)) {
+            items->v[i] = NULL;
+            continue;
+        }
+        strip_bookkeeping(r->root);
+        node *md = map_get(r->root, "metadata");
+        node *ann = NULL;
+        for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++) {
+            if (!stamps[s].value)
+                continue;
+            if (!ann && !(ann = map_ensure_map(a, md, "annotations")))
+                break; /* annotations that are not a map: leave the object alone rather than guess */
+            map_set_str(a, ann, arena_printf(a, "%s/%s", domain, stamps[s].suffix), stamps[s].value);
+        }
+    }
+    rlist_compact(items);
+}

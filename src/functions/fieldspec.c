@@ -1,0 +1,127 @@
+#include "functions/fieldspec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool fieldspec_applies(const fieldspec *fs, const resource *r)
+{
+    if (fs->kind && *fs->kind) {
+        const char *k = res_kind(r);
+        if (!k || strcmp(k, fs->kind))
+            return false;
+    }
+    const char *av = res_api_version(r);
+    const char *slash = av ? strrchr(av, '/') : NULL;
+    if (fs->group) {
+        size_t gl = slash ? (size_t)(slash - av) : 0;
+        if (strlen(fs->group) != gl || (gl && strncmp(av, fs->group, gl)))
+            return false;
+    }
+    if (fs->version && *fs->version) {
+        const char *v = slash ? slash + 1 : av;
+        if (!v || strcmp(v, fs->version))
+            return false;
+    }
+    return true;
+}
+
+/* Next segment of a path: "\/" is a literal slash, a trailing "[]" is only a hint. */
+static const char *next_segment(arena *a, const char **p)
+{
+    const char *s = *p;
+    char *out = arena_alloc(a, strlen(s) + 1);
+    size_t n = 0;
+    while (*s && *s != '/') {
+        if (s[0] == '\\' && s[1] == '/') {
+            out[n++] = '/';
+            s += 2;
+            continue;
+        }
+        out[n++] = *s++;
+    }
+    if (n >= 2 && out[n - 2] == '[' && out[n - 1] == ']')
+        n -= 2;
+    out[n] = 0;
+    *p = *s == '/' ? s + 1 : s;
+    return out;
+}
+
+static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn, void *ud)
+{
+    if (!cur)
+        return 0;
+    if (cur->kind == N_SEQ) {
+        for (uint32_t i = 0; i < cur->c.n; i++) {
+            int rc = visit(a, cur->c.kids[i], rest, create, fn, ud);
+            if (rc < 0)
+                return rc;
+        }
+        return 0;
+    }
+    if (cur->kind != N_MAP)
+        return 0;
+    const char *p = rest;
+    const char *seg = next_segment(a, &p);
+    if (!*p)
+        return fn(ud, cur, seg);
+    node *child = map_get(cur, seg);
+    if (!child || is_null(child)) {
+        if (!create)
+            return 0;
+        child = map_ensure_map(a, cur, seg);
+    }
+    return visit(a, child, p, create, fn, ud);
+}
+
+int fieldspec_visit(arena *a, node *root, const char *path, bool create, field_fn fn, void *ud)
+{
+    return visit(a, root, path, create, fn, ud);
+}
+
+static int cmp_kv(const void *x, const void *y)
+{
+    return strcmp(((const kv *)x)->key, ((const kv *)y)->key);
+}
+
+int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
+{
+    out->v = NULL;
+    out->n = 0;
+    if (!m || is_null(m))
+        return 0;
+    if (m->kind != N_MAP)
+        return fn_fail(c, m, "%s must be a map of strings", what);
+    out->v = arena_alloc(c->a, (m->c.n + 1) * sizeof *out->v);
+    for (uint32_t i = 0; i < m->c.n; i++) {
+        const node *k = map_key(m, i), *v = map_val(m, i);
+        if (k->kind != N_SCALAR || v->kind != N_SCALAR)
+            return fn_fail(c, v, "%s must be a map of strings (\"%s\" is not a string)", what,
+                           k->kind == N_SCALAR ? k->s.str : "?");
+        out->v[out->n++] = (kv){k->s.str, v->s.str, v};
+    }
+    qsort(out->v, out->n, sizeof *out->v, cmp_kv);
+    return 0;
+}
+
+int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pairs, bool create_map, bool add_keys)
+{
+    node *m = map_get(parent, key);
+    if (!m || is_null(m)) {
+        if (!create_map)
+            return 0;
+        m = map_ensure_map(a, parent, key);
+    }
+    if (!m || m->kind != N_MAP)
+        return 0;
+    int changed = 0;
+    for (size_t i = 0; i < pairs->n; i++) {
+        node *old = map_get(m, pairs->v[i].key);
+        if (!old && !add_keys)
+            continue;
+        if (old && old->kind == N_SCALAR && !strcmp(old->s.str, pairs->v[i].value))
+            continue;
+        map_set_str(a, m, pairs->v[i].key, pairs->v[i].value);
+        changed++;
+    }
+    return changed;
+}

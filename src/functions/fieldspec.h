@@ -1,0 +1,39 @@
+/* kustomize-style field specs: a '/'-separated path walked through maps, and through every element of a
+ * sequence met on the way; missing maps are created only when asked. */
+#ifndef CMP_FUNCTIONS_FIELDSPEC_H
+#define CMP_FUNCTIONS_FIELDSPEC_H
+#include <stdbool.h>
+
+#include "functions/function.h"
+
+typedef struct fieldspec {
+    const char *group;   /* NULL: any group; "": the core group */
+    const char *version; /* NULL or "": any */
+    const char *kind;    /* NULL or "": any */
+    const char *path;
+    bool create;
+} fieldspec;
+
+bool fieldspec_applies(const fieldspec *fs, const resource *r);
+
+/* Calls fn(ud, parent, key) for each map that holds (or, with create, will hold) the path's last key.
+ * Intermediate maps are created only with create. Returns what fn returned if negative, else 0. */
+typedef int (*field_fn)(void *ud, node *parent, const char *key);
+int fieldspec_visit(arena *a, node *root, const char *path, bool create, field_fn fn, void *ud);
+
+/* A flat string map (labels, annotations) from a config node; NULL values are rejected. */
+typedef struct kv {
+    const char *key, *value;
+    const node *at;
+} kv;
+typedef struct kvlist {
+    kv *v;
+    size_t n;
+} kvlist;
+/* Reads a mapping of scalars into a list sorted by key. Returns -1 (with fn_fail) on a non-scalar. */
+int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out);
+
+/* Sets every pair on the map under parent[key]. create_map: make that map when it is missing; add_keys: add keys
+ * that are missing (otherwise only existing keys are overwritten). Returns how many values changed. */
+int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pairs, bool create_map, bool add_keys);
+#endif

@@ -1,0 +1,72 @@
+/* Helpers shared by function bodies: results, errors that name the config, config shapes. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "functions/function.h"
+#include "util/diag.h"
+
+void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
+{
+    if (!c->results)
+        return;
+    fn_results *rs = c->results;
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? rs->cap * 2 : 16;
+        rs->v = xrealloc(rs->v, rs->cap * sizeof *rs->v);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rs->v[rs->n++] = (fn_result){sev, arena_strdup(c->a, msg), r, field ? arena_strdup(c->a, field) : NULL};
+}
+
+int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = at && at->line ? (int)at->line : c->config_line;
+    return fail(c->config_file ? c->config_file : "functionConfig", line, "%s", msg);
+}
+
+int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = at && at->line ? (int)at->line : r ? (int)r->line : 0;
+    return fail(r ? res_file(c->a, r) : NULL, line, "%s: %s", r ? res_id(c->a, r) : "resource", msg);
+}
+
+bool config_is(const node *config, const char *kind, const char *group)
+{
+    const char *k = path_str(config, "kind", NULL), *av = path_str(config, "apiVersion", NULL);
+    if (!k || strcmp(k, kind))
+        return false;
+    if (!group)
+        return true;
+    const char *slash = av ? strrchr(av, '/') : NULL;
+    size_t gl = slash ? (size_t)(slash - av) : 0;
+    return strlen(group) == gl && (!gl || !strncmp(av, group, gl));
+}
+
+node *config_data(const node *config)
+{
+    if (!config_is(config, "ConfigMap", ""))
+        return NULL;
+    return map_get(config, "data");
+}
+
+resource *fn_new_resource(fn_ctx *c, node *root, const char *path)
+{
+    resource *r = resource_new(c->a, root, c->pkg, path, 0);
+    rlist_push(c->items, r);
+    return r;
+}

@@ -1,0 +1,65 @@
+/* The interface every built-in function implements: one file per function, registered in registry.c. */
+#ifndef CMP_FUNCTIONS_FUNCTION_H
+#define CMP_FUNCTIONS_FUNCTION_H
+#include <stdbool.h>
+
+#include "package/package.h"
+#include "package/resource.h"
+#include "yaml/tree.h"
+
+enum severity { SEV_INFO, SEV_WARNING, SEV_ERROR };
+
+typedef struct fn_result {
+    enum severity severity;
+    const char *message;
+    const resource *res; /* may be NULL */
+    const char *field;   /* field path, may be NULL */
+} fn_result;
+
+typedef struct fn_results {
+    fn_result *v;
+    size_t n, cap;
+} fn_results;
+
+typedef struct fn_ctx {
+    arena *a;
+    strtab *st;
+    rlist *items;            /* what the function sees; it edits in place, may set entries to NULL or append */
+    node *config;            /* functionConfig, NULL when the step has none */
+    const char *config_file; /* where the config came from, for messages */
+    int config_line;
+    package *pkg;            /* package whose pipeline runs this step (NULL for `fn` and `eval`) */
+    fn_results *results;
+    bool validator;
+} fn_ctx;
+
+typedef int (*fn_run)(fn_ctx *c);
+
+typedef struct fn_def {
+    const char *name;    /* the catalog basename: "set-labels" */
+    const char *summary; /* one line for --help and the README */
+    fn_run run;          /* 0 on success; on failure calls fail() (via fn_fail) and returns -1 */
+} fn_def;
+
+/* registry */
+const fn_def *fn_lookup(const char *name);
+/* "set-labels" from "gcr.io/kpt-fn/set-labels:v0.1.5", "set-labels@sha256:..", "set-labels-v0.1.5", "./bin/set-labels" */
+const char *fn_basename(arena *a, const char *ref);
+/* Comma-separated names of every built-in, for messages. */
+const char *fn_names(arena *a);
+const fn_def *const *fn_all(void);
+
+/* helpers for function bodies */
+void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* A config error: names the config file and line. Returns -1. */
+int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A resource error: names the resource's file and line. Returns -1. */
+int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The config's kind and apiVersion group checks. */
+bool config_is(const node *config, const char *kind, const char *group);
+/* A ConfigMap's data (or NULL). */
+node *config_data(const node *config);
+/* Appends a resource the function made to the list (path from kpt's default naming). */
+resource *fn_new_resource(fn_ctx *c, node *root, const char *path);
+#endif

@@ -1,0 +1,93 @@
+/* Built-in functions by catalog basename. A Kptfile names them by any image path, tag or exec binary. */
+#include <ctype.h>
+#include <string.h>
+
+#include "functions/function.h"
+#include "util/buf.h"
+
+extern const fn_def fn_set_labels;
+extern const fn_def fn_set_annotations;
+
+static const fn_def *const registry[] = {
+    &fn_set_annotations,
+    &fn_set_labels,
+    NULL,
+};
+
+const fn_def *const *fn_all(void)
+{
+    return registry;
+}
+
+static const fn_def *exact(const char *name)
+{
+    for (const fn_def *const *f = registry; *f; f++)
+        if (!strcmp((*f)->name, name))
+            return *f;
+    return NULL;
+}
+
+/* Cuts a version suffix such as "-v0.1.5", "_v1" or "-1.2" that exec binaries carry. */
+static bool strip_version(char *s)
+{
+    for (char *p = s + strlen(s); p-- > s;) {
+        if ((*p == '-' || *p == '_') && p > s) {
+            const char *v = p + 1;
+            if (*v == 'v' || *v == 'V')
+                v++;
+            if (isdigit((unsigned char)*v)) {
+                *p = 0;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+const fn_def *fn_lookup(const char *name)
+{
+    const fn_def *f = exact(name);
+    if (f)
+        return f;
+    char tmp[256];
+    if (strlen(name) >= sizeof tmp)
+        return NULL;
+    strcpy(tmp, name);
+    while (strip_version(tmp))
+        if ((f = exact(tmp)))
+            return f;
+    return NULL;
+}
+
+const char *fn_basename(arena *a, const char *ref)
+{
+    while (*ref == ' ' || *ref == '\t')
+        ref++;
+    size_t n = strcspn(ref, " \t"); /* exec: the binary, not its arguments */
+    char *s = arena_strndup(a, ref, n);
+    char *at = strchr(s, '@');
+    if (at)
+        *at = 0;
+    char *slash = strrchr(s, '/');
+    char *base = slash ? slash + 1 : s;
+    char *colon = strchr(base, ':');
+    if (colon)
+        *colon = 0;
+    size_t bl = strlen(base);
+    if (bl > 4 && !strcmp(base + bl - 4, ".exe"))
+        base[bl - 4] = 0;
+    return base;
+}
+
+const char *fn_names(arena *a)
+{
+    buf b = {0};
+    for (const fn_def *const *f = registry; *f; f++) {
+        if (f != registry)
+            buf_puts(&b, ", ");
+        buf_puts(&b, (*f)->name);
+    }
+    const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
+    buf_free(&b);
+    return s;
+}

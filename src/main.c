@@ -1,0 +1,116 @@
+/* cmp-generate: renders a kpt package for Argo CD. All or nothing: the stream goes to stdout only when the whole
+ * render succeeded; any error is one line on stderr and exit status 1 (2 for a usage error). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "functions/function.h"
+#include "render/render.h"
+#include "util/diag.h"
+#include "util/fsutil.h"
+
+static const char usage[] =
+    "usage: cmp-generate [render] [DIR] [-o yaml|json] [--keep-config]\n"
+    "       cmp-generate init | parameters\n"
+    "       cmp-generate --help | --version\n"
+    "\n"
+    "Renders the kpt package in DIR (default: the current directory, as Argo CD runs it) and prints the\n"
+    "resulting Kubernetes objects on stdout: the Kptfile pipelines run with built-in functions, local-config\n"
+    "objects are dropped, and every object is annotated with the Argo CD application metadata.\n"
+    "\n"
+    "  -o, --output yaml|json  YAML documents (default), or one compact JSON object per line\n"
+    "  --keep-config           keep the objects that pipeline steps use as configPath\n"
+    "\n"
+    "Environment: ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE, ARGOCD_APP_PROJECT_NAME, ARGOCD_APP_REVISION,\n"
+    "ARGOCD_APP_SOURCE_REPO_URL, ARGOCD_APP_SOURCE_TARGET_REVISION, ARGOCD_APP_SOURCE_PATH (stamped as\n"
+    "<domain>/app, ...), ANNOTATION_DOMAIN or ARGOCD_ENV_ANNOTATION_DOMAIN (default cmp-generate).\n";
+
+static int write_all(const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(STDOUT_FILENO, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("cmp-generate: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(see cmp-generate --help)\n", stderr);
+    return 2;
+}
+
+static int cmd_render(int argc, char **argv)
+{
+    render_opts o = {.dir = "."};
+    const char *dir = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (++i >= argc)
+                return usage_error("%s needs a value: yaml or json", a);
+            if (!strcmp(argv[i], "json"))
+                o.json = true;
+            else if (strcmp(argv[i], "yaml"))
+                return usage_error("unknown output format \"%s\" (yaml or json)", argv[i]);
+        } else if (!strncmp(a, "--output=", 9) || !strncmp(a, "-o=", 3)) {
+            const char *v = strchr(a, '=') + 1;
+            if (!strcmp(v, "json"))
+                o.json = true;
+            else if (strcmp(v, "yaml"))
+                return usage_error("unknown output format \"%s\" (yaml or json)", v);
+        } else if (!strcmp(a, "--keep-config")) {
+            o.keep_config = true;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option %s", a);
+        } else if (dir) {
+            return usage_error("more than one directory given (%s)", a);
+        } else {
+            dir = a;
+        }
+    }
+    if (dir)
+        o.dir = dir;
+    buf out = {0};
+    if (render(&o, &out) < 0) {
+        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        buf_free(&out);
+        return 1;
+    }
+    int rc = write_all(out.data ? out.data : "", out.len) < 0 ? 1 : 0;
+    if (rc)
+        fprintf(stderr, "cmp-generate: cannot write the output: %s\n", strerror(errno));
+    buf_free(&out);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    limits_from_env();
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--version")) {
+        printf("cmp-generate %s\n", CMP_VERSION);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "render"))
+        return cmd_render(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "init"))
+        return 0; /* nothing to prepare for packages without charts */
+    if (argc > 1 && !strcmp(argv[1], "parameters")) {
+        puts("[]");
+        return 0;
+    }
+    return cmd_render(argc - 1, argv + 1);
+}

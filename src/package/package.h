@@ -1,0 +1,35 @@
+/* The package tree: the directory holding a Kptfile, its resources read by kpt's rules, and its subpackages. */
+#ifndef CMP_PACKAGE_PACKAGE_H
+#define CMP_PACKAGE_PACKAGE_H
+#include <stdbool.h>
+
+#include "package/krmignore.h"
+#include "package/resource.h"
+
+typedef struct package {
+    const char *abs;  /* filesystem path of the package directory */
+    const char *rel;  /* relative to the root package, "" for the root */
+    struct package *parent;
+    struct package **subs;
+    size_t nsubs;
+    resource *kptfile; /* NULL only in descriptor-less mode */
+    rlist own;         /* own resources, in kpt's reading order (Kptfile included) */
+    krmignore *ignore;
+} package;
+
+typedef struct load_ctx {
+    arena *a;
+    strtab *st;
+    const char *root_real; /* realpath of the root package: nothing is read from outside it */
+    size_t objects;
+} load_ctx;
+
+/* Discovers the package tree at dir and reads every resource. require_kptfile: a missing Kptfile is an error. */
+int package_load(load_ctx *c, const char *dir, bool require_kptfile, package **out);
+void package_free(package *p);
+
+/* Reads one file of resources into list (kpt rules: KRM check, empty documents dropped). Used by the reader and
+ * by sources that bring their own YAML (helm, kustomize). display names the file in errors. */
+int load_resources_from_text(load_ctx *c, package *pkg, const char *path, const char *display, const char *data,
+                             size_t len, rlist *list);
+#endif

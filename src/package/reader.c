@@ -1,0 +1,253 @@
+#include "package/package.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/diag.h"
+#include "util/fsutil.h"
+#include "yaml/load.h"
+
+struct doc_sink {
+    load_ctx *c;
+    package *pkg;
+    const char *path;
+    const char *display;
+    rlist *list;
+    bool kustomization_file;
+};
+
+static bool is_kustomization_name(const char *base)
+{
+    return !strcmp(base, "kustomization.yaml") || !strcmp(base, "kustomization.yml") || !strcmp(base, "Kustomization");
+}
+
+static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
+{
+    struct doc_sink *s = ud;
+    if (++s->c->objects > cmp_limits.max_objects)
+        return fail(s->display, (int)line, "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)",
+                    cmp_limits.max_objects);
+    resource *r = resource_new(s->c->a, root, s->pkg, s->path, index);
+    r->seq_wide = (uint8_t)seq_wide;
+    r->line = line;
+    const char *av = root->kind == N_MAP ? res_api_version(r) : NULL;
+    if (s->kustomization_file || (av && !strncmp(av, "kustomize.config.k8s.io/", 24))) {
+        r->flags |= R_KUSTOMIZE;
+        rlist_push(s->list, r);
+        return 0;
+    }
+    if (root->kind != N_MAP)
+        return fail(s->display, (int)line, "document is a %s, not a Kubernetes object",
+                    root->kind == N_SEQ ? "list" : "scalar");
+    const char *missing = !av || !*av ? "apiVersion" : !res_kind(r) || !*res_kind(r) ? "kind"
+                          : !res_name(r) || !*res_name(r)                  ? "metadata.name"
+                                                                            : NULL;
+    if (missing)
+        return fail(s->display, (int)line, "resource must have apiVersion, kind and metadata.name (%s is missing)", missing);
+    rlist_push(s->list, r);
+    return 0;
+}
+
+int load_resources_from_text(load_ctx *c, package *pkg, const char *path, const char *display, const char *data,
+                             size_t len, rlist *list)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    struct doc_sink s = {c, pkg, path, display, list, is_kustomization_name(base)};
+    return yaml_load(c->a, c->st, display, data, len, take_doc, &s);
+}
+
+static bool resource_file_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (!strcmp(name, "Kptfile") || !strcmp(name, "Kustomization"))
+        return true;
+    return (n > 5 && !strcmp(name + n - 5, ".yaml")) || (n > 4 && !strcmp(name + n - 4, ".yml")) ||
+           (n > 5 && !strcmp(name + n - 5, ".json"));
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted entry names of a directory (Go's filepath.Walk order). */
+static char **list_dir(const char *dir, const char *display, size_t *count)
+{
+    DIR *d = opendir(dir);
+    *count = 0;
+    if (!d) {
+        fail(display, 0, "cannot read directory");
+        return NULL;
+    }
+    size_t cap = 32, n = 0;
+    char **names = xmalloc(cap * sizeof *names);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n == cap)
+            names = xrealloc(names, (cap *= 2) * sizeof *names);
+        names[n++] = xstrdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_names);
+    *count = n;
+    return names;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static int load_package(load_ctx *c, package *parent, const char *abs, const char *rel, package **out);
+
+static const char *display_of(load_ctx *c, package *pkg, const char *relpath)
+{
+    return pkg->rel && *pkg->rel ? arena_printf(c->a, "%s/%s", pkg->rel, relpath) : relpath;
+}
+
+static int read_file_into(load_ctx *c, package *pkg, const char *abs, const char *relpath)
+{
+    const char *display = display_of(c, pkg, relpath);
+    char *data;
+    size_t len;
+    if (read_text_file(abs, display, &data, &len) < 0)
+        return -1;
+    int rc = load_resources_from_text(c, pkg, relpath, display, data, len, &pkg->own);
+    free(data);
+    return rc;
+}
+
+/* Walks one directory of pkg (reldir relative to the package). Subpackages found are appended to subs. */
+static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldir, package ***subs, size_t *nsubs)
+{
+    size_t n;
+    char **names = list_dir(absdir, display_of(c, pkg, *reldir ? reldir : "."), &n);
+    if (!names)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const char *name = names[i];
+        if (!strcmp(name, ".git"))
+            continue;
+        char *abs = path_join(c->a, absdir, name);
+        char *rel = *reldir ? path_join(c->a, reldir, name) : arena_strdup(c->a, name);
+        struct stat lst;
+        if (lstat(abs, &lst) != 0)
+            continue;
+        bool link = S_ISLNK(lst.st_mode);
+        struct stat st = lst;
+        if (link && stat(abs, &st) != 0) {
+            if (resource_file_name(name) && !krmignore_match(pkg->ignore, rel, false))
+                rc = fail(display_of(c, pkg, rel), 0, "broken symlink");
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            /* kpt does not follow directory symlinks, which also keeps symlink loops out */
+            if (link || krmignore_match(pkg->ignore, rel, true))
+                continue;
+            char *kpt = path_join(c->a, abs, "Kptfile");
+            if (file_exists(kpt)) {
+                package *sub;
+                rc = load_package(c, pkg, abs, pkg->rel && *pkg->rel ? path_join(c->a, pkg->rel, rel) : rel, &sub);
+                if (rc == 0) {
+                    *subs = xrealloc(*subs, (*nsubs + 1) * sizeof **subs);
+                    (*subs)[(*nsubs)++] = sub;
+                }
+                continue;
+            }
+            rc = walk(c, pkg, abs, rel, subs, nsubs);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode) || !resource_file_name(name) || krmignore_match(pkg->ignore, rel, false))
+            continue;
+        if (link && !inside(c->root_real, abs)) {
+            rc = fail(display_of(c, pkg, rel), 0, "symlink points outside the package; refusing to read it");
+            continue;
+        }
+        if (!strcmp(name, "Kptfile") && *reldir)
+            continue; /* cannot happen: a directory with a Kptfile is a subpackage */
+        rc = read_file_into(c, pkg, abs, rel);
+    }
+    free_names(names, n);
+    return rc;
+}
+
+static int cmp_pkg(const void *a, const void *b)
+{
+    return strcmp((*(package *const *)a)->rel, (*(package *const *)b)->rel);
+}
+
+static int load_package(load_ctx *c, package *parent, const char *abs, const char *rel, package **out)
+{
+    package *p = arena_alloc(c->a, sizeof *p);
+    p->abs = arena_strdup(c->a, abs);
+    p->rel = arena_strdup(c->a, rel);
+    p->parent = parent;
+    *out = p;
+    char *ign = path_join(c->a, abs, ".krmignore");
+    struct stat st;
+    if (lstat(ign, &st) == 0) {
+        if (S_ISLNK(st.st_mode) && !inside(c->root_real, ign))
+            return fail(display_of(c, p, ".krmignore"), 0, "symlink points outside the package; refusing to read it");
+        char *text;
+        size_t len;
+        if (read_text_file(ign, display_of(c, p, ".krmignore"), &text, &len) < 0)
+            return -1;
+        p->ignore = krmignore_parse(c->a, text);
+        free(text);
+    }
+    package **subs = NULL;
+    size_t nsubs = 0;
+    int rc = walk(c, p, abs, "", &subs, &nsubs);
+    if (nsubs)
+        qsort(subs, nsubs, sizeof *subs, cmp_pkg);
+    p->subs = subs;
+    p->nsubs = nsubs;
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < p->own.n; i++) {
+        resource *r = p->own.v[i];
+        if (!strcmp(r->path, "Kptfile")) {
+            if (p->kptfile)
+                return fail(display_of(c, p, "Kptfile"), (int)r->line, "Kptfile holds more than one document");
+            p->kptfile = r;
+        }
+    }
+    return 0;
+}
+
+int package_load(load_ctx *c, const char *dir, bool require_kptfile, package **out)
+{
+    *out = NULL;
+    char real[PATH_MAX];
+    if (!realpath(dir, real))
+        return fail(dir, 0, "package directory not found");
+    if (!is_dir(real))
+        return fail(dir, 0, "not a directory");
+    c->root_real = arena_strdup(c->a, real);
+    char *kpt = path_join(c->a, real, "Kptfile");
+    if (require_kptfile && !file_exists(kpt))
+        return fail(dir, 0, "no Kptfile: not a kpt package (the directory must hold a Kptfile)");
+    int rc = load_package(c, NULL, real, "", out);
+    if (rc == 0 && require_kptfile && !(*out)->kptfile)
+        return fail("Kptfile", 0, "Kptfile is empty");
+    return rc;
+}
+
+void package_free(package *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nsubs; i++)
+        package_free(p->subs[i]);
+    free(p->subs);
+    rlist_free(&p->own);
+}

@@ -1,0 +1,125 @@
+#include "pipeline/executor.h"
+
+#include <string.h>
+
+#include "pipeline/selector.h"
+#include "util/diag.h"
+
+static int find_config(run_ctx *R, package *p, const step *s, rlist *items, const node **out, const char **file, int *line)
+{
+    const char *display = p->rel && *p->rel ? arena_printf(R->a, "%s/%s", p->rel, s->config_path) : s->config_path;
+    size_t count = 0;
+    for (size_t i = 0; i < p->own.n; i++)
+        if (!strcmp(p->own.v[i]->path, s->config_path))
+            count++;
+    const char *kf = p->rel && *p->rel ? arena_printf(R->a, "%s/Kptfile", p->rel) : "Kptfile";
+    if (count == 0)
+        return fail(kf, (int)s->line, "configPath \"%s\" is not a resource file of this package (missing, ignored, or in a subpackage)",
+                    s->config_path);
+    if (count > 1)
+        return fail(display, 0, "configPath file must hold exactly one object, it holds %zu", count);
+    for (size_t i = 0; i < items->n; i++) {
+        resource *r = items->v[i];
+        if (r && r->pkg == p && !strcmp(r->path, s->config_path)) {
+            r->flags |= R_CONFIG;
+            *out = r->root;
+            *file = display;
+            *line = (int)r->line;
+            return 0;
+        }
+    }
+    return fail(display, 0, "configPath object was removed by an earlier step");
+}
+
+int run_step(run_ctx *R, package *p, const step *s, rlist *items)
+{
+    diag_set_step(s->label);
+    fn_ctx c = {.a = R->a, .st = R->st, .pkg = p, .results = &R->results, .validator = s->validator};
+    c.config_file = p && p->rel && *p->rel ? arena_printf(R->a, "%s/Kptfile", p->rel) : "Kptfile";
+    c.config_line = (int)s->line;
+    if (s->config_map) {
+        c.config = synthesize_config_map(R->a, s->config_map);
+    } else if (s->config_path) {
+        const node *cfg = NULL;
+        if (find_config(R, p, s, items, &cfg, &c.config_file, &c.config_line) < 0)
+            return -1;
+        /* A copy, as kpt hands a function its config: edits to the item do not reach the config mid-step. */
+        c.config = node_clone(R->a, cfg);
+    }
+    bool selecting = s->nselectors || s->nexcludes;
+    if (!selecting && !s->validator) {
+        c.items = items;
+        int rc = s->fn->run(&c);
+        rlist_compact(items);
+        return rc;
+    }
+    rlist sub = {0};
+    for (size_t i = 0; i < items->n; i++) {
+        resource *r = items->v[i];
+        if (!step_selects(s, r))
+            continue;
+        if (s->validator) {
+            rlist_push(&sub, resource_clone(R->a, r));
+        } else {
+            r->flags |= R_SELECTED;
+            rlist_push(&sub, r);
+        }
+    }
+    c.items = &sub;
+    int rc = s->fn->run(&c);
+    if (s->validator || rc < 0) {
+        for (size_t i = 0; i < items->n; i++)
+            items->v[i]->flags &= (uint8_t)~R_SELECTED;
+        rlist_free(&sub);
+        return rc;
+    }
+    /* Merge back: unselected items keep their place, selected ones stay only if the function kept them, and
+     * objects the function added go at the end. */
+    for (size_t i = 0; i < sub.n; i++)
+        if (sub.v[i])
+            sub.v[i]->flags |= R_SURVIVED;
+    size_t j = 0;
+    for (size_t i = 0; i < items->n; i++) {
+        resource *r = items->v[i];
+        if (!(r->flags & R_SELECTED) || (r->flags & R_SURVIVED))
+            items->v[j++] = r;
+    }
+    items->n = j;
+    for (size_t i = 0; i < sub.n; i++)
+        if (sub.v[i] && !(sub.v[i]->flags & R_SELECTED))
+            rlist_push(items, sub.v[i]);
+    for (size_t i = 0; i < items->n; i++)
+        items->v[i]->flags &= (uint8_t)~(R_SELECTED | R_SURVIVED);
+    rlist_free(&sub);
+    return 0;
+}
+
+int hydrate(run_ctx *R, package *p, rlist *out)
+{
+    pipeline pl;
+    diag_set_step("read Kptfile");
+    if (kptfile_pipeline(R->a, p, &pl) < 0)
+        return -1;
+    rlist items = {0};
+    for (size_t i = 0; i < p->own.n; i++)
+        rlist_push(&items, p->own.v[i]);
+    for (size_t i = 0; i < p->nsubs; i++) {
+        rlist sub = {0};
+        if (hydrate(R, p->subs[i], &sub) < 0) {
+            rlist_free(&sub);
+            rlist_free(&items);
+            return -1;
+        }
+        for (size_t k = 0; k < sub.n; k++)
+            rlist_push(&items, sub.v[k]);
+        rlist_free(&sub);
+    }
+    for (size_t i = 0; i < pl.n; i++) {
+        if (run_step(R, p, &pl.steps[i], &items) < 0) {
+            rlist_free(&items);
+            return -1;
+        }
+    }
+    *out = items;
+    return 0;
+}

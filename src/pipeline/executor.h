@@ -1,0 +1,19 @@
+/* Runs the Kptfile pipelines over the package tree, depth-first: each package sees its own resources followed by
+ * its subpackages' rendered resources. */
+#ifndef CMP_PIPELINE_EXECUTOR_H
+#define CMP_PIPELINE_EXECUTOR_H
+#include "functions/function.h"
+#include "package/package.h"
+#include "pipeline/kptfile.h"
+
+typedef struct run_ctx {
+    arena *a;
+    strtab *st;
+    fn_results results;
+} run_ctx;
+
+/* Renders p and its subpackages; out receives the rendered resources in kpt's order. */
+int hydrate(run_ctx *R, package *p, rlist *out);
+/* Runs one step over items (selection, config, merge back). */
+int run_step(run_ctx *R, package *p, const step *s, rlist *items);
+#endif

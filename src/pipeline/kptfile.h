@@ -1,0 +1,36 @@
+/* The Kptfile's pipeline, read and checked before any step runs. */
+#ifndef CMP_PIPELINE_KPTFILE_H
+#define CMP_PIPELINE_KPTFILE_H
+#include <stdbool.h>
+
+#include "functions/function.h"
+#include "package/package.h"
+
+typedef struct selector {
+    const char *api_version, *kind, *name, *namespace;
+    const node *labels, *annotations;
+} selector;
+
+typedef struct step {
+    const char *ref;         /* image or exec as written */
+    const fn_def *fn;
+    const char *config_path; /* package-relative, checked */
+    const node *config_map;
+    selector *selectors;
+    size_t nselectors;
+    selector *excludes;
+    size_t nexcludes;
+    bool validator;
+    const char *label; /* "pipeline.mutators[0] (set-labels)", for messages */
+    uint32_t line;
+} step;
+
+typedef struct pipeline {
+    step *steps;
+    size_t n;
+} pipeline;
+
+int kptfile_pipeline(arena *a, package *p, pipeline *out);
+/* Turns a configMap: into the ConfigMap kpt synthesizes (named function-input, every value a string). */
+node *synthesize_config_map(arena *a, const node *data);
+#endif

@@ -1,0 +1,48 @@
+#include "pipeline/selector.h"
+
+#include <string.h>
+
+static bool field_eq(const char *want, const char *have)
+{
+    return !want || !*want || (have && !strcmp(want, have));
+}
+
+static bool subset(const node *want, const node *have)
+{
+    if (!want || want->kind != N_MAP)
+        return true;
+    for (uint32_t i = 0; i < want->c.n; i++) {
+        const char *k = scalar(map_key(want, i)), *v = scalar(map_val(want, i));
+        const char *h = k ? scalar(map_get(have, k)) : NULL;
+        if (!h || !v || strcmp(h, v))
+            return false;
+    }
+    return true;
+}
+
+static bool selector_empty(const selector *s)
+{
+    return (!s->api_version || !*s->api_version) && (!s->kind || !*s->kind) && (!s->name || !*s->name) &&
+           (!s->namespace || !*s->namespace) && (!is_map(s->labels) || !s->labels->c.n) &&
+           (!is_map(s->annotations) || !s->annotations->c.n);
+}
+
+bool selector_matches(const selector *s, const resource *r)
+{
+    const char *ns = res_namespace(r);
+    return field_eq(s->api_version, res_api_version(r)) && field_eq(s->kind, res_kind(r)) &&
+           field_eq(s->name, res_name(r)) && field_eq(s->namespace, ns ? ns : "") &&
+           subset(s->labels, path_get(r->root, "metadata", "labels", NULL)) &&
+           subset(s->annotations, path_get(r->root, "metadata", "annotations", NULL));
+}
+
+bool step_selects(const step *s, const resource *r)
+{
+    bool in = s->nselectors == 0;
+    for (size_t i = 0; i < s->nselectors && !in; i++)
+        in = selector_matches(&s->selectors[i], r);
+    for (size_t i = 0; in && i < s->nexcludes; i++)
+        if (!selector_empty(&s->excludes[i]) && selector_matches(&s->excludes[i], r))
+            in = false;
+    return in;
+}

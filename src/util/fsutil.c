@@ -1,0 +1,215 @@
+#include "util/fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/diag.h"
+
+limits cmp_limits = {
+    .max_file_bytes = 64u << 20,
+    .max_total_bytes = 512u << 20,
+    .max_objects = 500000,
+    .max_output_bytes = 100u << 20,
+};
+
+static size_t total_read;
+
+static void env_size(const char *name, size_t *dst)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        n <<= 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        n <<= 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        n <<= 30, end++;
+    if (*end == 0 && n > 0)
+        *dst = (size_t)n;
+}
+
+void limits_from_env(void)
+{
+    env_size("CMP_MAX_FILE_BYTES", &cmp_limits.max_file_bytes);
+    env_size("CMP_MAX_TOTAL_BYTES", &cmp_limits.max_total_bytes);
+    env_size("CMP_MAX_OBJECTS", &cmp_limits.max_objects);
+    env_size("CMP_MAX_OUTPUT_BYTES", &cmp_limits.max_output_bytes);
+}
+
+size_t bytes_read_total(void)
+{
+    return total_read;
+}
+
+/* Returns the offset of the first invalid UTF-8 sequence, or len. */
+static size_t utf8_check(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n;
+        uint32_t cp;
+        if ((c & 0xe0) == 0xc0)
+            n = 2, cp = c & 0x1f;
+        else if ((c & 0xf0) == 0xe0)
+            n = 3, cp = c & 0x0f;
+        else if ((c & 0xf8) == 0xf0)
+            n = 4, cp = c & 0x07;
+        else
+            return i;
+        if (i + n > len)
+            return i;
+        for (size_t k = 1; k < n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return i;
+            cp = (cp << 6) | (s[i + k] & 0x3f);
+        }
+        if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return i;
+        i += n;
+    }
+    return len;
+}
+
+static int line_of(const char *s, size_t off)
+{
+    int line = 1;
+    for (size_t i = 0; i < off; i++)
+        if (s[i] == '\n')
+            line++;
+    return line;
+}
+
+int read_text_file(const char *path, const char *display, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return fail(display, 0, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(display, 0, "not a regular file");
+    }
+    if ((size_t)st.st_size > cmp_limits.max_file_bytes) {
+        close(fd);
+        return fail(display, 0, "file is %lld bytes, over the limit of %zu (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
+                    (long long)st.st_size, cmp_limits.max_file_bytes);
+    }
+    if (total_read + (size_t)st.st_size > cmp_limits.max_total_bytes) {
+        close(fd);
+        return fail(display, 0, "package input is over %zu bytes (max-total-bytes; raise it with CMP_MAX_TOTAL_BYTES)",
+                    cmp_limits.max_total_bytes);
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *data = xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > cmp_limits.max_file_bytes) {
+                free(data);
+                close(fd);
+                return fail(display, 0, "file grew over the limit of %zu bytes (max-file-bytes)", cmp_limits.max_file_bytes);
+            }
+            cap *= 2;
+            data = xrealloc(data, cap);
+        }
+        ssize_t r = read(fd, data + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(data);
+            close(fd);
+            return fail(display, 0, "cannot read: %s", strerror(errno));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    data[n] = 0;
+    total_read += n;
+    size_t skip = 0;
+    if (n >= 3 && (unsigned char)data[0] == 0xef && (unsigned char)data[1] == 0xbb && (unsigned char)data[2] == 0xbf)
+        skip = 3;
+    const char *nul = memchr(data, 0, n);
+    if (nul) {
+        int line = line_of(data, (size_t)(nul - data));
+        free(data);
+        return fail(display, line, "file contains a NUL byte: not a text file");
+    }
+    size_t bad = utf8_check((const unsigned char *)data + skip, n - skip);
+    if (bad != n - skip) {
+        int line = line_of(data, bad + skip);
+        free(data);
+        return fail(display, line, "invalid UTF-8 (byte offset %zu)", bad + skip);
+    }
+    if (skip)
+        memmove(data, data + skip, n - skip + 1);
+    *out = data;
+    *len = n - skip;
+    return 0;
+}
+
+bool safe_relative_path(const char *p)
+{
+    if (!p || !*p || p[0] == '/' || p[0] == '\\')
+        return false;
+    const char *s = p;
+    while (*s) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == 2 && s[0] == '.' && s[1] == '.')
+            return false;
+        s += n;
+        if (*s == '/')
+            s++;
+    }
+    return true;
+}
+
+bool inside(const char *root_real, const char *path)
+{
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        return false;
+    size_t n = strlen(root_real);
+    if (strncmp(real, root_real, n) != 0)
+        return false;
+    return real[n] == 0 || real[n] == '/' || (n == 1 && root_real[0] == '/');
+}
+
+char *path_join(arena *a, const char *dir, const char *name)
+{
+    if (!dir || !*dir)
+        return arena_strdup(a, name);
+    size_t dl = strlen(dir);
+    return arena_printf(a, "%s%s%s", dir, dir[dl - 1] == '/' ? "" : "/", name);
+}
+
+bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool file_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}

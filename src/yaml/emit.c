@@ -1,0 +1,452 @@
+#include "yaml/emit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "yaml/scalar.h"
+
+typedef struct emitter {
+    buf *b;
+    const emit_opts *o;
+} emitter;
+
+static void put_double_quoted(buf *b, const char *s, size_t n)
+{
+    buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': buf_put(b, "\\\"", 2); break;
+        case '\\': buf_put(b, "\\\\", 2); break;
+        case '\n': buf_put(b, "\\n", 2); break;
+        case '\t': buf_put(b, "\\t", 2); break;
+        case '\r': buf_put(b, "\\r", 2); break;
+        case 0: buf_put(b, "\\0", 2); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                buf_printf(b, "\\x%02x", c);
+            else
+                buf_putc(b, (char)c);
+        }
+    }
+    buf_putc(b, '"');
+}
+
+static bool single_quotable(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return false;
+    return true;
+}
+
+static void put_single_quoted(buf *b, const char *s, size_t n)
+{
+    buf_putc(b, '\'');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'')
+            buf_putc(b, '\'');
+        buf_putc(b, s[i]);
+    }
+    buf_putc(b, '\'');
+}
+
+static bool multiline(const node *n)
+{
+    return n->kind == N_SCALAR && memchr(n->s.str, '\n', n->s.len) != NULL;
+}
+
+/* Literal block scalars hold text with newlines; only printable text and tabs fit in them. */
+static bool literal_ok(const node *n)
+{
+    if (!multiline(n))
+        return false;
+    for (uint32_t i = 0; i < n->s.len; i++) {
+        unsigned char c = (unsigned char)n->s.str[i];
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+            return false;
+    }
+    /* trailing spaces on a line before a break are fine; a leading tab or space on the first line needs an indicator */
+    return true;
+}
+
+static void put_tag(buf *b, const node *n)
+{
+    const char *t = node_tag(n);
+    if (t) {
+        buf_puts(b, t);
+        buf_putc(b, ' ');
+    }
+}
+
+/* A scalar on one line (key, value, item, or inside flow). */
+static void put_inline_scalar(buf *b, const node *n, bool flow)
+{
+    const char *s = n->s.str;
+    size_t len = n->s.len;
+    put_tag(b, n);
+    switch (n->style) {
+    case ST_PLAIN:
+        if (!len && !node_tag(n))
+            return;
+        if (plain_allowed(s, len, flow)) {
+            buf_put(b, s, len);
+            return;
+        }
+        break;
+    case ST_SINGLE:
+        if (single_quotable(s, len)) {
+            put_single_quoted(b, s, len);
+            return;
+        }
+        break;
+    case ST_DOUBLE:
+        break;
+    default: /* made strings and single-line block scalars */
+        if (node_tag(n) ? plain_allowed(s, len, flow) : plain_string_safe(s, len, flow)) {
+            buf_put(b, s, len);
+            return;
+        }
+        break;
+    }
+    put_double_quoted(b, s, len);
+}
+
+static void put_literal(buf *b, const node *n, int indent)
+{
+    const char *s = n->s.str;
+    size_t len = n->s.len;
+    put_tag(b, n);
+    buf_putc(b, '|');
+    if (len && (s[0] == ' ' || s[0] == '\n'))
+        buf_putc(b, '2');
+    if (len == 0 || s[len - 1] != '\n')
+        buf_putc(b, '-');
+    else if (len >= 2 && s[len - 2] == '\n')
+        buf_putc(b, '+');
+    buf_putc(b, '\n');
+    size_t i = 0;
+    while (i < len) {
+        const char *e = memchr(s + i, '\n', len - i);
+        size_t end = e ? (size_t)(e - s) : len;
+        if (end > i)
+            buf_indent(b, indent);
+        buf_put(b, s + i, end - i);
+        buf_putc(b, '\n');
+        i = end + 1;
+    }
+}
+
+static void put_comment(emitter *E, const node *n)
+{
+    const char *c = node_comment(n);
+    if (c && E->o->comments) {
+        buf_put(E->b, " # ", c[0] ? 3 : 2);
+        buf_puts(E->b, c);
+    }
+}
+
+static void put_head(emitter *E, const char *head, int indent)
+{
+    if (!head || !E->o->comments)
+        return;
+    const char *p = head;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n) {
+            buf_indent(E->b, indent);
+            buf_put(E->b, p, n);
+        }
+        buf_putc(E->b, '\n');
+        p += n + (e ? 1 : 0);
+    }
+}
+
+static void put_flow(buf *b, const node *n)
+{
+    if (n->kind == N_SCALAR) {
+        put_inline_scalar(b, n, true);
+        return;
+    }
+    put_tag(b, n);
+    bool m = n->kind == N_MAP;
+    buf_putc(b, m ? '{' : '[');
+    for (uint32_t i = 0; i < n->c.n; i++) {
+        if (i)
+            buf_put(b, ", ", 2);
+        if (m) {
+            put_flow(b, map_key(n, i));
+            buf_put(b, ": ", 2);
+            put_flow(b, map_val(n, i));
+            /* "key: " with a null value reads back the same */
+        } else {
+            put_flow(b, n->c.kids[i]);
+        }
+    }
+    buf_putc(b, m ? '}' : ']');
+}
+
+static bool inline_collection(const node *n)
+{
+    return n->kind != N_SCALAR && (n->style == ST_FLOW || n->c.n == 0);
+}
+
+static void emit_map(emitter *E, const node *m, int indent, bool first_inline);
+static void emit_seq(emitter *E, const node *s, int indent, bool first_inline);
+
+/* What follows "key:" or "- ": the rest of the line and any block below. indent: where the block content goes. */
+static void emit_after(emitter *E, const node *v, const node *key, int indent, int seq_indent)
+{
+    buf *b = E->b;
+    if (v->kind == N_SCALAR) {
+        if (literal_ok(v) && (v->style == ST_LITERAL || v->style == ST_FOLDED || v->style == ST_STRING ||
+                              (v->style == ST_PLAIN) || (v->style == ST_SINGLE))) {
+            buf_putc(b, ' ');
+            put_literal(b, v, indent);
+            return;
+        }
+        size_t before = b->len;
+        buf_putc(b, ' ');
+        put_inline_scalar(b, v, false);
+        if (b->len == before + 1)
+            b->len = before; /* "key:" for a null value */
+        put_comment(E, v);
+        buf_putc(b, '\n');
+        return;
+    }
+    if (inline_collection(v)) {
+        buf_putc(b, ' ');
+        put_flow(b, v);
+        put_comment(E, v);
+        if (key)
+            put_comment(E, key);
+        buf_putc(b, '\n');
+        return;
+    }
+    if (node_tag(v)) {
+        buf_putc(b, ' ');
+        buf_puts(b, node_tag(v));
+    }
+    if (key)
+        put_comment(E, key);
+    buf_putc(b, '\n');
+    if (v->kind == N_MAP)
+        emit_map(E, v, indent, false);
+    else
+        emit_seq(E, v, seq_indent, false);
+}
+
+static void emit_key(emitter *E, const node *k)
+{
+    if (k->kind == N_SCALAR) {
+        put_inline_scalar(E->b, k, false);
+        if (k->s.len == 0 && k->style == ST_PLAIN && !node_tag(k))
+            buf_put(E->b, "\"\"", 2);
+    } else {
+        put_flow(E->b, k);
+    }
+    buf_putc(E->b, ':');
+}
+
+static void emit_map(emitter *E, const node *m, int indent, bool first_inline)
+{
+    int seq_indent = E->o->seq_wide ? indent + 2 : indent;
+    for (uint32_t i = 0; i < m->c.n; i++) {
+        const node *k = map_key(m, i), *v = map_val(m, i);
+        if (!(first_inline && i == 0)) {
+            put_head(E, node_head(k), indent);
+            buf_indent(E->b, indent);
+        }
+        emit_key(E, k);
+        emit_after(E, v, k, indent + 2, seq_indent);
+    }
+}
+
+static void emit_seq(emitter *E, const node *s, int indent, bool first_inline)
+{
+    for (uint32_t i = 0; i < s->c.n; i++) {
+        const node *v = s->c.kids[i];
+        if (!(first_inline && i == 0)) {
+            const char *head = node_head(v);
+            if (!head && v->kind == N_MAP && v->style == ST_BLOCK && v->c.n)
+                head = node_head(map_key(v, 0));
+            put_head(E, head, indent);
+            buf_indent(E->b, indent);
+        }
+        buf_putc(E->b, '-');
+        if (v->kind != N_SCALAR && !inline_collection(v)) {
+            buf_putc(E->b, ' ');
+            if (node_tag(v)) {
+                buf_puts(E->b, node_tag(v));
+                buf_putc(E->b, '\n');
+                buf_indent(E->b, indent + 2);
+            }
+            if (v->kind == N_MAP)
+                emit_map(E, v, indent + 2, true);
+            else
+                emit_seq(E, v, indent + 2, true);
+            continue;
+        }
+        emit_after(E, v, NULL, indent + 2, indent + 2);
+    }
+}
+
+void emit_yaml(buf *b, const node *root, const emit_opts *o)
+{
+    emit_opts def = {.seq_wide = false, .comments = true};
+    emitter E = {b, o ? o : &def};
+    if (!root)
+        return;
+    if (root->kind == N_MAP && !inline_collection(root)) {
+        emit_map(&E, root, 0, false);
+    } else if (root->kind == N_SEQ && !inline_collection(root)) {
+        emit_seq(&E, root, 0, false);
+    } else if (root->kind == N_SCALAR && literal_ok(root)) {
+        put_literal(b, root, 2);
+    } else {
+        if (root->kind == N_SCALAR)
+            put_inline_scalar(b, root, false);
+        else
+            put_flow(b, root);
+        buf_putc(b, '\n');
+    }
+}
+
+/* JSON */
+
+static void put_json_string(buf *b, const char *s, size_t n)
+{
+    buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': buf_put(b, "\\\"", 2); break;
+        case '\\': buf_put(b, "\\\\", 2); break;
+        case '\n': buf_put(b, "\\n", 2); break;
+        case '\t': buf_put(b, "\\t", 2); break;
+        case '\r': buf_put(b, "\\r", 2); break;
+        case '\b': buf_put(b, "\\b", 2); break;
+        case '\f': buf_put(b, "\\f", 2); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                buf_printf(b, "\\u%04x", c);
+            else
+                buf_putc(b, (char)c);
+        }
+    }
+    buf_putc(b, '"');
+}
+
+static void put_json_number(buf *b, const char *s, size_t n, enum scalar_type t)
+{
+    char tmp[128];
+    if (n >= sizeof tmp) {
+        put_json_string(b, s, n);
+        return;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != '_')
+            tmp[m++] = s[i];
+    tmp[m] = 0;
+    errno = 0;
+    if (t == T_INT) {
+        char *end;
+        const char *p = tmp;
+        int neg = 0;
+        if (*p == '+' || *p == '-')
+            neg = *p++ == '-';
+        int base = 10;
+        if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+            base = 16, p += 2;
+        else if (p[0] == '0' && (p[1] == 'o' || p[1] == 'O'))
+            base = 8, p += 2;
+        else if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B'))
+            base = 2, p += 2;
+        else if (p[0] == '0' && p[1])
+            base = 8;
+        if (strchr(p, ':')) { /* base 60 */
+            long long v = 0;
+            for (const char *q = p; *q; q++)
+                if (*q == ':')
+                    continue;
+            char *save;
+            for (char *part = strtok_r(tmp + (p - tmp), ":", &save); part; part = strtok_r(NULL, ":", &save))
+                v = v * 60 + strtoll(part, NULL, 10);
+            buf_printf(b, "%s%lld", neg ? "-" : "", v);
+            return;
+        }
+        unsigned long long v = strtoull(p, &end, base);
+        if (errno || *end) {
+            put_json_string(b, s, n);
+            return;
+        }
+        buf_printf(b, "%s%llu", neg && v ? "-" : "", v);
+        return;
+    }
+    char *end;
+    double d = strtod(tmp, &end);
+    if (*end || isinf(d) || isnan(d)) {
+        put_json_string(b, s, n);
+        return;
+    }
+    char out[64];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(out, sizeof out, "%.*g", prec, d);
+        if (strtod(out, NULL) == d)
+            break;
+    }
+    buf_puts(b, out);
+}
+
+void emit_json(buf *b, const node *n)
+{
+    if (n->kind == N_MAP) {
+        buf_putc(b, '{');
+        for (uint32_t i = 0; i < n->c.n; i++) {
+            if (i)
+                buf_putc(b, ',');
+            const node *k = map_key(n, i);
+            if (k->kind == N_SCALAR)
+                put_json_string(b, k->s.str, k->s.len);
+            else
+                put_json_string(b, "?", 1);
+            buf_putc(b, ':');
+            emit_json(b, map_val(n, i));
+        }
+        buf_putc(b, '}');
+        return;
+    }
+    if (n->kind == N_SEQ) {
+        buf_putc(b, '[');
+        for (uint32_t i = 0; i < n->c.n; i++) {
+            if (i)
+                buf_putc(b, ',');
+            emit_json(b, n->c.kids[i]);
+        }
+        buf_putc(b, ']');
+        return;
+    }
+    enum scalar_type t = T_STR;
+    const char *tag = node_tag(n);
+    if (tag)
+        t = node_type(n);
+    else if (n->style == ST_PLAIN)
+        t = resolve_yaml11(n->s.str, n->s.len);
+    switch (t) {
+    case T_NULL: buf_puts(b, "null"); break;
+    case T_BOOL: {
+        char c = n->s.str[0];
+        bool v = c == 't' || c == 'T' || c == 'y' || c == 'Y' || ((c == 'o' || c == 'O') && (n->s.str[1] == 'n' || n->s.str[1] == 'N'));
+        buf_puts(b, v ? "true" : "false");
+        break;
+    }
+    case T_INT:
+    case T_FLOAT: put_json_number(b, n->s.str, n->s.len, t); break;
+    default: put_json_string(b, n->s.str, n->s.len);
+    }
+}

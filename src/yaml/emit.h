@@ -1,0 +1,18 @@
+/* The one emit: compact trees to YAML (kyaml's layout: 2-space maps, per-document sequence indent) or JSON. */
+#ifndef CMP_YAML_EMIT_H
+#define CMP_YAML_EMIT_H
+#include <stdbool.h>
+
+#include "util/buf.h"
+#include "yaml/tree.h"
+
+typedef struct emit_opts {
+    bool seq_wide; /* "key:\n  - a" instead of "key:\n- a" */
+    bool comments; /* write line and head comments */
+} emit_opts;
+
+/* One document, ending in a newline, without a "---" separator. */
+void emit_yaml(buf *b, const node *root, const emit_opts *o);
+/* Compact JSON on one line, no trailing newline. Plain scalars are typed the way YAML 1.1 readers type them. */
+void emit_json(buf *b, const node *root);
+#endif

@@ -1,0 +1,556 @@
+#include "yaml/load.h"
+
+#include <libfyaml.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/diag.h"
+#include "yaml/scalar.h"
+
+load_limits yaml_limits = {.max_depth = 512, .max_alias_nodes = 1000000};
+
+struct frame {
+    node *n;
+    size_t first; /* index of its first child in the pending stack */
+};
+
+struct anchor {
+    const char *name;
+    node *n;
+    int open; /* the collection is still being read: an alias to it would be recursive */
+};
+
+struct loader {
+    arena *a;
+    strtab *st;
+    const char *file;
+    const char *data;
+    size_t len;
+    struct frame *frames;
+    size_t depth, frames_cap;
+    node **pending;
+    size_t npending, pending_cap;
+    struct anchor *anchors;
+    size_t nanchors, anchors_cap;
+    uint64_t alias_budget;
+    size_t last_end; /* end of the last token: head comments never reach above it */
+    node *root;
+    int seq_wide;      /* -1 unknown */
+    uint32_t last_key_col;
+};
+
+static void push_pending(struct loader *L, node *n)
+{
+    if (L->npending == L->pending_cap) {
+        L->pending_cap = L->pending_cap ? L->pending_cap * 2 : 256;
+        L->pending = xrealloc(L->pending, L->pending_cap * sizeof *L->pending);
+    }
+    L->pending[L->npending++] = n;
+}
+
+/* Text after "#" on the rest of the line starting at pos, or NULL when the line has no comment there. */
+static const char *comment_at(struct loader *L, size_t pos, int after_colon)
+{
+    const char *d = L->data;
+    size_t i = pos, n = L->len;
+    while (i < n && (d[i] == ' ' || d[i] == '\t'))
+        i++;
+    if (after_colon) {
+        if (i >= n || d[i] != ':')
+            return NULL;
+        i++;
+        while (i < n && (d[i] == ' ' || d[i] == '\t'))
+            i++;
+    }
+    if (i >= n || d[i] != '#' || (i > 0 && d[i - 1] != ' ' && d[i - 1] != '\t'))
+        return NULL;
+    i++;
+    if (i < n && d[i] == ' ')
+        i++;
+    size_t e = i;
+    while (e < n && d[e] != '\n' && d[e] != '\r')
+        e++;
+    while (e > i && (d[e - 1] == ' ' || d[e - 1] == '\t'))
+        e--;
+    return arena_strndup(L->a, d + i, e - i);
+}
+
+/* Comment lines directly above the line holding pos (blank lines between them kept), as long as they come after
+ * the previous token. The line of pos may start with indentation and "- " markers only. */
+static const char *head_comment_at(struct loader *L, size_t pos)
+{
+    const char *d = L->data;
+    size_t ls = pos;
+    while (ls > 0 && d[ls - 1] != '\n')
+        ls--;
+    for (size_t i = ls; i < pos; i++)
+        if (d[i] != ' ' && d[i] != '-')
+            return NULL;
+    if (ls == 0 || ls <= L->last_end)
+        return NULL;
+    size_t top = ls; /* start of the topmost comment line found */
+    size_t cur = ls;
+    while (cur > 0) {
+        size_t pe = cur - 1; /* the '\n' ending the previous line */
+        size_t ps = pe;
+        while (ps > 0 && d[ps - 1] != '\n')
+            ps--;
+        if (ps < L->last_end)
+            break;
+        size_t i = ps;
+        while (i < pe && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r'))
+            i++;
+        if (i < pe && d[i] == '#')
+            top = ps;
+        else if (i < pe)
+            break;
+        cur = ps;
+    }
+    if (top == ls)
+        return NULL;
+    /* Re-join the lines without indentation; blank lines stay as empty lines, leading blanks are dropped. */
+    size_t cap = ls - top + 1, out = 0;
+    char *s = arena_alloc(L->a, cap);
+    size_t i = top;
+    while (i < ls) {
+        size_t e = i;
+        while (e < ls && d[e] != '\n')
+            e++;
+        size_t b = i;
+        while (b < e && (d[b] == ' ' || d[b] == '\t'))
+            b++;
+        size_t te = e;
+        while (te > b && (d[te - 1] == '\r' || d[te - 1] == ' ' || d[te - 1] == '\t'))
+            te--;
+        if (te > b || out > 0) {
+            memcpy(s + out, d + b, te - b);
+            out += te - b;
+            s[out++] = '\n';
+        }
+        i = e + 1;
+    }
+    while (out > 0 && s[out - 1] == '\n')
+        out--;
+    s[out] = 0;
+    return out ? s : NULL;
+}
+
+static void set_extra(struct loader *L, node *n, const char *tag, const char *comment, const char *head)
+{
+    if (!tag && !comment && !head)
+        return;
+    if (!n->x)
+        n->x = arena_alloc(L->a, sizeof *n->x);
+    if (tag)
+        n->x->tag = tag;
+    if (comment)
+        n->x->comment = comment;
+    if (head)
+        n->x->head = head;
+}
+
+static const char *tag_text(struct loader *L, struct fy_token *t)
+{
+    if (!t)
+        return NULL;
+    const char *h = fy_tag_token_handle0(t), *s = fy_tag_token_suffix0(t);
+    if (h && !strcmp(h, "!!") && s)
+        return intern(L->st, arena_printf(L->a, "!!%s", s), strlen(s) + 2);
+    size_t n;
+    const char *txt = fy_token_get_text(t, &n);
+    return txt ? intern(L->st, txt, n) : NULL;
+}
+
+static void set_pos(node *n, struct fy_token *t)
+{
+    if (!t)
+        return;
+    const struct fy_mark *m = fy_token_start_mark(t);
+    if (!m)
+        return;
+    n->line = (uint32_t)m->line + 1;
+    n->col = m->column + 1 > 65535 ? 65535 : (uint16_t)(m->column + 1);
+}
+
+static void note_end(struct loader *L, struct fy_token *t)
+{
+    if (!t)
+        return;
+    const struct fy_mark *m = fy_token_end_mark(t);
+    if (m && m->input_pos > L->last_end)
+        L->last_end = m->input_pos;
+}
+
+static int in_key_position(struct loader *L)
+{
+    if (!L->depth)
+        return 0;
+    struct frame *f = &L->frames[L->depth - 1];
+    return f->n->kind == N_MAP && ((L->npending - f->first) % 2) == 0;
+}
+
+static int add_child(struct loader *L, node *n)
+{
+    if (!L->depth) {
+        L->root = n;
+        return 0;
+    }
+    push_pending(L, n);
+    return 0;
+}
+
+static int register_anchor(struct loader *L, struct fy_token *anchor, node *n, int open)
+{
+    if (!anchor)
+        return 0;
+    size_t len;
+    const char *name = fy_token_get_text(anchor, &len);
+    if (!name)
+        return 0;
+    const char *in = intern(L->st, name, len);
+    for (size_t i = 0; i < L->nanchors; i++)
+        if (L->anchors[i].name == in) { /* a redefined anchor shadows the earlier one */
+            L->anchors[i].n = n;
+            L->anchors[i].open = open;
+            return 0;
+        }
+    if (L->nanchors == L->anchors_cap) {
+        L->anchors_cap = L->anchors_cap ? L->anchors_cap * 2 : 16;
+        L->anchors = xrealloc(L->anchors, L->anchors_cap * sizeof *L->anchors);
+    }
+    L->anchors[L->nanchors++] = (struct anchor){in, n, open};
+    return 0;
+}
+
+static void close_anchor(struct loader *L, node *n)
+{
+    for (size_t i = 0; i < L->nanchors; i++)
+        if (L->anchors[i].n == n)
+            L->anchors[i].open = 0;
+}
+
+/* Copies an aliased node; the copy keeps the tree a tree, so in-place edits never show up twice. */
+static node *clone_budget(struct loader *L, const node *n, int *over)
+{
+    if (L->alias_budget == 0) {
+        *over = 1;
+        return NULL;
+    }
+    L->alias_budget--;
+    node *x = arena_alloc(L->a, sizeof *x);
+    *x = *n;
+    if (n->kind != N_SCALAR) {
+        uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
+        x->c.cap = n->c.n;
+        x->c.kids = slots ? arena_alloc(L->a, slots * sizeof *x->c.kids) : NULL;
+        for (uint32_t i = 0; i < slots && !*over; i++)
+            x->c.kids[i] = clone_budget(L, n->c.kids[i], over);
+    }
+    return x;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* YAML merge keys ("<<: *base" or "<<: [*a, *b]"): explicit keys win, then earlier merged maps. */
+static int apply_merge_keys(struct loader *L, node *m)
+{
+    long at = -1;
+    for (uint32_t i = 0; i < m->c.n; i++) {
+        node *k = map_key(m, i);
+        if (k->kind == N_SCALAR && k->style == ST_PLAIN && !node_tag(k) && !strcmp(k->s.str, "<<")) {
+            at = i;
+            break;
+        }
+    }
+    if (at < 0)
+        return 0;
+    node *src = map_val(m, (uint32_t)at);
+    node *k = map_key(m, (uint32_t)at);
+    map_delete(m, "<<");
+    node *one[1] = {src};
+    node **list = one;
+    uint32_t count = 1;
+    if (src->kind == N_SEQ) {
+        list = src->c.kids;
+        count = src->c.n;
+    }
+    for (uint32_t j = 0; j < count; j++) {
+        node *s = list[j];
+        if (s->kind != N_MAP)
+            return fail(L->file, (int)k->line, "merge key \"<<\" must refer to a mapping or a list of mappings");
+        for (uint32_t i = 0; i < s->c.n; i++)
+            if (map_key(s, i)->kind == N_SCALAR && map_index(m, map_key(s, i)->s.str) < 0)
+                map_append(L->a, m, map_key(s, i), map_val(s, i));
+    }
+    return 0;
+}
+
+static int finish_collection(struct loader *L)
+{
+    struct frame *f = &L->frames[--L->depth];
+    node *n = f->n;
+    size_t count = L->npending - f->first;
+    if (count) {
+        n->c.kids = arena_alloc(L->a, count * sizeof *n->c.kids);
+        memcpy(n->c.kids, L->pending + f->first, count * sizeof *n->c.kids);
+    }
+    L->npending = f->first;
+    if (n->kind == N_MAP) {
+        n->c.n = n->c.cap = (uint32_t)(count / 2);
+        /* Keys are interned scalars, so equal keys are equal pointers: sort the pointers and look at neighbours. */
+        if (n->c.n > 1) {
+            const char *small[16];
+            const char **keys = n->c.n <= 16 ? small : xmalloc(n->c.n * sizeof *keys);
+            for (uint32_t i = 0; i < n->c.n; i++)
+                keys[i] = map_key(n, i)->s.str;
+            qsort(keys, n->c.n, sizeof *keys, cmp_ptr);
+            const char *dup = NULL;
+            for (uint32_t i = 1; i < n->c.n && !dup; i++)
+                if (keys[i] == keys[i - 1])
+                    dup = keys[i];
+            if (keys != small)
+                free(keys);
+            if (dup) {
+                uint32_t line = n->line;
+                for (uint32_t i = n->c.n; i-- > 0;)
+                    if (map_key(n, i)->s.str == dup) {
+                        line = map_key(n, i)->line;
+                        break;
+                    }
+                return fail(L->file, (int)line, "duplicate key \"%s\"", dup);
+            }
+        }
+        if (apply_merge_keys(L, n) < 0)
+            return -1;
+    } else {
+        n->c.n = n->c.cap = (uint32_t)count;
+    }
+    close_anchor(L, n);
+    return add_child(L, n);
+}
+
+static int open_collection(struct loader *L, node *n, struct fy_event *e, struct fy_token *anchor, struct fy_token *tag)
+{
+    if (L->depth >= yaml_limits.max_depth)
+        return fail(L->file, (int)n->line,
+                    "nesting deeper than %u levels (limit max-depth; raise it with CMP_MAX_DEPTH)", yaml_limits.max_depth);
+    set_extra(L, n, tag_text(L, tag), NULL, NULL);
+    if (fy_event_get_node_style(e) == FYNS_FLOW)
+        n->style = ST_FLOW;
+    int key = in_key_position(L);
+    if (key)
+        return fail(L->file, (int)n->line, "a mapping key must be a scalar");
+    if (n->kind == N_SEQ && n->style == ST_BLOCK && L->seq_wide < 0 && L->depth &&
+        L->frames[L->depth - 1].n->kind == N_MAP)
+        L->seq_wide = n->col > L->last_key_col;
+    register_anchor(L, anchor, n, 1);
+    if (L->depth == L->frames_cap) {
+        L->frames_cap = L->frames_cap ? L->frames_cap * 2 : 32;
+        L->frames = xrealloc(L->frames, L->frames_cap * sizeof *L->frames);
+    }
+    L->frames[L->depth++] = (struct frame){n, L->npending};
+    return 0;
+}
+
+static int on_scalar(struct loader *L, struct fy_event *e)
+{
+    struct fy_token *t = e->scalar.value;
+    size_t len = 0;
+    const char *txt = t ? fy_token_get_text(t, &len) : "";
+    if (!txt)
+        txt = "";
+    int key = in_key_position(L);
+    int style = ST_PLAIN;
+    switch (t ? fy_token_scalar_style(t) : FYSS_PLAIN) {
+    case FYSS_SINGLE_QUOTED: style = ST_SINGLE; break;
+    case FYSS_DOUBLE_QUOTED: style = ST_DOUBLE; break;
+    case FYSS_LITERAL: style = ST_LITERAL; break;
+    case FYSS_FOLDED: style = ST_FOLDED; break;
+    default: break;
+    }
+    node *n = arena_alloc(L->a, sizeof *n);
+    n->kind = N_SCALAR;
+    n->style = (uint8_t)style;
+    /* Keys and short values repeat across objects: share one copy. */
+    n->s.str = (key || len <= 24) ? intern(L->st, txt, len) : arena_strndup(L->a, txt, len);
+    n->s.len = (uint32_t)len;
+    set_pos(n, t);
+    const char *comment = NULL, *head = NULL;
+    if (t && style != ST_LITERAL && style != ST_FOLDED) {
+        const struct fy_mark *m = fy_token_end_mark(t);
+        size_t end = m ? m->input_pos : 0;
+        if ((style == ST_SINGLE || style == ST_DOUBLE) && end < L->len && L->data[end] == (style == ST_SINGLE ? '\'' : '"'))
+            end++;
+        comment = comment_at(L, end, key);
+    }
+    int block_parent = L->depth && L->frames[L->depth - 1].n->style == ST_BLOCK;
+    if (t && block_parent && (key || L->frames[L->depth - 1].n->kind == N_SEQ)) {
+        const struct fy_mark *m = fy_token_start_mark(t);
+        size_t start = m ? m->input_pos : 0;
+        if (style == ST_SINGLE || style == ST_DOUBLE)
+            start = start ? start - 1 : 0;
+        head = head_comment_at(L, start);
+    }
+    if (key)
+        L->last_key_col = n->col;
+    set_extra(L, n, tag_text(L, e->scalar.tag), comment, head);
+    register_anchor(L, e->scalar.anchor, n, 0);
+    note_end(L, t);
+    return add_child(L, n);
+}
+
+static int on_alias(struct loader *L, struct fy_event *e)
+{
+    struct fy_token *t = e->alias.anchor;
+    size_t len = 0;
+    const char *name = t ? fy_token_get_text(t, &len) : NULL;
+    const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
+    int line = m ? m->line + 1 : 0;
+    if (!name)
+        return fail(L->file, line, "alias without a name");
+    const char *in = intern(L->st, name, len);
+    for (size_t i = L->nanchors; i-- > 0;) {
+        if (L->anchors[i].name != in)
+            continue;
+        if (L->anchors[i].open)
+            return fail(L->file, line, "alias *%s refers to a node that contains it", in);
+        int over = 0;
+        node *copy = clone_budget(L, L->anchors[i].n, &over);
+        if (over)
+            return fail(L->file, line,
+                        "aliases expand to more than %llu nodes (limit max-alias-nodes, against alias bombs; raise it with CMP_MAX_ALIAS_NODES)",
+                        (unsigned long long)yaml_limits.max_alias_nodes);
+        if (in_key_position(L) && copy->kind != N_SCALAR)
+            return fail(L->file, line, "a mapping key must be a scalar");
+        note_end(L, t);
+        return add_child(L, copy);
+    }
+    return fail(L->file, line, "unknown anchor *%s", in);
+}
+
+static int report_parse_error(struct loader *L, struct fy_diag *diag)
+{
+    void *it = NULL;
+    struct fy_diag_error *de;
+    while ((de = fy_diag_errors_iterate(diag, &it)))
+        if (de->type >= FYET_ERROR)
+            return fail(L->file, de->line + 1, "invalid YAML: %s (column %d)", de->msg, de->column + 1);
+    return fail(L->file, 0, "invalid YAML");
+}
+
+int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t len, yaml_doc_fn fn, void *ud)
+{
+    struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1};
+    L.alias_budget = yaml_limits.max_alias_nodes;
+    struct fy_diag_cfg dcfg;
+    fy_diag_cfg_default(&dcfg);
+    dcfg.fp = NULL;
+    dcfg.output_fn = NULL;
+    dcfg.level = FYET_ERROR;
+    struct fy_diag *diag = fy_diag_create(&dcfg);
+    if (!diag)
+        return fail(file, 0, "cannot create the YAML parser");
+    fy_diag_set_collect_errors(diag, true);
+    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_DISABLE_DEPTH_LIMIT, .diag = diag};
+    struct fy_parser *p = fy_parser_create(&cfg);
+    if (!p) {
+        fy_diag_unref(diag);
+        return fail(file, 0, "cannot create the YAML parser");
+    }
+    int rc = 0;
+    uint32_t index = 0, doc_line = 0;
+    if (fy_parser_set_string(p, data, len) != 0)
+        rc = fail(file, 0, "cannot read input");
+    struct fy_event *e;
+    while (rc == 0 && (e = fy_parser_parse(p))) {
+        struct fy_token *tok = fy_event_get_token(e);
+        switch (e->type) {
+        case FYET_DOCUMENT_START: {
+            L.nanchors = 0;
+            L.root = NULL;
+            L.seq_wide = -1;
+            L.alias_budget = yaml_limits.max_alias_nodes;
+            const struct fy_mark *m = tok ? fy_token_start_mark(tok) : NULL;
+            doc_line = m ? (uint32_t)m->line + 1 : 1;
+            if (tok && !e->document_start.implicit)
+                note_end(&L, tok);
+            break;
+        }
+        case FYET_DOCUMENT_END:
+            if (L.root && !(L.root->kind == N_SCALAR && is_null(L.root))) {
+                if (L.root->line)
+                    doc_line = L.root->line;
+                rc = fn(ud, L.root, index++, doc_line, L.seq_wide > 0);
+            }
+            L.root = NULL;
+            break;
+        case FYET_SCALAR:
+            rc = on_scalar(&L, e);
+            break;
+        case FYET_ALIAS:
+            rc = on_alias(&L, e);
+            break;
+        case FYET_MAPPING_START:
+        case FYET_SEQUENCE_START: {
+            node *n = e->type == FYET_MAPPING_START ? node_map(a) : node_seq(a);
+            struct fy_token *anchor = e->type == FYET_MAPPING_START ? e->mapping_start.anchor : e->sequence_start.anchor;
+            struct fy_token *tag = e->type == FYET_MAPPING_START ? e->mapping_start.tag : e->sequence_start.tag;
+            set_pos(n, tok);
+            if (!tok && L.depth == 0)
+                n->line = doc_line;
+            rc = open_collection(&L, n, e, anchor, tag);
+            break;
+        }
+        case FYET_MAPPING_END:
+        case FYET_SEQUENCE_END: {
+            node *n = L.frames[L.depth - 1].n;
+            note_end(&L, tok);
+            if (n->style == ST_FLOW && tok) {
+                const struct fy_mark *m = fy_token_end_mark(tok);
+                const char *c = m ? comment_at(&L, m->input_pos, 0) : NULL;
+                if (c)
+                    set_extra(&L, n, NULL, c, NULL);
+            }
+            rc = finish_collection(&L);
+            break;
+        }
+        default:
+            break;
+        }
+        fy_parser_event_free(p, e);
+    }
+    if (rc == 0 && fy_parser_get_stream_error(p))
+        rc = report_parse_error(&L, diag);
+    fy_parser_destroy(p);
+    fy_diag_unref(diag);
+    free(L.frames);
+    free(L.pending);
+    free(L.anchors);
+    return rc;
+}
+
+struct one {
+    node *n;
+    const char *file;
+};
+
+static int take_one(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
+{
+    struct one *o = ud;
+    if (index > 0)
+        return fail(o->file, (int)line, "expected a single document, found more");
+    o->n = root;
+    return 0;
+}
+
+int yaml_load_one(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out)
+{
+    struct one o = {NULL, file};
+    int rc = yaml_load(a, st, file, data, len, take_one, &o);
+    *out = o.n;
+    return rc;
+}

@@ -1,0 +1,26 @@
+/* YAML text to compact trees, straight from libfyaml's event stream (no libfyaml documents are built). */
+#ifndef CMP_YAML_LOAD_H
+#define CMP_YAML_LOAD_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "yaml/tree.h"
+
+typedef struct load_limits {
+    uint32_t max_depth;       /* nesting of collections */
+    uint64_t max_alias_nodes; /* nodes that alias expansion may copy, per file */
+} load_limits;
+
+extern load_limits yaml_limits;
+
+/* Document callback: index counts non-empty documents only; seq_wide tells whether block sequences in the
+ * document were indented under their key (kyaml's "wide") rather than level with it ("compact"). */
+typedef int (*yaml_doc_fn)(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide);
+
+/* Parses data (which must stay alive during the call). Empty documents (nothing, or only null) are skipped.
+ * Errors are reported through fail() with file and line; returns 0 or -1. */
+int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t len, yaml_doc_fn fn, void *ud);
+
+/* Convenience: exactly one document (or none: *out = NULL). */
+int yaml_load_one(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out);
+#endif
