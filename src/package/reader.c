@@ -10,6 +10,27 @@
 #include "util/fsutil.h"
 #include "yaml/load.h"
 
+/* JSON documents become ordinary block YAML on output: flow collections to block, quoted strings to strings the
+ * emitter quotes only where a reader would see something else. */
+static void json_to_block(node *n)
+{
+    if (n->kind == N_SCALAR) {
+        if (n->style == ST_DOUBLE && !node_tag(n))
+            n->style = ST_STRING;
+        return;
+    }
+    n->style = ST_BLOCK;
+    uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
+    for (uint32_t i = 0; i < slots; i++)
+        json_to_block(n->c.kids[i]);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
 struct doc_sink {
     load_ctx *c;
     package *pkg;
@@ -30,6 +51,8 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
     if (++s->c->objects > cmp_limits.max_objects)
         return fail(s->display, (int)line, "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)",
                     cmp_limits.max_objects);
+    if (has_suffix(s->path, ".json"))
+        json_to_block(root);
     resource *r = resource_new(s->c->a, root, s->pkg, s->path, index);
     r->seq_wide = (uint8_t)seq_wide;
     r->line = line;

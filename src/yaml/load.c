@@ -432,29 +432,58 @@ static int on_alias(struct loader *L, struct fy_event *e)
     return fail(L->file, line, "unknown anchor *%s", in);
 }
 
-static int report_parse_error(struct loader *L, struct fy_diag *diag)
+/* libfyaml reports errors as text ("<input>:LINE:COL: error: MESSAGE"); collecting them instead leaks in 0.7. */
+struct parse_error {
+    int line, col;
+    char msg[256];
+};
+
+static void on_diag(struct fy_diag *diag, void *user, const char *text, size_t len)
 {
-    void *it = NULL;
-    struct fy_diag_error *de;
-    while ((de = fy_diag_errors_iterate(diag, &it)))
-        if (de->type >= FYET_ERROR)
-            return fail(L->file, de->line + 1, "invalid YAML: %s (column %d)", de->msg, de->column + 1);
-    return fail(L->file, 0, "invalid YAML");
+    struct parse_error *pe = user;
+    if (pe->msg[0] || len == 0)
+        return;
+    char tmp[512];
+    size_t n = len < sizeof tmp - 1 ? len : sizeof tmp - 1;
+    memcpy(tmp, text, n);
+    tmp[n] = 0;
+    char *err = strstr(tmp, ": error: ");
+    if (!err)
+        return;
+    *err = 0;
+    char *msg = err + 9;
+    msg[strcspn(msg, "\r\n")] = 0;
+    char *c2 = strrchr(tmp, ':');
+    if (c2) {
+        *c2 = 0;
+        char *c1 = strrchr(tmp, ':');
+        if (c1) {
+            pe->line = atoi(c1 + 1);
+            pe->col = atoi(c2 + 1);
+        }
+    }
+    snprintf(pe->msg, sizeof pe->msg, "%s", msg);
 }
 
 int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t len, yaml_doc_fn fn, void *ud)
 {
     struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1};
     L.alias_budget = yaml_limits.max_alias_nodes;
+    struct parse_error pe = {0};
     struct fy_diag_cfg dcfg;
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
-    dcfg.output_fn = NULL;
+    dcfg.output_fn = on_diag;
+    dcfg.user = &pe;
     dcfg.level = FYET_ERROR;
+    dcfg.colorize = false;
+    dcfg.show_source = false;
+    dcfg.show_position = true;
+    dcfg.show_type = false;
+    dcfg.show_module = false;
     struct fy_diag *diag = fy_diag_create(&dcfg);
     if (!diag)
         return fail(file, 0, "cannot create the YAML parser");
-    fy_diag_set_collect_errors(diag, true);
     struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_DISABLE_DEPTH_LIMIT, .diag = diag};
     struct fy_parser *p = fy_parser_create(&cfg);
     if (!p) {
@@ -523,8 +552,12 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
         }
         fy_parser_event_free(p, e);
     }
-    if (rc == 0 && fy_parser_get_stream_error(p))
-        rc = report_parse_error(&L, diag);
+    if (rc == 0 && fy_parser_get_stream_error(p)) {
+        if (pe.msg[0])
+            rc = fail(file, pe.line, "invalid YAML: %s (column %d)", pe.msg, pe.col);
+        else
+            rc = fail(file, 0, "invalid YAML");
+    }
     fy_parser_destroy(p);
     fy_diag_unref(diag);
     free(L.frames);

@@ -1,0 +1,137 @@
+/* The executor: selection passes each resource once, configPath is the live copy, validators change nothing. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "pipeline/executor.h"
+#include "util/diag.h"
+#include "yaml/load.h"
+
+static int calls;
+static int seen;
+
+static int count_items(fn_ctx *c)
+{
+    calls++;
+    seen = (int)c->items->n;
+    for (size_t i = 0; i < c->items->n; i++)
+        map_set_str(c->a, map_ensure_map(c->a, c->items->v[i]->root, "metadata"), "touched", "yes");
+    return 0;
+}
+
+static const char *config_seen;
+static int read_config(fn_ctx *c)
+{
+    config_seen = path_str(c->config, "data", "value", NULL);
+    return 0;
+}
+
+static int edit_config_item(fn_ctx *c)
+{
+    for (size_t i = 0; i < c->items->n; i++)
+        if (!strcmp(res_name(c->items->v[i]), "cfg"))
+            map_set_str(c->a, map_get(c->items->v[i]->root, "data"), "value", "edited");
+    return 0;
+}
+
+static int drop_and_add(fn_ctx *c)
+{
+    c->items->v[0] = NULL;
+    node *n = NULL;
+    const char *y = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: added\n";
+    yaml_load_one(c->a, c->st, "new", y, strlen(y), &n);
+    fn_new_resource(c, n, "added.yaml");
+    return 0;
+}
+
+static const fn_def counting = {"count", "", count_items};
+static const fn_def reading = {"read", "", read_config};
+static const fn_def editing = {"edit", "", edit_config_item};
+static const fn_def dropping = {"drop", "", drop_and_add};
+
+struct world {
+    arena *a;
+    strtab *st;
+    package pkg;
+    rlist items;
+    run_ctx R;
+};
+
+static void world(struct world *w)
+{
+    memset(w, 0, sizeof *w);
+    w->a = arena_new();
+    w->st = strtab_new(w->a);
+    w->pkg.rel = "";
+    const char *names[] = {"cfg", "a", "b", "c"};
+    for (int i = 0; i < 4; i++) {
+        const char *y = arena_printf(w->a, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  value: v%d\n",
+                                     names[i], i);
+        node *n = NULL;
+        yaml_load_one(w->a, w->st, "x", y, strlen(y), &n);
+        resource *r = resource_new(w->a, n, &w->pkg, i == 0 ? "cfg.yaml" : arena_printf(w->a, "%s.yaml", names[i]), 0);
+        rlist_push(&w->pkg.own, r);
+        rlist_push(&w->items, r);
+    }
+    w->R.a = w->a;
+    w->R.st = w->st;
+}
+
+static void unworld(struct world *w)
+{
+    rlist_free(&w->items);
+    rlist_free(&w->pkg.own);
+    free(w->R.results.v);
+    strtab_release(w->st);
+    arena_free(w->a);
+}
+
+TEST(resource_matching_two_selectors_is_passed_once)
+{
+    struct world w;
+    world(&w);
+    selector sel[2] = {{.kind = "ConfigMap"}, {.name = "a"}};
+    step s = {.fn = &counting, .label = "t", .selectors = sel, .nselectors = 2};
+    calls = seen = 0;
+    CHECK(run_step(&w.R, &w.pkg, &s, &w.items) == 0);
+    CHECK(calls == 1 && seen == 4);
+    unworld(&w);
+}
+
+TEST(config_path_reads_the_current_in_memory_copy)
+{
+    struct world w;
+    world(&w);
+    step edit = {.fn = &editing, .label = "edit"};
+    step read = {.fn = &reading, .label = "read", .config_path = "cfg.yaml"};
+    CHECK(run_step(&w.R, &w.pkg, &edit, &w.items) == 0);
+    CHECK(run_step(&w.R, &w.pkg, &read, &w.items) == 0);
+    CHECK_STR(config_seen, "edited");
+    CHECK(w.items.v[0]->flags & R_CONFIG);
+    unworld(&w);
+}
+
+TEST(validators_work_on_copies)
+{
+    struct world w;
+    world(&w);
+    step s = {.fn = &counting, .label = "v", .validator = true};
+    CHECK(run_step(&w.R, &w.pkg, &s, &w.items) == 0);
+    for (size_t i = 0; i < w.items.n; i++)
+        CHECK(path_get(w.items.v[i]->root, "metadata", "touched", NULL) == NULL);
+    unworld(&w);
+}
+
+TEST(selected_output_merges_back_in_place)
+{
+    struct world w;
+    world(&w);
+    selector sel[1] = {{.name = "b"}};
+    step s = {.fn = &dropping, .label = "d", .selectors = sel, .nselectors = 1};
+    CHECK(run_step(&w.R, &w.pkg, &s, &w.items) == 0);
+    CHECK(w.items.n == 4);
+    CHECK_STR(res_name(w.items.v[0]), "cfg");
+    CHECK_STR(res_name(w.items.v[1]), "a");
+    CHECK_STR(res_name(w.items.v[2]), "c");
+    CHECK_STR(res_name(w.items.v[3]), "added");
+    unworld(&w);
+}

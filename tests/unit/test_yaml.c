@@ -1,0 +1,254 @@
+/* Loader, emitter and quoting. Quoting is checked against libyaml, an independent YAML 1.1 reader. */
+#include <yaml.h>
+
+#include "check.h"
+#include "util/diag.h"
+#include "yaml/emit.h"
+#include "yaml/load.h"
+#include "yaml/scalar.h"
+
+static arena *A;
+static strtab *ST;
+
+static void setup(void)
+{
+    if (!A) {
+        A = arena_new();
+        ST = strtab_new(A);
+    }
+}
+
+static node *parse(const char *text)
+{
+    setup();
+    node *n = NULL;
+    if (yaml_load_one(A, ST, "test.yaml", text, strlen(text), &n) < 0)
+        return NULL;
+    return n;
+}
+
+static const char *roundtrip(const char *text, bool wide)
+{
+    node *n = parse(text);
+    if (!n)
+        return diag_message();
+    buf b = {0};
+    emit_opts o = {.seq_wide = wide, .comments = true};
+    emit_yaml(&b, n, &o);
+    const char *s = arena_strndup(A, b.data, b.len);
+    buf_free(&b);
+    return s;
+}
+
+TEST(roundtrip_keeps_layout_and_comments)
+{
+    const char *in = "# head of file\n"
+                     "apiVersion: v1\n"
+                     "kind: ConfigMap # kind comment\n"
+                     "metadata:\n"
+                     "  name: x\n"
+                     "  # above labels\n"
+                     "  labels: {a: b, c: \"d\"}\n"
+                     "data:\n"
+                     "  list: # kpt-set: ${list}\n"
+                     "  - a\n"
+                     "  - 'b c'\n"
+                     "  empty: {}\n"
+                     "  none:\n"
+                     "  script: |\n"
+                     "    echo hi\n"
+                     "      indented\n"
+                     "  nested:\n"
+                     "  - name: one\n"
+                     "    value: 1\n"
+                     "  - - inner\n";
+    CHECK_STR(roundtrip(in, false), in);
+}
+
+TEST(wide_sequences)
+{
+    const char *in = "spec:\n  containers:\n    - name: a\n      ports:\n        - 80\n";
+    CHECK_STR(roundtrip(in, true), in);
+}
+
+TEST(literal_chomping)
+{
+    node *n = parse("a: |-\n  x\n  y\nb: |+\n  z\n\nc: |2\n   lead\n");
+    CHECK(n);
+    CHECK_STR(scalar(map_get(n, "a")), "x\ny");
+    CHECK_STR(scalar(map_get(n, "b")), "z\n\n");
+    CHECK_STR(scalar(map_get(n, "c")), " lead\n");
+    buf b = {0};
+    emit_yaml(&b, n, NULL);
+    node *again = parse(buf_cstr(&b));
+    buf_free(&b);
+    CHECK(again && node_equal(n, again));
+}
+
+TEST(duplicate_key_is_an_error)
+{
+    CHECK(parse("a: 1\nb: 2\na: 3\n") == NULL);
+    CHECK(strstr(diag_message(), "test.yaml:3") && strstr(diag_message(), "duplicate key \"a\""));
+}
+
+TEST(duplicate_key_in_large_map)
+{
+    buf b = {0};
+    for (int i = 0; i < 100; i++)
+        buf_printf(&b, "k%d: v\n", i);
+    buf_puts(&b, "k42: again\n");
+    CHECK(parse(buf_cstr(&b)) == NULL);
+    buf_free(&b);
+    CHECK(strstr(diag_message(), "duplicate key \"k42\""));
+}
+
+TEST(anchors_are_copied_and_merge_keys_applied)
+{
+    node *n = parse("base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\nlist: [*b]\n");
+    CHECK(n);
+    node *use = map_get(n, "use");
+    CHECK_STR(scalar(map_get(use, "x")), "1");
+    CHECK_STR(scalar(map_get(use, "y")), "3");
+    CHECK(map_get(use, "<<") == NULL);
+    node *copy = map_get(n, "list")->c.kids[0];
+    CHECK(copy != map_get(n, "base"));
+    CHECK(node_equal(copy, map_get(n, "base")));
+}
+
+TEST(alias_bomb_is_stopped)
+{
+    uint64_t saved = yaml_limits.max_alias_nodes;
+    yaml_limits.max_alias_nodes = 10000;
+    const char *bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+                       "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                       "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+                       "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+                       "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n";
+    node *n = parse(bomb);
+    yaml_limits.max_alias_nodes = saved;
+    CHECK(n == NULL);
+    CHECK(strstr(diag_message(), "max-alias-nodes"));
+}
+
+TEST(depth_limit)
+{
+    buf b = {0};
+    for (int i = 0; i < 2000; i++)
+        buf_putc(&b, '[');
+    for (int i = 0; i < 2000; i++)
+        buf_putc(&b, ']');
+    CHECK(parse(buf_cstr(&b)) == NULL);
+    buf_free(&b);
+    CHECK(strstr(diag_message(), "max-depth"));
+}
+
+static int take(void *ud, node *root, uint32_t index, uint32_t line, int wide)
+{
+    *(uint32_t *)ud = index;
+    return 0;
+}
+
+TEST(empty_documents_are_skipped)
+{
+    setup();
+    const char *text = "---\n---\n# nothing\n---\na: 1\n---\n~\n---\nb: 2\n";
+    uint32_t last = 99; /* indexes count only the non-empty documents */
+    CHECK(yaml_load(A, ST, "t", text, strlen(text), take, &last) == 0);
+    CHECK(last == 1);
+}
+
+/* Reads a one-scalar document with libyaml: value and whether it was quoted. */
+static int libyaml_scalar(const char *text, char *value, size_t cap, int *quoted)
+{
+    yaml_parser_t p;
+    yaml_event_t e;
+    int found = 0;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+    for (;;) {
+        if (!yaml_parser_parse(&p, &e))
+            break;
+        if (e.type == YAML_SCALAR_EVENT && !found) {
+            found = 1;
+            snprintf(value, cap, "%.*s", (int)e.data.scalar.length, e.data.scalar.value);
+            *quoted = e.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+        }
+        int end = e.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&e);
+        if (end)
+            break;
+    }
+    yaml_parser_delete(&p);
+    return found;
+}
+
+TEST(created_strings_stay_strings_for_yaml11_readers)
+{
+    setup();
+    const char *must_quote[] = {"true", "yes", "on", "off", "no", "y", "N", "null", "~", "", "1e3", "0x1F", "0755",
+                                "1234567", "12:30", "3.14", ".5", "-1", "+1", ".inf", "2024-01-02", "<<", "- a",
+                                "a: b", "#x", "x #y", "'q'", "@at", "%p", "*star", "&amp", "!bang", "[x]", "{x}",
+                                "line\nbreak", " lead", "trail ", NULL};
+    const char *plain_ok[] = {"main", "v1.2.3", "4b825dc", "nginx:1.25", "https://example.com/a.git", "a-b_c", "1.2.3",
+                              "apps/guestbook", NULL};
+    for (int i = 0; must_quote[i]; i++) {
+        buf b = {0};
+        node *m = node_map(A);
+        map_set(A, m, "k", node_str(A, must_quote[i]));
+        emit_yaml(&b, m, NULL);
+        char v[256];
+        int quoted = 0;
+        const char *text = buf_cstr(&b);
+        int ok = libyaml_scalar(strchr(text, ':') + 1, v, sizeof v, &quoted);
+        buf_free(&b);
+        if (!ok || !quoted || strcmp(v, must_quote[i])) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "value \"%s\" came back as \"%s\" (quoted %d)", must_quote[i], v, quoted);
+            test_fail(__FILE__, __LINE__, msg);
+            return;
+        }
+    }
+    for (int i = 0; plain_ok[i]; i++)
+        CHECK(plain_string_safe(plain_ok[i], strlen(plain_ok[i]), false));
+}
+
+TEST(yaml11_and_yaml12_resolution)
+{
+    CHECK(resolve_yaml11("yes", 3) == T_BOOL && resolve_yaml12("yes", 3) == T_STR);
+    CHECK(resolve_yaml11("0755", 4) == T_INT && resolve_yaml12("0755", 4) == T_INT);
+    CHECK(resolve_yaml11("1_000", 5) == T_INT && resolve_yaml12("1_000", 5) == T_INT);
+    CHECK(resolve_yaml11("1e3", 3) == T_FLOAT && resolve_yaml12("1e3", 3) == T_FLOAT);
+    CHECK(resolve_yaml11("1:20", 4) == T_INT && resolve_yaml12("1:20", 4) == T_STR);
+    CHECK(resolve_yaml12("~", 1) == T_NULL && resolve_yaml12("", 0) == T_NULL);
+    CHECK(resolve_yaml12("abc", 3) == T_STR && resolve_yaml12("1.2.3", 5) == T_STR);
+}
+
+TEST(json_output_types)
+{
+    node *n = parse("a: yes\nb: '1'\nc: 0x10\nd: 1.50\ne: ~\nf: [1, x]\ng: !!str 7\nh: \"q\\\"\\n\"\ni: 0755\n");
+    CHECK(n);
+    buf b = {0};
+    emit_json(&b, n);
+    CHECK_STR(buf_cstr(&b), "{\"a\":true,\"b\":\"1\",\"c\":16,\"d\":1.5,\"e\":null,\"f\":[1,\"x\"],\"g\":\"7\","
+                            "\"h\":\"q\\\"\\n\",\"i\":493}");
+    buf_free(&b);
+}
+
+TEST(parse_error_names_file_and_line)
+{
+    CHECK(parse("a: 1\nb: [1, 2\nc: 3\n") == NULL);
+    CHECK(strstr(diag_message(), "test.yaml:") && strstr(diag_message(), "invalid YAML"));
+}
+
+TEST(map_edits_keep_order_and_comments)
+{
+    node *n = parse("metadata:\n  labels:\n    a: '1' # keep me\n");
+    CHECK(n);
+    node *labels = path_get(n, "metadata", "labels", NULL);
+    map_set_str(A, labels, "a", "2");
+    map_set_str(A, labels, "b", "true");
+    buf b = {0};
+    emit_yaml(&b, n, NULL);
+    CHECK_STR(buf_cstr(&b), "metadata:\n  labels:\n    a: '2' # keep me\n    b: \"true\"\n");
+    buf_free(&b);
+}
