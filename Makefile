@@ -8,6 +8,9 @@ DESTDIR    ?=
 CC         ?= cc
 OPT        ?= -O2 -g
 TOOLS      := .tools
+# Separate trees let several builds run side by side: make BUILD=build-x BIN_DIR=build-x
+BUILD      ?= build
+BIN_DIR    ?= .
 export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 
 DEBS       := pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev unzip
@@ -24,35 +27,38 @@ SRCS       := $(sort $(shell find src -name '*.c'))
 LIB_SRCS   := $(filter-out src/main.c,$(SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c))
 
-REL_OBJS   := $(LIB_SRCS:%.c=build/rel/%.o)
-SAN_OBJS   := $(LIB_SRCS:%.c=build/san/%.o)
+REL_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o)
+SAN_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
 
 .PHONY: all run test deps deps-debian tools install uninstall clean bench image asan unit fuzz
 
-all: cmp-generate
+all: $(BIN_DIR)/cmp-generate
+cmp-generate: $(BIN_DIR)/cmp-generate
 
-cmp-generate: build/rel/src/main.o $(REL_OBJS)
+$(BIN_DIR)/cmp-generate: $(BUILD)/rel/src/main.o $(REL_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
 
-cmp-generate-asan: build/san/src/main.o $(SAN_OBJS)
+$(BIN_DIR)/cmp-generate-asan: $(BUILD)/san/src/main.o $(SAN_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(SAN) -o $@ $^ $(PKG_LIBS)
 
-build/rel/%.o: %.c
+$(BUILD)/rel/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(CFLAGS_ALL) -c -o $@ $<
 
-build/san/%.o: %.c
+$(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(SAN) $(CFLAGS_ALL) -c -o $@ $<
 
-build/rel/unit-tests: $(UNIT_SRCS:%.c=build/rel/%.o) $(REL_OBJS)
+$(BUILD)/rel/unit-tests: $(UNIT_SRCS:%.c=$(BUILD)/rel/%.o) $(REL_OBJS)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lyaml
 
-build/san/unit-tests: $(UNIT_SRCS:%.c=build/san/%.o) $(SAN_OBJS)
+$(BUILD)/san/unit-tests: $(UNIT_SRCS:%.c=$(BUILD)/san/%.o) $(SAN_OBJS)
 	$(CC) $(OPT) $(SAN) -o $@ $^ $(PKG_LIBS) -lyaml
 
-asan: cmp-generate-asan build/san/unit-tests
-unit: build/rel/unit-tests
+asan: $(BIN_DIR)/cmp-generate-asan $(BUILD)/san/unit-tests
+unit: $(BUILD)/rel/unit-tests
 
 run: deps all
 	@ARGOCD_APP_NAME=hello ARGOCD_APP_NAMESPACE=demo ARGOCD_APP_PROJECT_NAME=default \
@@ -105,6 +111,6 @@ image:
 	docker build -t cmp-generate:$(VERSION) .
 
 clean:
-	rm -rf build cmp-generate cmp-generate-asan tests/tmp
+	rm -rf $(BUILD) $(BIN_DIR)/cmp-generate $(BIN_DIR)/cmp-generate-asan tests/tmp
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -7,10 +7,32 @@
 
 extern const fn_def fn_set_labels;
 extern const fn_def fn_set_annotations;
+extern const fn_def fn_set_namespace;
+extern const fn_def fn_set_image;
+extern const fn_def fn_apply_replacements;
+extern const fn_def fn_search_replace;
+extern const fn_def fn_apply_setters;
+extern const fn_def fn_create_setters;
+extern const fn_def fn_list_setters;
+extern const fn_def fn_ensure_name_substring;
+extern const fn_def fn_upsert_resource;
+extern const fn_def fn_remove_local_config_resources;
+extern const fn_def fn_set_enforcement_action;
 
 static const fn_def *const registry[] = {
+    &fn_apply_replacements,
+    &fn_apply_setters,
+    &fn_create_setters,
+    &fn_ensure_name_substring,
+    &fn_list_setters,
+    &fn_remove_local_config_resources,
+    &fn_search_replace,
     &fn_set_annotations,
+    &fn_set_enforcement_action,
+    &fn_set_image,
     &fn_set_labels,
+    &fn_set_namespace,
+    &fn_upsert_resource,
     NULL,
 };
 

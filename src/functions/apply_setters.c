@@ -1,0 +1,13 @@
+/* apply-setters: not implemented yet (see the catalog semantics in the project docs). */
+#include "functions/function.h"
+
+static int run(fn_ctx *c)
+{
+    return fn_fail(c, NULL, "apply-setters is not implemented yet");
+}
+
+const fn_def fn_apply_setters = {
+    "apply-setters",
+    "(not implemented yet)",
+    run,
+};
