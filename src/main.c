@@ -12,7 +12,10 @@
 #include "util/fsutil.h"
 
 static const char usage[] =
-    "usage: cmp-generate [render] [DIR] [-o yaml|json] [--keep-config]\n"
+    "usage: cmp-generate [render] [DIR] [-o yaml|json] [--keep-config] [--results-dir DIR]\n"
+    "       cmp-generate render --in-place DIR [--results-dir DIR]\n"
+    "       cmp-generate eval DIR --fn NAME [--fn-config FILE] [--results-dir DIR] [-- key=value ...]\n"
+    "       cmp-generate fn NAME < resource-list.yaml\n"
     "       cmp-generate init | parameters\n"
     "       cmp-generate --help | --version\n"
     "\n"
@@ -22,6 +25,11 @@ static const char usage[] =
     "\n"
     "  -o, --output yaml|json  YAML documents (default), or one compact JSON object per line\n"
     "  --keep-config           keep the objects that pipeline steps use as configPath\n"
+    "  --in-place              write the rendered package back into its files, like kpt fn render\n"
+    "  --results-dir DIR       write the functions' results to DIR/results.yaml (FunctionResultList)\n"
+    "\n"
+    "eval runs one function over a directory tree in place, like kpt fn eval; fn runs one as a KRM function\n"
+    "(ResourceList on stdin and stdout) for kpt exec: steps and kustomize exec functions.\n"
     "\n"
     "Environment: ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE, ARGOCD_APP_PROJECT_NAME, ARGOCD_APP_REVISION,\n"
     "ARGOCD_APP_SOURCE_REPO_URL, ARGOCD_APP_SOURCE_TARGET_REVISION, ARGOCD_APP_SOURCE_PATH (stamped as\n"
@@ -70,6 +78,12 @@ static int cmd_render(int argc, char **argv)
                 return usage_error("unknown output format \"%s\" (yaml or json)", v);
         } else if (!strcmp(a, "--keep-config")) {
             o.keep_config = true;
+        } else if (!strcmp(a, "--in-place")) {
+            o.in_place = true;
+        } else if (!strcmp(a, "--results-dir")) {
+            if (++i >= argc)
+                return usage_error("%s needs a directory", a);
+            o.results_dir = argv[i];
         } else if (a[0] == '-' && a[1]) {
             return usage_error("unknown option %s", a);
         } else if (dir) {
@@ -93,6 +107,60 @@ static int cmd_render(int argc, char **argv)
     return rc;
 }
 
+static int cmd_eval(int argc, char **argv)
+{
+    eval_opts o = {0};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            o.kv = argv + i + 1;
+            o.nkv = argc - i - 1;
+            break;
+        }
+        if (!strcmp(a, "--fn") || !strcmp(a, "--image") || !strcmp(a, "--exec") || !strcmp(a, "--fn-config") ||
+            !strcmp(a, "--results-dir")) {
+            if (++i >= argc)
+                return usage_error("%s needs a value", a);
+            if (!strcmp(a, "--fn-config"))
+                o.fn_config = argv[i];
+            else if (!strcmp(a, "--results-dir"))
+                o.results_dir = argv[i];
+            else
+                o.fn = argv[i];
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option %s", a);
+        } else if (o.dir) {
+            return usage_error("more than one directory given (%s)", a);
+        } else {
+            o.dir = a;
+        }
+    }
+    if (!o.fn)
+        return usage_error("%s", "eval needs --fn NAME");
+    if (!o.dir)
+        o.dir = ".";
+    if (eval_in_place(&o) < 0) {
+        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_fn(int argc, char **argv)
+{
+    if (argc != 1 || argv[0][0] == '-')
+        return usage_error("%s", "usage: cmp-generate fn NAME < resource-list.yaml");
+    buf out = {0};
+    if (krm_function(argv[0], &out) < 0) {
+        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        buf_free(&out);
+        return 1;
+    }
+    int rc = write_all(out.data ? out.data : "", out.len) < 0 ? 1 : 0;
+    buf_free(&out);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     limits_from_env();
@@ -106,6 +174,10 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "render"))
         return cmd_render(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "eval"))
+        return cmd_eval(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "fn"))
+        return cmd_fn(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "init"))
         return 0; /* nothing to prepare for packages without charts */
     if (argc > 1 && !strcmp(argv[1], "parameters")) {

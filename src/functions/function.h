@@ -7,7 +7,8 @@
 #include "package/resource.h"
 #include "yaml/tree.h"
 
-enum severity { SEV_INFO, SEV_WARNING, SEV_ERROR };
+/* SEV_NONE: a result with no severity field, as list-setters reports. */
+enum severity { SEV_INFO, SEV_WARNING, SEV_ERROR, SEV_NONE };
 
 typedef struct fn_result {
     enum severity severity;

@@ -1,5 +1,7 @@
 #include "pipeline/executor.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 #include "pipeline/selector.h"
@@ -31,6 +33,23 @@ static int find_config(run_ctx *R, package *p, const step *s, rlist *items, cons
     return fail(display, 0, "configPath object was removed by an earlier step");
 }
 
+void run_ctx_free(run_ctx *R)
+{
+    free(R->results.v);
+    free(R->reports);
+    R->results.v = NULL;
+    R->reports = NULL;
+}
+
+static int run_fn(run_ctx *R, const step *s, fn_ctx *c)
+{
+    size_t first = R->results.n;
+    int rc = s->fn->run(c);
+    R->reports = xrealloc(R->reports, (R->nreports + 1) * sizeof *R->reports);
+    R->reports[R->nreports++] = (step_report){s->ref, s->is_exec, rc < 0 ? 1 : 0, first, R->results.n - first};
+    return rc;
+}
+
 int run_step(run_ctx *R, package *p, const step *s, rlist *items)
 {
     diag_set_step(s->label);
@@ -49,7 +68,7 @@ int run_step(run_ctx *R, package *p, const step *s, rlist *items)
     bool selecting = s->nselectors || s->nexcludes;
     if (!selecting && !s->validator) {
         c.items = items;
-        int rc = s->fn->run(&c);
+        int rc = run_fn(R, s, &c);
         rlist_compact(items);
         return rc;
     }
@@ -66,7 +85,7 @@ int run_step(run_ctx *R, package *p, const step *s, rlist *items)
         }
     }
     c.items = &sub;
-    int rc = s->fn->run(&c);
+    int rc = run_fn(R, s, &c);
     if (s->validator || rc < 0) {
         for (size_t i = 0; i < items->n; i++)
             items->v[i]->flags &= (uint8_t)~R_SELECTED;

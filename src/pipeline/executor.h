@@ -6,11 +6,23 @@
 #include "package/package.h"
 #include "pipeline/kptfile.h"
 
+/* What one executed step reported, for --results-dir. */
+typedef struct step_report {
+    const char *ref; /* image or exec as written */
+    bool exec;
+    int exit_code;
+    size_t first, count; /* its slice of run_ctx.results */
+} step_report;
+
 typedef struct run_ctx {
     arena *a;
     strtab *st;
     fn_results results;
+    step_report *reports;
+    size_t nreports;
 } run_ctx;
+
+void run_ctx_free(run_ctx *R);
 
 /* Renders p and its subpackages; out receives the rendered resources in kpt's order. */
 int hydrate(run_ctx *R, package *p, rlist *out);

@@ -75,6 +75,7 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
     if ((image && *image) == (exec && *exec))
         return fail(file, (int)n->line, "%s: a function needs exactly one of image and exec", s->label);
     s->ref = image && *image ? image : exec;
+    s->is_exec = !(image && *image);
     const char *base = fn_basename(a, s->ref);
     s->fn = fn_lookup(base);
     s->label = arena_printf(a, "pipeline.%s[%zu] (%s)", list, index, base);

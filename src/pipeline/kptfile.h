@@ -13,6 +13,7 @@ typedef struct selector {
 
 typedef struct step {
     const char *ref;         /* image or exec as written */
+    bool is_exec;
     const fn_def *fn;
     const char *config_path; /* package-relative, checked */
     const node *config_map;

@@ -1,14 +1,17 @@
 #include "render/render.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "argocd/metadata.h"
 #include "package/package.h"
 #include "pipeline/executor.h"
+#include "render/inplace.h"
+#include "render/results.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
-
+#include "yaml/load.h"
 
 static int emit_stream(const rlist *items, bool json, buf *out)
 {
@@ -47,14 +50,111 @@ int render(const render_opts *o, buf *out)
         goto done;
     if (hydrate(&R, root, &items) < 0)
         goto done;
+    if (o->in_place) {
+        diag_set_step("write");
+        rc = write_in_place(a, root, &items, true);
+        goto done;
+    }
     diag_set_step("annotate");
     app_meta_from_env(&meta);
     prepare_for_argocd(a, &items, &meta, domain, o->keep_config);
     diag_set_step("emit");
     rc = emit_stream(&items, o->json, out);
 done:
+    if (o->results_dir)
+        write_results(&R, o->results_dir, rc < 0);
     rlist_free(&items);
-    free(R.results.v);
+    run_ctx_free(&R);
+    package_free(root);
+    strtab_release(st);
+    arena_free(a);
+    return rc;
+}
+
+/* eval sees the tree as one flat list with root-relative paths: re-home every resource on the root package. */
+static void flatten(arena *a, package *root, package *p, rlist *out)
+{
+    for (size_t i = 0; i < p->own.n; i++) {
+        resource *r = p->own.v[i];
+        if (p != root) {
+            r->path = arena_printf(a, "%s/%s", p->rel, r->path);
+            r->pkg = root;
+        }
+        rlist_push(out, r);
+    }
+    for (size_t i = 0; i < p->nsubs; i++)
+        flatten(a, root, p->subs[i], out);
+}
+
+int eval_in_place(const eval_opts *o)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    package *root = NULL;
+    rlist items = {0};
+    run_ctx R = {.a = a, .st = st};
+    int rc = -1;
+    step s = {.ref = o->fn, .label = arena_printf(a, "eval (%s)", fn_basename(a, o->fn))};
+    diag_set_step("read");
+    s.fn = fn_lookup(fn_basename(a, o->fn));
+    if (!s.fn) {
+        fail(NULL, 0, "unknown function \"%s\"; built-in functions: %s", o->fn, fn_names(a));
+        goto done;
+    }
+    load_ctx lc = {.a = a, .st = st};
+    if (package_load(&lc, o->dir, false, &root) < 0)
+        goto done;
+    /* the root's own list becomes the whole tree, so a package-less run can still write back by path */
+    flatten(a, root, root, &items);
+    for (size_t i = 0; i < root->nsubs; i++)
+        package_free(root->subs[i]);
+    root->nsubs = 0;
+    rlist_free(&root->own);
+    for (size_t i = 0; i < items.n; i++)
+        rlist_push(&root->own, items.v[i]);
+    node *config = NULL;
+    if (o->fn_config) {
+        char *text;
+        size_t len;
+        if (read_text_file(o->fn_config, o->fn_config, &text, &len) < 0)
+            goto done;
+        int lrc = yaml_load_one(a, st, o->fn_config, text, len, &config);
+        free(text);
+        if (lrc < 0)
+            goto done;
+        if (!config) {
+            fail(o->fn_config, 0, "the function config file is empty");
+            goto done;
+        }
+    } else if (o->nkv) {
+        node *data = node_map(a);
+        for (int i = 0; i < o->nkv; i++) {
+            const char *eq = strchr(o->kv[i], '=');
+            if (!eq) {
+                fail(NULL, 0, "function argument \"%s\" is not key=value", o->kv[i]);
+                goto done;
+            }
+            map_set(a, data, arena_strndup(a, o->kv[i], (size_t)(eq - o->kv[i])), node_str(a, eq + 1));
+        }
+        config = synthesize_config_map(a, data);
+    }
+    diag_set_step(s.label);
+    fn_ctx c = {.a = a, .st = st, .items = &items, .config = config, .pkg = root, .results = &R.results};
+    c.config_file = o->fn_config ? o->fn_config : "functionConfig";
+    size_t first = R.results.n;
+    rc = s.fn->run(&c);
+    R.reports = xrealloc(R.reports, sizeof *R.reports);
+    R.reports[R.nreports++] = (step_report){o->fn, false, rc < 0, first, R.results.n - first};
+    rlist_compact(&items);
+    if (rc == 0) {
+        diag_set_step("write");
+        rc = write_in_place(a, root, &items, false);
+    }
+done:
+    if (o->results_dir)
+        write_results(&R, o->results_dir, rc < 0);
+    rlist_free(&items);
+    run_ctx_free(&R);
     package_free(root);
     strtab_release(st);
     arena_free(a);

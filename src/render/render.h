@@ -7,10 +7,27 @@
 
 typedef struct render_opts {
     const char *dir;
-    bool json;        /* one compact JSON object per line instead of YAML documents */
-    bool keep_config; /* keep configPath objects in the output */
+    bool json;               /* one compact JSON object per line instead of YAML documents */
+    bool keep_config;        /* keep configPath objects in the output */
+    bool in_place;           /* kpt fn render parity: write the package back instead of printing for Argo CD */
+    const char *results_dir; /* write results.yaml there */
 } render_opts;
 
-/* Renders into out; on failure out holds nothing useful and diag has the message. */
+/* Renders into out (nothing in in-place mode); on failure diag has the message. */
 int render(const render_opts *o, buf *out);
+
+typedef struct eval_opts {
+    const char *dir;
+    const char *fn;          /* function name or image ref */
+    const char *fn_config;   /* file holding the functionConfig */
+    char **kv;               /* key=value pairs for a function-input ConfigMap */
+    int nkv;
+    const char *results_dir;
+} eval_opts;
+
+/* kpt fn eval parity: one function over the whole tree (subpackages included), written back in place. */
+int eval_in_place(const eval_opts *o);
+
+/* A KRM function over stdin/stdout: ResourceList in, ResourceList out. */
+int krm_function(const char *name, buf *out);
 #endif

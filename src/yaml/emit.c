@@ -110,7 +110,12 @@ static void put_inline_scalar(buf *b, const node *n, bool flow)
             buf_put(b, s, len);
             return;
         }
-        break;
+        /* kyaml's choice: text that would read as another type gets double quotes, text that only breaks plain
+         * syntax gets single quotes. */
+        if (plain_allowed(s, len, flow) || !single_quotable(s, len) || node_tag(n))
+            break;
+        put_single_quoted(b, s, len);
+        return;
     }
     put_double_quoted(b, s, len);
 }

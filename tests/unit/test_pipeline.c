@@ -80,7 +80,7 @@ static void unworld(struct world *w)
 {
     rlist_free(&w->items);
     rlist_free(&w->pkg.own);
-    free(w->R.results.v);
+    run_ctx_free(&w->R);
     strtab_release(w->st);
     arena_free(w->a);
 }

@@ -1,0 +1,139 @@
+/* `cmp-generate fn NAME`: a built-in as a KRM function (ResourceList on stdin, ResourceList on stdout), so that
+ * kpt's exec: and kustomize's exec KRM functions can call it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "functions/function.h"
+#include "pipeline/executor.h"
+#include "render/render.h"
+#include "util/diag.h"
+#include "util/fsutil.h"
+#include "yaml/emit.h"
+#include "yaml/load.h"
+
+static int read_stdin(char **out, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *d = xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > cmp_limits.max_file_bytes) {
+                free(d);
+                return fail("stdin", 0, "input is over %zu bytes (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
+                            cmp_limits.max_file_bytes);
+            }
+            d = xrealloc(d, cap *= 2);
+        }
+        ssize_t r = read(STDIN_FILENO, d + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(d);
+            return fail("stdin", 0, "cannot read: %s", strerror(errno));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    d[n] = 0;
+    *out = d;
+    *len = n;
+    return 0;
+}
+
+static const char *annotation(const node *item, const char *a, const char *b)
+{
+    const char *v = path_str(item, "metadata", "annotations", a, NULL);
+    return v ? v : path_str(item, "metadata", "annotations", b, NULL);
+}
+
+/* Items the function added carry no path yet: give them kpt's annotations so the caller can place them. */
+static void annotate_new(arena *a, resource *r)
+{
+    if (!r->path || annotation(r->root, "internal.config.kubernetes.io/path", "config.kubernetes.io/path"))
+        return;
+    node *ann = map_ensure_map(a, map_ensure_map(a, r->root, "metadata"), "annotations");
+    if (!ann)
+        return;
+    map_set_str(a, ann, "config.kubernetes.io/path", r->path);
+    map_set_str(a, ann, "internal.config.kubernetes.io/path", r->path);
+}
+
+int krm_function(const char *name, buf *out)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    rlist items = {0};
+    fn_results results = {0};
+    int rc = -1;
+    char *text = NULL;
+    size_t len = 0;
+    node *rl = NULL;
+    diag_set_step("read");
+    const fn_def *fn = fn_lookup(fn_basename(a, name));
+    if (!fn) {
+        fail(NULL, 0, "unknown function \"%s\"; built-in functions: %s", name, fn_names(a));
+        goto done;
+    }
+    if (read_stdin(&text, &len) < 0 || yaml_load_one(a, st, "stdin", text, len, &rl) < 0)
+        goto done;
+    if (!rl || !is_map(rl) || !scalar_is(map_get(rl, "kind"), "ResourceList")) {
+        fail("stdin", rl ? (int)rl->line : 0, "expected a ResourceList (kind: ResourceList)");
+        goto done;
+    }
+    node *list = map_get(rl, "items");
+    if (list && !is_null(list) && !is_seq(list)) {
+        fail("stdin", (int)list->line, "ResourceList items must be a list");
+        goto done;
+    }
+    for (uint32_t i = 0; list && is_seq(list) && i < list->c.n; i++) {
+        node *it = list->c.kids[i];
+        if (!is_map(it)) {
+            fail("stdin", (int)it->line, "ResourceList items must be objects");
+            goto done;
+        }
+        const char *path = annotation(it, "internal.config.kubernetes.io/path", "config.kubernetes.io/path");
+        const char *index = annotation(it, "internal.config.kubernetes.io/index", "config.kubernetes.io/index");
+        resource *r = resource_new(a, it, NULL, path, index ? (uint32_t)strtoul(index, NULL, 10) : 0);
+        rlist_push(&items, r);
+    }
+    diag_set_step(arena_printf(a, "fn (%s)", fn->name));
+    node *config = map_get(rl, "functionConfig");
+    fn_ctx c = {.a = a, .st = st, .items = &items, .config = is_null(config) ? NULL : config, .results = &results,
+                .config_file = "functionConfig"};
+    if (fn->run(&c) < 0)
+        goto done;
+    rlist_compact(&items);
+    node *outl = node_map(a);
+    map_set(a, outl, "apiVersion", node_str(a, scalar(map_get(rl, "apiVersion")) ? scalar(map_get(rl, "apiVersion"))
+                                                                                 : "config.kubernetes.io/v1"));
+    map_set(a, outl, "kind", node_str(a, "ResourceList"));
+    node *oitems = map_set(a, outl, "items", node_seq(a));
+    for (size_t i = 0; i < items.n; i++) {
+        annotate_new(a, items.v[i]);
+        seq_append(a, oitems, items.v[i]->root);
+    }
+    if (results.n) {
+        node *rs = map_set(a, outl, "results", node_seq(a));
+        static const char *sev[] = {"info", "warning", "error", NULL};
+        for (size_t i = 0; i < results.n; i++) {
+            node *m = node_map(a);
+            map_set(a, m, "message", node_str(a, results.v[i].message));
+            if (sev[results.v[i].severity])
+                map_set(a, m, "severity", node_str(a, sev[results.v[i].severity]));
+            seq_append(a, rs, m);
+        }
+    }
+    emit_opts eo = {.seq_wide = false, .comments = true};
+    emit_yaml(out, outl, &eo);
+    rc = 0;
+done:
+    free(text);
+    free(results.v);
+    rlist_free(&items);
+    strtab_release(st);
+    arena_free(a);
+    return rc;
+}

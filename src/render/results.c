@@ -1,0 +1,99 @@
+#include "render/results.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/diag.h"
+#include "yaml/emit.h"
+
+static const char *severity_name(enum severity s)
+{
+    switch (s) {
+    case SEV_INFO: return "info";
+    case SEV_WARNING: return "warning";
+    case SEV_ERROR: return "error";
+    default: return NULL;
+    }
+}
+
+static node *str(arena *a, const char *s)
+{
+    return node_str(a, s ? s : "");
+}
+
+static node *result_node(arena *a, const fn_result *r)
+{
+    node *m = node_map(a);
+    map_set(a, m, "message", str(a, r->message));
+    if (severity_name(r->severity))
+        map_set(a, m, "severity", node_scalar(a, severity_name(r->severity), strlen(severity_name(r->severity)), ST_PLAIN));
+    if (r->res && r->res->root) {
+        node *ref = node_map(a);
+        const char *fields[][2] = {{"apiVersion", res_api_version(r->res)}, {"kind", res_kind(r->res)},
+                                   {"name", res_name(r->res)}, {"namespace", res_namespace(r->res)}};
+        for (size_t i = 0; i < 4; i++)
+            if (fields[i][1] && *fields[i][1])
+                map_set(a, ref, fields[i][0], str(a, fields[i][1]));
+        if (ref->c.n)
+            map_set(a, m, "resourceRef", ref);
+    }
+    if (r->field) {
+        node *f = node_map(a);
+        map_set(a, f, "path", str(a, r->field));
+        map_set(a, m, "field", f);
+    }
+    if (r->res && r->res->path) {
+        node *f = node_map(a);
+        map_set(a, f, "path", str(a, r->res->path));
+        if (r->res->index)
+            map_set(a, f, "index", node_scalar(a, arena_printf(a, "%u", r->res->index), strlen(arena_printf(a, "%u", r->res->index)), ST_PLAIN));
+        map_set(a, m, "file", f);
+    }
+    return m;
+}
+
+int write_results(const run_ctx *R, const char *dir, int exit_code)
+{
+    arena *a = arena_new();
+    node *root = node_map(a);
+    map_set(a, root, "apiVersion", node_scalar(a, "kpt.dev/v1", 10, ST_PLAIN));
+    map_set(a, root, "kind", node_scalar(a, "FunctionResultList", 18, ST_PLAIN));
+    node *md = map_set(a, root, "metadata", node_map(a));
+    map_set(a, md, "name", node_scalar(a, "fnresults", 9, ST_PLAIN));
+    map_set(a, root, "exitCode", node_scalar(a, exit_code ? "1" : "0", 1, ST_PLAIN));
+    node *items = map_set(a, root, "items", node_seq(a));
+    for (size_t i = 0; i < R->nreports; i++) {
+        const step_report *sr = &R->reports[i];
+        node *it = node_map(a);
+        map_set(a, it, sr->exec ? "exec" : "image", str(a, sr->ref));
+        map_set(a, it, "exitCode", node_scalar(a, sr->exit_code ? "1" : "0", 1, ST_PLAIN));
+        if (sr->exit_code && diag_failed())
+            map_set(a, it, "stderr", str(a, diag_message()));
+        if (sr->count) {
+            node *rs = map_set(a, it, "results", node_seq(a));
+            for (size_t k = 0; k < sr->count; k++)
+                seq_append(a, rs, result_node(a, &R->results.v[sr->first + k]));
+        }
+        seq_append(a, items, it);
+    }
+    if (!items->c.n)
+        map_delete(root, "items");
+    buf b = {0};
+    emit_opts eo = {.seq_wide = true, .comments = false};
+    emit_yaml(&b, root, &eo);
+    mkdir(dir, 0755);
+    char *path = arena_printf(a, "%s/results.yaml", dir);
+    FILE *f = fopen(path, "w");
+    int rc = 0;
+    if (!f || fwrite(b.data, 1, b.len, f) != b.len)
+        rc = -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    if (rc < 0)
+        fprintf(stderr, "cmp-generate: cannot write %s: %s\n", path, strerror(errno));
+    buf_free(&b);
+    arena_free(a);
+    return rc;
+}

@@ -1,0 +1,8 @@
+/* --results-dir: what the functions reported, as kpt's FunctionResultList (results.yaml). */
+#ifndef CMP_RENDER_RESULTS_H
+#define CMP_RENDER_RESULTS_H
+#include "pipeline/executor.h"
+
+/* Writes dir/results.yaml (creating dir). exit_code is the render's. */
+int write_results(const run_ctx *R, const char *dir, int exit_code);
+#endif
