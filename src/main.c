@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "argocd/parameters.h"
+#include "argocd/settings.h"
 #include "functions/function.h"
 #include "render/render.h"
 #include "util/diag.h"
@@ -161,6 +163,37 @@ static int cmd_fn(int argc, char **argv)
     return rc;
 }
 
+/* Argo CD's dynamic parameters: stdout is always a JSON array; problems go to stderr and the exit status stays 0,
+ * because Argo CD would otherwise show no parameters at all. */
+static int cmd_parameters(int argc, char **argv)
+{
+    buf out = {0};
+    if (print_parameters(argc > 0 ? argv[0] : ".", &out) < 0)
+        fprintf(stderr, "cmp-generate: parameters: %s\n", diag_message());
+    int rc = write_all(out.data, out.len) < 0 ? 1 : 0;
+    buf_free(&out);
+    return rc;
+}
+
+/* The settings table in the forms the project publishes it: plugin.yaml's parameters.static, README, JSON. */
+static int cmd_settings(int argc, char **argv)
+{
+    buf out = {0};
+    const char *form = argc > 0 ? argv[0] : "--json";
+    if (!strcmp(form, "--yaml"))
+        settings_announce_yaml(&out, 6);
+    else if (!strcmp(form, "--markdown"))
+        settings_markdown(&out);
+    else if (!strcmp(form, "--json")) {
+        settings_announce_json(&out);
+        buf_putc(&out, '\n');
+    } else
+        return usage_error("settings takes --json, --yaml or --markdown, not %s", form);
+    int rc = write_all(out.data, out.len) < 0 ? 1 : 0;
+    buf_free(&out);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     limits_from_env();
@@ -180,9 +213,9 @@ int main(int argc, char **argv)
         return cmd_fn(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "init"))
         return 0; /* nothing to prepare for packages without charts */
-    if (argc > 1 && !strcmp(argv[1], "parameters")) {
-        puts("[]");
-        return 0;
-    }
+    if (argc > 1 && !strcmp(argv[1], "parameters"))
+        return cmd_parameters(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "settings"))
+        return cmd_settings(argc - 2, argv + 2);
     return cmd_render(argc - 1, argv + 1);
 }

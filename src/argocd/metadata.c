@@ -48,16 +48,10 @@ static bool dns_subdomain(const char *s)
     return label && s[n - 1] != '-';
 }
 
-int annotation_domain(const char **out)
+int check_annotation_domain(const char *d)
 {
-    const char *d = env("ANNOTATION_DOMAIN");
-    if (!d)
-        d = env("ARGOCD_ENV_ANNOTATION_DOMAIN");
-    if (!d)
-        d = "cmp-generate";
     if (!dns_subdomain(d))
         return fail(NULL, 0, "annotation domain \"%s\" is not a DNS subdomain (lower-case letters, digits, '-' and '.')", d);
-    *out = d;
     return 0;
 }
 
@@ -84,7 +78,19 @@ static void strip_bookkeeping(node *root)
         map_delete(md, "annotations");
 }
 
-void prepare_for_argocd(arena *a, rlist *items, const app_meta *m, const char *domain, bool keep_config)
+void drop_unapplied(rlist *items, bool keep_config)
+{
+    for (size_t i = 0; i < items->n; i++) {
+        resource *r = items->v[i];
+        if ((r->flags & R_KUSTOMIZE) || res_is_kptfile(r) || res_is_local_config(r) ||
+            ((r->flags & R_CONFIG) && !keep_config))
+            items->v[i] = NULL;
+    }
+    rlist_compact(items);
+}
+
+void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domain, bool (*enabled)(const void *, const char *),
+                    const void *ud)
 {
     const struct {
         const char *suffix, *value;
@@ -96,21 +102,15 @@ void prepare_for_argocd(arena *a, rlist *items, const app_meta *m, const char *d
     };
     for (size_t i = 0; i < items->n; i++) {
         resource *r = items->v[i];
-        if ((r->flags & R_KUSTOMIZE) || res_is_kptfile(r) || res_is_local_config(r) ||
-            ((r->flags & R_CONFIG) && !keep_config)) {
-            items->v[i] = NULL;
-            continue;
-        }
         strip_bookkeeping(r->root);
         node *md = map_get(r->root, "metadata");
         node *ann = NULL;
         for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++) {
-            if (!stamps[s].value)
+            if (!stamps[s].value || (enabled && !enabled(ud, stamps[s].suffix)))
                 continue;
             if (!ann && !(ann = map_ensure_map(a, md, "annotations")))
                 break; /* annotations that are not a map: leave the object alone rather than guess */
             map_set_str(a, ann, arena_printf(a, "%s/%s", domain, stamps[s].suffix), stamps[s].value);
         }
     }
-    rlist_compact(items);
 }

@@ -11,11 +11,15 @@ typedef struct app_meta {
 
 /* ARGOCD_APP_* from the environment; unset variables stay NULL. */
 void app_meta_from_env(app_meta *m);
-/* The annotation key prefix: ANNOTATION_DOMAIN, or ARGOCD_ENV_ANNOTATION_DOMAIN, else "cmp-generate". Validated. */
-int annotation_domain(const char **out);
+/* The annotation key prefix must be a DNS subdomain, as Kubernetes requires. */
+int check_annotation_domain(const char *domain);
 
-/* The last stage before emit: drops what must not reach the cluster (local-config objects, Kptfiles,
- * kustomization files, configPath files unless keep_config), strips kpt's bookkeeping annotations and stamps
- * <domain>/app, /app-namespace, /project, /revision, /repo, /target-revision, /path. */
-void prepare_for_argocd(arena *a, rlist *items, const app_meta *m, const char *domain, bool keep_config);
+/* Drops what must not reach the cluster: local-config objects, Kptfiles, kustomization files, and configPath
+ * objects unless keep_config. */
+void drop_unapplied(rlist *items, bool keep_config);
+
+/* Strips kpt's bookkeeping annotations and stamps <domain>/app, /app-namespace, /project, /revision, /repo,
+ * /target-revision, /path; enabled(key) chooses which. */
+void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domain, bool (*enabled)(const void *, const char *),
+                    const void *ud);
 #endif

@@ -37,8 +37,31 @@ void run_ctx_free(run_ctx *R)
 {
     free(R->results.v);
     free(R->reports);
+    free(R->setter_used);
     R->results.v = NULL;
     R->reports = NULL;
+    R->setter_used = NULL;
+}
+
+/* Argo CD's setters parameter: replaces values of setters the config already defines (on our copy of it). */
+static void override_setters(run_ctx *R, node *config)
+{
+    node *data = map_get(config, "data");
+    if (!is_map(data))
+        return;
+    const node *o = R->setter_overrides;
+    if (!R->setter_used)
+    {
+        R->setter_used = xmalloc((o->c.n + 1) * sizeof *R->setter_used);
+        memset(R->setter_used, 0, (o->c.n + 1) * sizeof *R->setter_used);
+    }
+    for (uint32_t i = 0; i < o->c.n; i++) {
+        const char *k = scalar(map_key(o, i));
+        if (k && map_get(data, k)) {
+            map_set(R->a, data, k, node_str(R->a, scalar(map_val(o, i))));
+            R->setter_used[i] = true;
+        }
+    }
 }
 
 static int run_fn(run_ctx *R, const step *s, fn_ctx *c)
@@ -65,6 +88,8 @@ int run_step(run_ctx *R, package *p, const step *s, rlist *items)
         /* A copy, as kpt hands a function its config: edits to the item do not reach the config mid-step. */
         c.config = node_clone(R->a, cfg);
     }
+    if (R->setter_overrides && c.config && !strcmp(s->fn->name, "apply-setters"))
+        override_setters(R, c.config);
     bool selecting = s->nselectors || s->nexcludes;
     if (!selecting && !s->validator) {
         c.items = items;

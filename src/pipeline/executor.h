@@ -20,6 +20,8 @@ typedef struct run_ctx {
     fn_results results;
     step_report *reports;
     size_t nreports;
+    const node *setter_overrides; /* map: values that replace apply-setters config values */
+    bool *setter_used;
 } run_ctx;
 
 void run_ctx_free(run_ctx *R);

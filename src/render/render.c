@@ -1,9 +1,13 @@
 #include "render/render.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "argocd/metadata.h"
+#include "argocd/overrides.h"
+#include "argocd/settings.h"
 #include "package/package.h"
 #include "pipeline/executor.h"
 #include "render/inplace.h"
@@ -12,6 +16,26 @@
 #include "util/fsutil.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
+
+static void on_deadline(int sig)
+{
+    static const char msg[] = "cmp-generate: the render went over its time budget (parameter timeout; Argo CD gives a "
+                              "plugin 60 s in all)\n";
+    (void)sig;
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+    }
+    /* nothing has reached stdout yet: the stream is written only at the end */
+    _exit(1);
+}
+
+static void start_deadline(int seconds)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_deadline;
+    sigaction(SIGALRM, &sa, NULL);
+    alarm((unsigned)seconds);
+}
 
 static int emit_stream(const rlist *items, bool json, buf *out)
 {
@@ -33,6 +57,11 @@ static int emit_stream(const rlist *items, bool json, buf *out)
     return 0;
 }
 
+static bool stamp_enabled(const void *ud, const char *key)
+{
+    return settings_stamps(ud, key);
+}
+
 int render(const render_opts *o, buf *out)
 {
     arena *a = arena_new();
@@ -40,13 +69,20 @@ int render(const render_opts *o, buf *out)
     package *root = NULL;
     rlist items = {0};
     run_ctx R = {.a = a, .st = st};
-    const char *domain;
+    settings set;
     app_meta meta;
     int rc = -1;
 
+    diag_set_step("parameters");
+    if (!o->in_place) {
+        if (settings_load(a, st, &set) < 0 || check_annotation_domain(set.annotation_domain) < 0)
+            goto done;
+        start_deadline(set.timeout_seconds);
+        R.setter_overrides = set.setters;
+    }
     diag_set_step("read");
     load_ctx lc = {.a = a, .st = st};
-    if (annotation_domain(&domain) < 0 || package_load(&lc, o->dir, true, &root) < 0)
+    if (package_load(&lc, o->dir, true, &root) < 0)
         goto done;
     if (hydrate(&R, root, &items) < 0)
         goto done;
@@ -55,9 +91,15 @@ int render(const render_opts *o, buf *out)
         rc = write_in_place(a, root, &items, true);
         goto done;
     }
+    diag_set_step("parameters");
+    if (check_setters_used(&R) < 0)
+        goto done;
+    drop_unapplied(&items, o->keep_config);
+    if (apply_final_steps(&R, root, &items, &set) < 0)
+        goto done;
     diag_set_step("annotate");
     app_meta_from_env(&meta);
-    prepare_for_argocd(a, &items, &meta, domain, o->keep_config);
+    stamp_metadata(a, &items, &meta, set.annotation_domain, stamp_enabled, &set);
     diag_set_step("emit");
     rc = emit_stream(&items, o->json, out);
 done:

@@ -61,3 +61,9 @@ void diag_reset(void)
     message[0] = 0;
     step = NULL;
 }
+
+void diag_clear(void)
+{
+    failed = false;
+    message[0] = 0;
+}

@@ -12,4 +12,6 @@ int fail(const char *file, int line, const char *fmt, ...) __attribute__((format
 bool diag_failed(void);
 const char *diag_message(void);
 void diag_reset(void);
+/* Forgets a recorded error but keeps the step: for callers that try one reading and fall back to another. */
+void diag_clear(void);
 #endif

@@ -455,3 +455,8 @@ void emit_json(buf *b, const node *n)
     default: put_json_string(b, n->s.str, n->s.len);
     }
 }
+
+void json_quote(buf *b, const char *s)
+{
+    put_json_string(b, s, strlen(s));
+}

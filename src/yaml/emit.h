@@ -15,4 +15,6 @@ typedef struct emit_opts {
 void emit_yaml(buf *b, const node *root, const emit_opts *o);
 /* Compact JSON on one line, no trailing newline. Plain scalars are typed the way YAML 1.1 readers type them. */
 void emit_json(buf *b, const node *root);
+/* A JSON string literal, quotes included. */
+void json_quote(buf *b, const char *s);
 #endif
