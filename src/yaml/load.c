@@ -37,6 +37,7 @@ struct loader {
     node *root;
     int seq_wide;      /* -1 unknown */
     uint32_t last_key_col;
+    bool bad_tag;
 };
 
 static void push_pending(struct loader *L, node *n)
@@ -149,10 +150,33 @@ static void set_extra(struct loader *L, node *n, const char *tag, const char *co
         n->x->head = head;
 }
 
+/* Kubernetes YAML needs only the core schema's tags. Anything else (!!python/object, !custom) would be read
+ * differently, or refused, by the Go readers behind Argo CD: refuse it here with a clear message instead. */
+static bool allowed_tag(const char *handle, const char *suffix)
+{
+    static const char *const core[] = {"str", "int", "float", "bool", "null", "map", "seq", "binary", "timestamp", NULL};
+    if (handle && !strcmp(handle, "!") && (!suffix || !*suffix))
+        return true;
+    if (!handle || strcmp(handle, "!!") || !suffix)
+        return false;
+    for (const char *const *c = core; *c; c++)
+        if (!strcmp(*c, suffix))
+            return true;
+    return false;
+}
+
 static const char *tag_text(struct loader *L, struct fy_token *t)
 {
     if (!t)
         return NULL;
+    if (!allowed_tag(fy_tag_token_handle0(t), fy_tag_token_suffix0(t))) {
+        const char *h = fy_tag_token_handle0(t), *sfx = fy_tag_token_suffix0(t);
+        const struct fy_mark *m = fy_token_start_mark(t);
+        fail(L->file, m ? m->line + 1 : 0, "unsupported tag \"%s%s\": only the core YAML tags (!!str, !!int, ...) are allowed",
+             h ? h : "", sfx ? sfx : "");
+        L->bad_tag = true;
+        return NULL;
+    }
     const char *h = fy_tag_token_handle0(t), *s = fy_tag_token_suffix0(t);
     if (h && !strcmp(h, "!!") && s)
         return intern(L->st, arena_printf(L->a, "!!%s", s), strlen(s) + 2);
@@ -339,6 +363,8 @@ static int open_collection(struct loader *L, node *n, struct fy_event *e, struct
         return fail(L->file, (int)n->line,
                     "nesting deeper than %u levels (limit max-depth; raise it with CMP_MAX_DEPTH)", yaml_limits.max_depth);
     set_extra(L, n, tag_text(L, tag), NULL, NULL);
+    if (L->bad_tag)
+        return -1;
     if (fy_event_get_node_style(e) == FYNS_FLOW)
         n->style = ST_FLOW;
     int key = in_key_position(L);
@@ -398,6 +424,8 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     if (key)
         L->last_key_col = n->col;
     set_extra(L, n, tag_text(L, e->scalar.tag), comment, head);
+    if (L->bad_tag)
+        return -1;
     register_anchor(L, e->scalar.anchor, n, 0);
     note_end(L, t);
     return add_child(L, n);
