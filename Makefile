@@ -33,7 +33,9 @@ SAN_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
 .PHONY: all run test deps deps-debian tools install uninstall clean bench image asan unit fuzz
 
 all: $(BIN_DIR)/cmp-generate
+ifneq ($(BIN_DIR),.)
 cmp-generate: $(BIN_DIR)/cmp-generate
+endif
 
 $(BIN_DIR)/cmp-generate: $(BUILD)/rel/src/main.o $(REL_OBJS)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,63 @@
+# cmp-generate sidecar image for the argocd-repo-server pod (Argo CD Config Management Plugin).
+#
+#   docker build -t ghcr.io/cmp-generate/cmp-generate:v0.1.0 .
+#   docker build --build-arg HELM_VERSION=3.17.3 --build-arg KUSTOMIZE_VERSION=5.4.3 ...
+#
+# The entrypoint, /var/run/argocd/argocd-cmp-server, is not in this image: the repo-server pod's copyutil init
+# container copies the argocd binary into the shared var-files volume, which the sidecar mounts at /var/run/argocd.
+# The sidecar is meant to run as uid/gid 999 with readOnlyRootFilesystem and an emptyDir at /tmp, so everything
+# that needs to write (HOME, caches, Helm state, the CMP work dir /tmp/_cmp_server) lives under /tmp.
+
+# Pinned tool versions; override with --build-arg.
+ARG HELM_VERSION=3.17.3
+ARG KUSTOMIZE_VERSION=5.4.3
+
+# --- build: compile cmp-generate -------------------------------------------------------------------------------
+FROM debian:bookworm AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      build-essential pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN make cmp-generate \
+ && ./cmp-generate --version
+
+# --- helm and kustomize: static binaries from their official images ---------------------------------------------
+FROM alpine/helm:${HELM_VERSION} AS helm
+FROM registry.k8s.io/kustomize/kustomize:v${KUSTOMIZE_VERSION} AS kustomize
+
+# --- runtime ----------------------------------------------------------------------------------------------------
+FROM debian:bookworm-slim AS runtime
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libfyaml0 libpcre2-8-0 libgit2-1.5 ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --gid 999 argocd \
+ && useradd --uid 999 --gid 999 --home-dir /home/argocd --no-create-home --shell /usr/sbin/nologin argocd \
+ && mkdir -p /home/argocd/cmp-server/config /home/argocd/cmp-server/plugins \
+ && chown 999:999 /home/argocd /home/argocd/cmp-server/plugins
+
+COPY --from=build /src/cmp-generate /usr/local/bin/cmp-generate
+COPY --from=helm /usr/bin/helm /usr/local/bin/helm
+COPY --from=kustomize /app/kustomize /usr/local/bin/kustomize
+COPY plugin.yaml /home/argocd/cmp-server/config/plugin.yaml
+
+# Fail the build if a shared library is missing or a binary does not start.
+RUN ! ldd /usr/local/bin/cmp-generate | grep -q 'not found' \
+ && /usr/local/bin/cmp-generate --version \
+ && /usr/local/bin/helm version --short \
+ && /usr/local/bin/kustomize version
+
+ENV HOME=/tmp \
+    XDG_CACHE_HOME=/tmp/.cache \
+    XDG_CONFIG_HOME=/tmp/.config \
+    XDG_DATA_HOME=/tmp/.local/share \
+    HELM_CACHE_HOME=/tmp/.cache/helm \
+    HELM_CONFIG_HOME=/tmp/.config/helm \
+    HELM_DATA_HOME=/tmp/.local/share/helm
+
+WORKDIR /home/argocd
+# Numeric, so that Kubernetes can check runAsNonRoot without a runAsUser in the pod spec.
+USER 999
+ENTRYPOINT ["/var/run/argocd/argocd-cmp-server"]
