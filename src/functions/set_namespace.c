@@ -1,13 +1,605 @@
-/* set-namespace: not implemented yet (see the catalog semantics in the project docs). */
+/* set-namespace: rewrites namespaces and the fields that refer to them (catalog set-namespace, SDK go/fn).
+ *
+ * Config: ConfigMap data.namespace (+ data.namespaceMatcher); a ConfigMap named kptfile.kpt.dev gives data.name when
+ * data.namespace is empty (package-context mode); or fn.kpt.dev SetNamespace{namespace, namespaceMatcher}. As in kpt,
+ * a config it cannot use is an error *result* and the step passes; but no config at all, a config that is not a map,
+ * and values of the wrong type fail the step (kpt crashes or exits 1 on those).
+ *
+ * Deviations from the catalog, each on purpose:
+ *  - RoleBinding subjects are updated (the README promises it, the code never reaches them): a subject whose namespace
+ *    is one this run renamed (or the namespaceMatcher) follows it. Subjects in other namespaces stay.
+ *  - A CRD's conversion webhook service and an APIService's service get their namespace visited only when that
+ *    service exists; kpt 2023 created the whole path (kptdev/kpt#3560), kpt HEAD does as we do.
+ *  - In matcher mode an item that does not match is left as it is; kpt writes `namespace: default` into namespaced
+ *    items that had none, which would move them out of Argo CD's destination namespace.
+ *  - depends-on annotations follow the item they name whenever that item moved (kpt only compares the annotation's
+ *    namespace with the matcher, so an item matched through its upstream origin leaves its dependents behind).
+ *  - A malformed upstream-identifier annotation fails the step with its file and line (kpt 2023 crashed). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "functions/function.h"
+
+#define UPSTREAM_ID "internal.kpt.dev/upstream-identifier"
+#define DEPENDS_ON "config.kubernetes.io/depends-on"
+#define UNKNOWN_NS "~C"
+#define DEFAULT_NS "default"
+#define PKG_CONTEXT_NAME "kptfile.kpt.dev"
+
+/* The SDK's scope table (kyaml openapi precomputedIsNamespaceScoped), keyed by exact apiVersion and kind. */
+static const struct scope {
+    const char *api_version, *kind;
+    bool namespaced;
+} scopes[] = {
+    {"admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", false},
+    {"admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", false},
+    {"admissionregistration.k8s.io/v1beta1", "MutatingWebhookConfiguration", false},
+    {"admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration", false},
+    {"apiextensions.k8s.io/v1", "CustomResourceDefinition", false},
+    {"apiextensions.k8s.io/v1beta1", "CustomResourceDefinition", false},
+    {"apiregistration.k8s.io/v1", "APIService", false},
+    {"apiregistration.k8s.io/v1beta1", "APIService", false},
+    {"apps/v1", "ControllerRevision", true},
+    {"apps/v1", "DaemonSet", true},
+    {"apps/v1", "Deployment", true},
+    {"apps/v1", "ReplicaSet", true},
+    {"apps/v1", "StatefulSet", true},
+    {"autoscaling/v1", "HorizontalPodAutoscaler", true},
+    {"autoscaling/v1", "Scale", true},
+    {"autoscaling/v2beta1", "HorizontalPodAutoscaler", true},
+    {"autoscaling/v2beta2", "HorizontalPodAutoscaler", true},
+    {"batch/v1", "CronJob", true},
+    {"batch/v1", "Job", true},
+    {"batch/v1beta1", "CronJob", true},
+    {"certificates.k8s.io/v1", "CertificateSigningRequest", false},
+    {"certificates.k8s.io/v1beta1", "CertificateSigningRequest", false},
+    {"coordination.k8s.io/v1", "Lease", true},
+    {"coordination.k8s.io/v1beta1", "Lease", true},
+    {"discovery.k8s.io/v1", "EndpointSlice", true},
+    {"discovery.k8s.io/v1beta1", "EndpointSlice", true},
+    {"events.k8s.io/v1", "Event", true},
+    {"events.k8s.io/v1beta1", "Event", true},
+    {"extensions/v1beta1", "Ingress", true},
+    {"flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema", false},
+    {"flowcontrol.apiserver.k8s.io/v1beta1", "PriorityLevelConfiguration", false},
+    {"networking.k8s.io/v1", "Ingress", true},
+    {"networking.k8s.io/v1", "IngressClass", false},
+    {"networking.k8s.io/v1", "NetworkPolicy", true},
+    {"networking.k8s.io/v1beta1", "Ingress", true},
+    {"networking.k8s.io/v1beta1", "IngressClass", false},
+    {"node.k8s.io/v1", "RuntimeClass", false},
+    {"node.k8s.io/v1beta1", "RuntimeClass", false},
+    {"policy/v1", "PodDisruptionBudget", true},
+    {"policy/v1beta1", "PodDisruptionBudget", true},
+    {"policy/v1beta1", "PodSecurityPolicy", false},
+    {"rbac.authorization.k8s.io/v1", "ClusterRole", false},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false},
+    {"rbac.authorization.k8s.io/v1", "Role", true},
+    {"rbac.authorization.k8s.io/v1", "RoleBinding", true},
+    {"rbac.authorization.k8s.io/v1beta1", "ClusterRole", false},
+    {"rbac.authorization.k8s.io/v1beta1", "ClusterRoleBinding", false},
+    {"rbac.authorization.k8s.io/v1beta1", "Role", true},
+    {"rbac.authorization.k8s.io/v1beta1", "RoleBinding", true},
+    {"scheduling.k8s.io/v1", "PriorityClass", false},
+    {"scheduling.k8s.io/v1beta1", "PriorityClass", false},
+    {"storage.k8s.io/v1", "CSIDriver", false},
+    {"storage.k8s.io/v1", "CSINode", false},
+    {"storage.k8s.io/v1", "StorageClass", false},
+    {"storage.k8s.io/v1", "VolumeAttachment", false},
+    {"storage.k8s.io/v1beta1", "CSIDriver", false},
+    {"storage.k8s.io/v1beta1", "CSINode", false},
+    {"storage.k8s.io/v1beta1", "CSIStorageCapacity", true},
+    {"storage.k8s.io/v1beta1", "StorageClass", false},
+    {"storage.k8s.io/v1beta1", "VolumeAttachment", false},
+    {"v1", "ComponentStatus", false},
+    {"v1", "ConfigMap", true},
+    {"v1", "Endpoints", true},
+    {"v1", "Event", true},
+    {"v1", "LimitRange", true},
+    {"v1", "Namespace", false},
+    {"v1", "Node", false},
+    {"v1", "NodeProxyOptions", false},
+    {"v1", "PersistentVolume", false},
+    {"v1", "PersistentVolumeClaim", true},
+    {"v1", "Pod", true},
+    {"v1", "PodAttachOptions", true},
+    {"v1", "PodExecOptions", true},
+    {"v1", "PodPortForwardOptions", true},
+    {"v1", "PodProxyOptions", true},
+    {"v1", "PodTemplate", true},
+    {"v1", "ReplicationController", true},
+    {"v1", "ResourceQuota", true},
+    {"v1", "Secret", true},
+    {"v1", "Service", true},
+    {"v1", "ServiceAccount", true},
+    {"v1", "ServiceProxyOptions", true},
+};
+
+static const char *str_or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+/* A non-null scalar value at metadata.namespace. */
+static const node *namespace_node(const resource *r)
+{
+    const node *n = path_get(r->root, "metadata", "namespace", NULL);
+    return is_scalar(n) && !is_null(n) ? n : NULL;
+}
+
+static bool is_namespaced(const resource *r)
+{
+    const char *av = str_or_empty(res_api_version(r)), *kind = str_or_empty(res_kind(r));
+    for (size_t i = 0; i < sizeof scopes / sizeof *scopes; i++)
+        if (!strcmp(scopes[i].api_version, av) && !strcmp(scopes[i].kind, kind))
+            return scopes[i].namespaced;
+    return namespace_node(r) != NULL; /* a kind the table does not know: namespaced only if it has a namespace */
+}
+
+/* The namespace the item lives in as the SDK sees it: its own, "default" for a namespaced item with none, "~C"
+ * for a cluster-scoped one. */
+static const char *effective_namespace(const resource *r)
+{
+    const node *n = namespace_node(r);
+    if (n)
+        return n->s.str;
+    return is_namespaced(r) ? DEFAULT_NS : UNKNOWN_NS;
+}
+
+static bool is_local_config(const resource *r)
+{
+    const char *v = res_annotation(r, "config.kubernetes.io/local-config");
+    return v && *v && strcmp(v, "false") != 0;
+}
+
+static const char *group_of(arena *a, const resource *r)
+{
+    const char *av = str_or_empty(res_api_version(r));
+    const char *slash = strchr(av, '/');
+    return slash ? arena_strndup(a, av, (size_t)(slash - av)) : "";
+}
+
+/* kpt's ShortString, used in result messages. */
+static const char *short_string(arena *a, const resource *r)
+{
+    return arena_printf(a, "Resource(apiVersion=%s, kind=%s, namespace=%s, name=%s)", str_or_empty(res_api_version(r)),
+                        str_or_empty(res_kind(r)), str_or_empty(res_namespace(r)), str_or_empty(res_name(r)));
+}
+
+typedef struct origin_t {
+    const char *group, *kind, *ns, *name;
+} origin_t;
+
+/* The item's upstream origin: the upstream-identifier annotation (group|Kind|namespace-or-~C|name), or the item's
+ * own identity when it has none. Returns 1 when it came from the annotation, 0 when not, -1 on a malformed one. */
+static int origin_of(fn_ctx *c, const resource *r, origin_t *o)
+{
+    const char *id = res_annotation(r, UPSTREAM_ID);
+    if (id && *id) {
+        const char *parts[4];
+        size_t n = 0;
+        const char *s = id;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        size_t len = strlen(s);
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n'))
+            len--;
+        const char *end = s + len, *p = s;
+        for (;;) {
+            const char *bar = memchr(p, '|', (size_t)(end - p));
+            const char *stop = bar ? bar : end;
+            if (n == 4) {
+                n = 5;
+                break;
+            }
+            parts[n++] = arena_strndup(c->a, p, (size_t)(stop - p));
+            if (!bar)
+                break;
+            p = bar + 1;
+        }
+        if (n != 4 || !*parts[1] || !*parts[2] || !*parts[3]) {
+            const node *at = path_get(r->root, "metadata", "annotations", UPSTREAM_ID, NULL);
+            return fn_fail_res(c, r, at,
+                               "annotation %s: %s is in bad format. expect \"<GROUP>|<KIND>|<NAMESPACE>|<NAME>\"",
+                               UPSTREAM_ID, id);
+        }
+        *o = (origin_t){parts[0], parts[1], parts[2], parts[3]};
+        return 1;
+    }
+    *o = (origin_t){group_of(c->a, r), str_or_empty(res_kind(r)), effective_namespace(r), str_or_empty(res_name(r))};
+    return 0;
+}
+
+/* A small sorted-on-demand set of strings (namespaces: few distinct values). */
+typedef struct strset {
+    const char **v;
+    size_t n, cap;
+} strset;
+
+static bool set_has(const strset *s, const char *x)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], x))
+            return true;
+    return false;
+}
+
+static void set_add(arena *a, strset *s, const char *x)
+{
+    if (set_has(s, x))
+        return;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 8;
+        const char **v = arena_alloc(a, cap * sizeof *v);
+        if (s->n)
+            memcpy(v, s->v, s->n * sizeof *v);
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = arena_strdup(a, x);
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Go's %v of a sorted []string: "[a b c]". */
+static const char *set_list(arena *a, strset *s)
+{
+    qsort(s->v, s->n, sizeof *s->v, cmp_str);
+    size_t len = 3;
+    for (size_t i = 0; i < s->n; i++)
+        len += strlen(s->v[i]) + 1;
+    char *out = arena_alloc(a, len), *p = out;
+    *p++ = '[';
+    for (size_t i = 0; i < s->n; i++) {
+        if (i)
+            *p++ = ' ';
+        size_t l = strlen(s->v[i]);
+        memcpy(p, s->v[i], l);
+        p += l;
+    }
+    *p++ = ']';
+    *p = 0;
+    return out;
+}
+
+typedef struct walk {
+    fn_ctx *c;
+    const char *newns;
+    const char *matcher; /* NULL: replace-all mode */
+    strset old;          /* values this run replaced */
+    strset moved;        /* namespaces items were moved out of (metadata.namespace, Namespace names) */
+    int count;
+} walk;
+
+/* One namespace-valued field, parent[key]. origin: the value's upstream origin ("" when it has none, "~C" to skip).
+ * home: the field says where an object lives (not a reference to a namespace). */
+static void visit(walk *w, const resource *r, node *parent, const char *key, const char *origin, bool home)
+{
+    if (!strcmp(origin, UNKNOWN_NS))
+        return;
+    const node *cur_node = map_get(parent, key);
+    if (cur_node && !is_scalar(cur_node))
+        return;
+    const char *cur = cur_node && !is_null(cur_node) ? cur_node->s.str : "";
+    const char *eff = *cur ? cur : DEFAULT_NS;
+    if (!strcmp(eff, w->newns)) {
+        if (!*cur && !w->matcher)
+            map_set_str(w->c->a, parent, key, w->newns); /* kpt writes the defaulted value; it is the new one */
+        return;
+    }
+    bool change = !w->matcher;
+    if (w->matcher) {
+        if (*origin && !strcmp(w->matcher, origin)) {
+            fn_result_add(w->c, SEV_INFO, r, NULL, "%s has matching origin %s", short_string(w->c->a, r), origin);
+            change = true;
+        }
+        if (!strcmp(w->matcher, eff))
+            change = true;
+    }
+    if (!change)
+        return;
+    set_add(w->c->a, &w->old, eff);
+    if (home)
+        set_add(w->c->a, &w->moved, eff);
+    map_set_str(w->c->a, parent, key, w->newns);
+    w->count++;
+}
+
+static bool is_gvk(const resource *r, const char *api_version, const char *kind)
+{
+    return !strcmp(str_or_empty(res_api_version(r)), api_version) && !strcmp(str_or_empty(res_kind(r)), kind);
+}
+
+static void visit_subjects(walk *w, const resource *r)
+{
+    node *subjects = path_get(r->root, "subjects", NULL);
+    if (!is_seq(subjects))
+        return;
+    for (uint32_t i = 0; i < subjects->c.n; i++) {
+        node *s = subjects->c.kids[i];
+        if (is_map(s) && map_get(s, "namespace"))
+            visit(w, r, s, "namespace", "", false);
+    }
+}
+
+/* The fields of cluster-scoped objects that name a namespace. */
+static int visit_cluster_scoped(walk *w, resource *r)
+{
+    if (is_gvk(r, "v1", "Namespace")) {
+        origin_t o;
+        if (origin_of(w->c, r, &o) < 0)
+            return -1;
+        node *md = path_get(r->root, "metadata", NULL);
+        if (is_map(md))
+            visit(w, r, md, "name", o.name, true);
+    } else if (is_gvk(r, "apiextensions.k8s.io/v1", "CustomResourceDefinition")) {
+        node *svc = path_get(r->root, "spec", "conversion", "webhook", "clientConfig", "service", NULL);
+        if (is_map(svc))
+            visit(w, r, svc, "namespace", "", false);
+    } else if (is_gvk(r, "apiregistration.k8s.io/v1", "APIService")) {
+        node *svc = path_get(r->root, "spec", "service", NULL);
+        if (is_map(svc))
+            visit(w, r, svc, "namespace", "", false);
+    } else if (!strcmp(str_or_empty(res_kind(r)), "ClusterRoleBinding")) {
+        visit_subjects(w, r);
+    }
+    return 0;
+}
+
+/* RoleBinding subjects (a deviation, see the top): a subject follows the objects of the namespace it names when
+ * this run moved them (or when it names the namespaceMatcher). */
+static void visit_rolebinding_subjects(walk *w, const resource *r)
+{
+    node *subjects = path_get(r->root, "subjects", NULL);
+    if (!is_seq(subjects))
+        return;
+    for (uint32_t i = 0; i < subjects->c.n; i++) {
+        node *s = subjects->c.kids[i];
+        const node *ns = is_map(s) ? map_get(s, "namespace") : NULL;
+        if (!is_scalar(ns) || is_null(ns) || !strcmp(ns->s.str, w->newns))
+            continue;
+        if (set_has(&w->moved, ns->s.str) || (w->matcher && !strcmp(w->matcher, ns->s.str))) {
+            set_add(w->c->a, &w->old, ns->s.str);
+            map_set_str(w->c->a, s, "namespace", w->newns);
+            w->count++;
+        }
+    }
+}
+
+/* depends-on keys of the items, taken before any change: "<group>/namespaces/<ns>/<Kind>/<name>". */
+typedef struct gknn {
+    const char *key;
+    const resource *r;
+    const char *ns_before;
+} gknn;
+
+static int cmp_gknn(const void *x, const void *y)
+{
+    return strcmp(((const gknn *)x)->key, ((const gknn *)y)->key);
+}
+
+static bool dep_segment_ok(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+              ch == '-' || ch == '.'))
+            return false;
+    }
+    return true;
+}
+
+/* Splits a namespaced depends-on value: group/namespaces/ns/Kind/name (each segment [-.\w]*). */
+static bool parse_depends_on(const char *v, const char *seg[5], size_t len[5])
+{
+    const char *p = v;
+    for (int i = 0; i < 5; i++) {
+        const char *slash = strchr(p, '/');
+        if ((i < 4) != (slash != NULL))
+            return false;
+        seg[i] = p;
+        len[i] = slash ? (size_t)(slash - p) : strlen(p);
+        if (!dep_segment_ok(seg[i], len[i]))
+            return false;
+        p = slash ? slash + 1 : p;
+    }
+    return len[1] == 10 && !strncmp(seg[1], "namespaces", 10);
+}
+
+static void update_depends_on(walk *w, gknn *ids, size_t nids)
+{
+    int count = 0;
+    strset old = {0};
+    for (size_t i = 0; i < w->c->items->n; i++) {
+        resource *r = w->c->items->v[i];
+        if (!r || is_local_config(r))
+            continue;
+        const char *v = res_annotation(r, DEPENDS_ON);
+        const char *seg[5];
+        size_t len[5];
+        if (!v || !*v || !parse_depends_on(v, seg, len))
+            continue;
+        gknn key = {v, NULL, NULL};
+        const gknn *hit = bsearch(&key, ids, nids, sizeof *ids, cmp_gknn);
+        if (!hit)
+            continue; /* an item outside the input, or cluster-scoped: left alone */
+        const char *ns = arena_strndup(w->c->a, seg[2], len[2]);
+        const char *now = effective_namespace(hit->r);
+        if (!strcmp(ns, w->newns) || !strcmp(now, hit->ns_before))
+            continue; /* already the new one, or the item it names did not move */
+        set_add(w->c->a, &old, ns);
+        const char *nv = arena_printf(w->c->a, "%.*s/namespaces/%s/%.*s/%.*s", (int)len[0], seg[0], now, (int)len[3],
+                                      seg[3], (int)len[4], seg[4]);
+        node *ann = path_get(r->root, "metadata", "annotations", NULL);
+        map_set_str(w->c->a, ann, DEPENDS_ON, nv);
+        count++;
+    }
+    if (count == 0)
+        fn_result_add(w->c, SEV_INFO, NULL, NULL,
+                      "all `depends-on` annotations are up-to-date. no `namespace` changed");
+    else
+        fn_result_add(w->c, SEV_INFO, NULL, NULL,
+                      "`depends-on` annotation namespace %s updated to \"%s\", %d value(s) changed",
+                      set_list(w->c->a, &old), w->newns, count);
+}
+
+/* A string field of the config: absent or null is "", a non-scalar fails the step. */
+static int config_string(fn_ctx *c, const node *m, const char *key, const char **out)
+{
+    *out = "";
+    const node *v = is_map(m) ? map_get(m, key) : NULL;
+    if (!v || is_null(v))
+        return 0;
+    if (!is_scalar(v))
+        return fn_fail(c, v, "set-namespace: `%s` must be a string", key);
+    *out = v->s.str;
+    return 0;
+}
+
+/* Reads the config. Returns -1 when the step fails, 1 when it gave an error result (the step passes), 0 when usable. */
+static int read_config(fn_ctx *c, const char **newns, const char **matcher)
+{
+    const node *cfg = c->config;
+    if (!cfg)
+        return fn_fail(c, NULL,
+                       "set-namespace needs a functionConfig: a ConfigMap with data.namespace, or a "
+                       "SetNamespace (fn.kpt.dev/v1alpha1) with namespace");
+    if (!is_map(cfg))
+        return fn_fail(c, cfg, "set-namespace: the functionConfig must be a map (a ConfigMap or a SetNamespace)");
+    if (config_is(cfg, "ConfigMap", "")) {
+        const node *data = map_get(cfg, "data");
+        if (data && !is_null(data) && !is_map(data))
+            return fn_fail(c, data, "set-namespace: the ConfigMap's data must be a map of strings");
+        const char *ns, *name;
+        if (config_string(c, data, "namespace", &ns) < 0 || config_string(c, data, "namespaceMatcher", matcher) < 0 ||
+            config_string(c, data, "name", &name) < 0)
+            return -1;
+        bool pkg_context = !strcmp(str_or_empty(path_str(cfg, "metadata", "name", NULL)), PKG_CONTEXT_NAME);
+        if (*ns)
+            *newns = ns;
+        else if (pkg_context && *name)
+            *newns = name;
+        else {
+            fn_result_add(c, SEV_ERROR, NULL, NULL,
+                          pkg_context ? "`data.name` should not be empty" : "`data.namespace` should not be empty");
+            return 1;
+        }
+        return 0;
+    }
+    if (config_is(cfg, "SetNamespace", "fn.kpt.dev")) {
+        if (config_string(c, cfg, "namespace", newns) < 0 || config_string(c, cfg, "namespaceMatcher", matcher) < 0)
+            return -1;
+        if (!**newns) {
+            fn_result_add(c, SEV_ERROR, NULL, NULL, "`namespace` should not be empty");
+            return 1;
+        }
+        return 0;
+    }
+    fn_result_add(
+        c, SEV_ERROR, NULL, NULL,
+        "unknown functionConfig Kind=%s ApiVersion=%s, expect `ConfigMap.v1` or `SetNamespace.v1alpha1.fn.kpt.dev`",
+        str_or_empty(path_str(cfg, "kind", NULL)), str_or_empty(path_str(cfg, "apiVersion", NULL)));
+    return 1;
+}
 
 static int run(fn_ctx *c)
 {
-    return fn_fail(c, NULL, "set-namespace is not implemented yet");
+    const char *newns = "", *matcher = "";
+    int rc = read_config(c, &newns, &matcher);
+    if (rc)
+        return rc < 0 ? -1 : 0;
+    walk w = {.c = c, .newns = newns, .matcher = *matcher ? matcher : NULL};
+
+    /* Identities before the change, for depends-on. */
+    gknn *ids = arena_alloc(c->a, (c->items->n + 1) * sizeof *ids);
+    size_t nids = 0;
+    for (size_t i = 0; i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (!r || is_local_config(r))
+            continue;
+        const char *ns = effective_namespace(r);
+        if (!strcmp(ns, UNKNOWN_NS))
+            continue;
+        ids[nids++] = (gknn){arena_printf(c->a, "%s/namespaces/%s/%s/%s", group_of(c->a, r), ns,
+                                          str_or_empty(res_kind(r)), str_or_empty(res_name(r))),
+                             r, ns};
+    }
+    qsort(ids, nids, sizeof *ids, cmp_gknn);
+
+    /* Origins: every namespaced item with an upstream-identifier names the namespace it came from. */
+    strset origins = {0};
+    size_t first_warning = c->results ? c->results->n : 0;
+    for (size_t i = 0; i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (!r || is_local_config(r))
+            continue;
+        origin_t o;
+        int has = origin_of(c, r, &o);
+        if (has < 0)
+            return -1;
+        if (!has) {
+            fn_result_add(c, SEV_WARNING, r, NULL, "%s does not have upstream origin.", short_string(c->a, r));
+            continue;
+        }
+        if (!is_namespaced(r))
+            continue;
+        if (!strcmp(o.ns, UNKNOWN_NS)) {
+            if (c->results)
+                c->results->n = first_warning;
+            fn_result_add(c, SEV_ERROR, r, NULL,
+                          "%s is namespace-scoped, but has cluster-scoped or unknown scoped origin %s",
+                          short_string(c->a, r), res_annotation(r, UPSTREAM_ID));
+            return 0;
+        }
+        set_add(c->a, &origins, o.ns);
+    }
+    if (!w.matcher && origins.n > 1) {
+        if (c->results)
+            c->results->n = first_warning;
+        fn_result_add(c, SEV_ERROR, NULL, NULL,
+                      "unable to use origin `namespace` to match. expect a single upstream namespace, found %s. please "
+                      "switch to use `namespaceMatcher` to specify the namespace value you want to change",
+                      set_list(c->a, &origins));
+        return 0;
+    }
+
+    /* Cluster-scoped objects with namespace fields first, then namespaced objects, as the SDK visits them. */
+    for (size_t i = 0; i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (r && !is_local_config(r) && !is_namespaced(r) && visit_cluster_scoped(&w, r) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (!r || is_local_config(r) || !is_namespaced(r))
+            continue;
+        origin_t o;
+        if (origin_of(c, r, &o) < 0)
+            return -1;
+        node *md = map_ensure_map(c->a, r->root, "metadata");
+        if (md)
+            visit(&w, r, md, "namespace", o.ns, true);
+    }
+    for (size_t i = 0; i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (r && !is_local_config(r) && is_namespaced(r) && !strcmp(str_or_empty(res_kind(r)), "RoleBinding"))
+            visit_rolebinding_subjects(&w, r);
+    }
+
+    if (w.count == 0)
+        fn_result_add(c, SEV_INFO, NULL, NULL, "all matching namespaces are already \"%s\". no value changed", newns);
+    else
+        fn_result_add(c, SEV_INFO, NULL, NULL, "namespace %s updated to \"%s\", %d value(s) changed",
+                      set_list(c->a, &w.old), newns, w.count);
+    update_depends_on(&w, ids, nids);
+    return 0;
 }
 
 const fn_def fn_set_namespace = {
     "set-namespace",
-    "(not implemented yet)",
+    "rewrite namespaces and the fields that refer to them",
     run,
 };
