@@ -28,6 +28,8 @@ static const char usage[] =
     "  -o, --output yaml|json  YAML documents (default), or one compact JSON object per line\n"
     "  --keep-config           keep the objects that pipeline steps use as configPath\n"
     "  --in-place              write the rendered package back into its files, like kpt fn render\n"
+    "  --convention            without a Kptfile, render by convention: Chart.yaml is a Helm chart, a\n"
+    "                          kustomization an overlay, anything else plain YAML (default under Argo CD)\n"
     "  --results-dir DIR       write the functions' results to DIR/results.yaml (FunctionResultList)\n"
     "\n"
     "eval runs one function over a directory tree in place, like kpt fn eval; fn runs one as a KRM function\n"
@@ -80,6 +82,8 @@ static int cmd_render(int argc, char **argv)
                 return usage_error("unknown output format \"%s\" (yaml or json)", v);
         } else if (!strcmp(a, "--keep-config")) {
             o.keep_config = true;
+        } else if (!strcmp(a, "--convention")) {
+            o.convention = true;
         } else if (!strcmp(a, "--in-place")) {
             o.in_place = true;
         } else if (!strcmp(a, "--results-dir")) {

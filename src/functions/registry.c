@@ -6,6 +6,8 @@
 #include "util/buf.h"
 
 extern const fn_def fn_set_labels;
+extern const fn_def fn_render_helm_chart;
+extern const fn_def fn_kustomize_build;
 extern const fn_def fn_set_annotations;
 extern const fn_def fn_set_namespace;
 extern const fn_def fn_set_image;
@@ -24,8 +26,10 @@ static const fn_def *const registry[] = {
     &fn_apply_setters,
     &fn_create_setters,
     &fn_ensure_name_substring,
+    &fn_kustomize_build,
     &fn_list_setters,
     &fn_remove_local_config_resources,
+    &fn_render_helm_chart,
     &fn_search_replace,
     &fn_set_annotations,
     &fn_set_enforcement_action,

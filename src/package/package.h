@@ -17,16 +17,29 @@ typedef struct package {
     krmignore *ignore;
 } package;
 
+/* A document that is not a Kubernetes object. It is an error unless the pipeline uses its file as something else
+ * (a Helm values file), which only the Kptfile can tell, after reading: see settle_non_krm. */
+typedef struct non_krm {
+    struct package *pkg;
+    const char *path, *display, *missing;
+    int line;
+} non_krm;
+
 typedef struct load_ctx {
     arena *a;
     strtab *st;
     const char *root_real; /* realpath of the root package: nothing is read from outside it */
     size_t objects;
+    non_krm *non_krm;
+    size_t n_non_krm;
+    bool defer_non_krm;
 } load_ctx;
 
 /* Discovers the package tree at dir and reads every resource. require_kptfile: a missing Kptfile is an error. */
 int package_load(load_ctx *c, const char *dir, bool require_kptfile, package **out);
 void package_free(package *p);
+/* A directory holding a Helm chart (Chart.yaml) or a Kustomize overlay (kustomization.yaml): not read as resources. */
+bool is_source_dir(arena *a, const char *dir);
 
 /* Reads one file of resources into list (kpt rules: KRM check, empty documents dropped). Used by the reader and
  * by sources that bring their own YAML (helm, kustomize). display names the file in errors. */

@@ -68,6 +68,11 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
     const char *missing = !av || !*av ? "apiVersion" : !res_kind(r) || !*res_kind(r) ? "kind"
                           : !res_name(r) || !*res_name(r)                  ? "metadata.name"
                                                                             : NULL;
+    if (missing && s->c->defer_non_krm && s->pkg) {
+        s->c->non_krm = xrealloc(s->c->non_krm, (s->c->n_non_krm + 1) * sizeof *s->c->non_krm);
+        s->c->non_krm[s->c->n_non_krm++] = (non_krm){s->pkg, s->path, s->display, missing, (int)line};
+        return 0;
+    }
     if (missing)
         return fail(s->display, (int)line, "resource must have apiVersion, kind and metadata.name (%s is missing)", missing);
     rlist_push(s->list, r);
@@ -131,6 +136,15 @@ static void free_names(char **names, size_t n)
 
 static int load_package(load_ctx *c, package *parent, const char *abs, const char *rel, package **out);
 
+bool is_source_dir(arena *a, const char *dir)
+{
+    static const char *const markers[] = {"Chart.yaml", "kustomization.yaml", "kustomization.yml", "Kustomization", NULL};
+    for (const char *const *m = markers; *m; m++)
+        if (file_exists(path_join(a, dir, *m)))
+            return true;
+    return false;
+}
+
 static const char *display_of(load_ctx *c, package *pkg, const char *relpath)
 {
     return pkg->rel && *pkg->rel ? arena_printf(c->a, "%s/%s", pkg->rel, relpath) : relpath;
@@ -176,7 +190,11 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
             /* kpt does not follow directory symlinks, which also keeps symlink loops out */
             if (link || krmignore_match(pkg->ignore, rel, true))
                 continue;
+            /* A Helm chart or a Kustomize overlay inside the package is a source for render-helm-chart or
+             * kustomize-build, never resources: templates are not YAML, patches are not whole objects. */
             char *kpt = path_join(c->a, abs, "Kptfile");
+            if (!file_exists(kpt) && is_source_dir(c->a, abs))
+                continue;
             if (file_exists(kpt)) {
                 package *sub;
                 rc = load_package(c, pkg, abs, pkg->rel && *pkg->rel ? path_join(c->a, pkg->rel, rel) : rel, &sub);
@@ -258,7 +276,7 @@ int package_load(load_ctx *c, const char *dir, bool require_kptfile, package **o
     c->root_real = arena_strdup(c->a, real);
     char *kpt = path_join(c->a, real, "Kptfile");
     if (require_kptfile && !file_exists(kpt))
-        return fail(dir, 0, "no Kptfile: not a kpt package (the directory must hold a Kptfile)");
+        return fail(dir, 0, "no Kptfile: not a kpt package (to render a Helm chart, a Kustomize overlay or plain YAML without one, pass --convention; under Argo CD that is the default)");
     int rc = load_package(c, NULL, real, "", out);
     if (rc == 0 && require_kptfile && !(*out)->kptfile)
         return fail("Kptfile", 0, "Kptfile is empty");

@@ -1,5 +1,6 @@
 #include "pipeline/kptfile.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/diag.h"
@@ -167,4 +168,79 @@ node *synthesize_config_map(arena *a, const node *data)
         map_set(a, d, scalar(map_key(data, i)), v);
     }
     return cm;
+}
+
+static bool csv_has(const char *csv, const char *path)
+{
+    size_t n = strlen(path);
+    for (const char *p = csv; p && *p;) {
+        while (*p == ' ')
+            p++;
+        size_t len = strcspn(p, ",");
+        size_t e = len;
+        while (e && p[e - 1] == ' ')
+            e--;
+        const char *q = p;
+        if (e >= 2 && !strncmp(q, "./", 2))
+            q += 2, e -= 2;
+        if (e == n && !strncmp(q, path, n))
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+static bool seq_has(const node *seq, const char *path)
+{
+    for (uint32_t i = 0; is_seq(seq) && i < seq->c.n; i++) {
+        const char *v = scalar(seq->c.kids[i]);
+        if (v && !strncmp(v, "./", 2))
+            v += 2;
+        if (v && !strcmp(v, path))
+            return true;
+    }
+    return false;
+}
+
+static bool used_as_values_file(arena *a, package *p, const char *path)
+{
+    pipeline pl;
+    if (kptfile_pipeline(a, p, &pl) < 0)
+        return false;
+    for (size_t i = 0; i < pl.n; i++) {
+        const step *s = &pl.steps[i];
+        if (strcmp(s->fn->name, "render-helm-chart"))
+            continue;
+        if (s->config_map && csv_has(path_str(s->config_map, "valuesFiles", NULL), path))
+            return true;
+        for (size_t k = 0; s->config_path && k < p->own.n; k++) {
+            const node *cfg = p->own.v[k]->root;
+            if (strcmp(p->own.v[k]->path, s->config_path))
+                continue;
+            if (csv_has(path_str(cfg, "data", "valuesFiles", NULL), path))
+                return true;
+            const node *charts = map_get(cfg, "helmCharts");
+            for (uint32_t c = 0; is_seq(charts) && c < charts->c.n; c++)
+                if (seq_has(path_get(charts->c.kids[c], "templateOptions", "values", "valuesFiles", NULL), path))
+                    return true;
+        }
+    }
+    return false;
+}
+
+int settle_non_krm(load_ctx *lc)
+{
+    int rc = 0;
+    for (size_t i = 0; i < lc->n_non_krm && rc == 0; i++) {
+        non_krm *n = &lc->non_krm[i];
+        if (!used_as_values_file(lc->a, n->pkg, n->path)) {
+            diag_clear();
+            rc = fail(n->display, n->line, "resource must have apiVersion, kind and metadata.name (%s is missing)",
+                      n->missing);
+        }
+    }
+    free(lc->non_krm);
+    lc->non_krm = NULL;
+    lc->n_non_krm = 0;
+    return rc;
 }

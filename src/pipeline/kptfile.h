@@ -34,4 +34,7 @@ typedef struct pipeline {
 int kptfile_pipeline(arena *a, package *p, pipeline *out);
 /* Turns a configMap: into the ConfigMap kpt synthesizes (named function-input, every value a string). */
 node *synthesize_config_map(arena *a, const node *data);
+/* Documents that are not Kubernetes objects are errors, except in files a render-helm-chart step of the same
+ * package names as values files. Frees the deferred list. */
+int settle_non_krm(load_ctx *lc);
 #endif

@@ -1,5 +1,6 @@
 #include "render/render.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "pipeline/executor.h"
 #include "render/inplace.h"
 #include "render/results.h"
+#include "util/child.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
@@ -24,7 +26,9 @@ static void on_deadline(int sig)
     (void)sig;
     if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
     }
-    /* nothing has reached stdout yet: the stream is written only at the end */
+    /* a helm or kustomize still running goes with us; nothing has reached stdout yet */
+    if (child_running_pgid > 0)
+        kill(-child_running_pgid, SIGKILL);
     _exit(1);
 }
 
@@ -57,6 +61,45 @@ static int emit_stream(const rlist *items, bool json, buf *out)
     return 0;
 }
 
+/* With a Kptfile: the package and its pipeline. Without one (Argo CD named the plugin for a plain path): a
+ * Chart.yaml means a Helm chart, a kustomization a Kustomize overlay, anything else a directory of YAML and JSON
+ * read recursively. */
+static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, package **root, rlist *items)
+{
+    arena *a = lc->a;
+    char *kptfile = path_join(a, o->dir, "Kptfile");
+    /* Outside Argo CD a missing Kptfile is more likely the wrong directory than a plain one: say so, unless asked. */
+    const char *app = getenv("ARGOCD_APP_NAME");
+    if (file_exists(kptfile) || o->in_place || (!o->convention && !(app && *app))) {
+        lc->defer_non_krm = true;
+        if (package_load(lc, o->dir, true, root) < 0 || settle_non_krm(lc) < 0)
+            return -1;
+        return hydrate(R, *root, items);
+    }
+    const char *fn = NULL, *key = NULL;
+    if (file_exists(path_join(a, o->dir, "Chart.yaml")))
+        fn = "render-helm-chart", key = "name";
+    else if (is_source_dir(a, o->dir))
+        fn = "kustomize-build", key = "path";
+    if (!fn) {
+        if (package_load(lc, o->dir, false, root) < 0)
+            return -1;
+        return hydrate(R, *root, items);
+    }
+    char real[PATH_MAX];
+    if (!realpath(o->dir, real))
+        return fail(o->dir, 0, "directory not found");
+    package *p = arena_alloc(a, sizeof *p);
+    p->abs = arena_strdup(a, real);
+    p->rel = "";
+    *root = p;
+    node *data = node_map(a);
+    map_set(a, data, key, node_str(a, "."));
+    step s = {.ref = fn, .fn = fn_lookup(fn), .config_map = data,
+              .label = arena_printf(a, "%s (no Kptfile: %s)", fn, !strcmp(key, "name") ? "Helm chart" : "Kustomize overlay")};
+    return run_step(R, p, &s, items);
+}
+
 static bool stamp_enabled(const void *ud, const char *key)
 {
     return settings_stamps(ud, key);
@@ -82,9 +125,7 @@ int render(const render_opts *o, buf *out)
     }
     diag_set_step("read");
     load_ctx lc = {.a = a, .st = st};
-    if (package_load(&lc, o->dir, true, &root) < 0)
-        goto done;
-    if (hydrate(&R, root, &items) < 0)
+    if (load_or_convention(&lc, &R, o, &root, &items) < 0)
         goto done;
     if (o->in_place) {
         diag_set_step("write");

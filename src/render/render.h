@@ -11,6 +11,7 @@ typedef struct render_opts {
     bool keep_config;        /* keep configPath objects in the output */
     bool in_place;           /* kpt fn render parity: write the package back instead of printing for Argo CD */
     const char *results_dir; /* write results.yaml there */
+    bool convention;         /* no Kptfile: render a chart, an overlay or a plain directory (implied under Argo CD) */
 } render_opts;
 
 /* Renders into out (nothing in in-place mode); on failure diag has the message. */
