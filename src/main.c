@@ -215,8 +215,13 @@ int main(int argc, char **argv)
         return cmd_eval(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "fn"))
         return cmd_fn(argc - 2, argv + 2);
-    if (argc > 1 && !strcmp(argv[1], "init"))
-        return 0; /* nothing to prepare for packages without charts */
+    if (argc > 1 && !strcmp(argv[1], "init")) {
+        if (init_package(argc > 2 ? argv[2] : ".") < 0) {
+            fprintf(stderr, "cmp-generate: %s\n", diag_message());
+            return 1;
+        }
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "parameters"))
         return cmd_parameters(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "settings"))

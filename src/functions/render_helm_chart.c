@@ -145,11 +145,15 @@ static bool dependencies_present(fn_ctx *c, const char *chart_dir)
     return true;
 }
 
+/* helm may be NULL: it is looked up only when something has to be built. */
 int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir);
 int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir)
 {
     if (dependencies_present(c, chart_dir))
         return 0;
+    if (!helm && !(helm = find_tool("HELM_BIN", "helm")))
+        return fn_fail(c, NULL, "chart %s has dependencies to build but helm is not installed (set HELM_BIN)", chart_dir);
+    helm = arena_strdup(c->a, helm);
     const char *argv[] = {helm, "dependency", "build", chart_dir, "--skip-refresh", NULL};
     return run_tool(c, arena_printf(c->a, "helm dependency build %s", chart_dir), argv, helm_environment(), NULL);
 }

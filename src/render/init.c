@@ -1,0 +1,52 @@
+/* `cmp-generate init` (plugin.yaml's init command): prepares what a render will need and nothing else. Today that
+ * is Helm chart dependencies: a chart whose charts/ does not match its Chart.lock gets `helm dependency build`.
+ * Quick and silent when there is nothing to do. */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "functions/external.h"
+#include "render/render.h"
+#include "util/diag.h"
+#include "util/fsutil.h"
+
+int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir);
+
+static int visit(fn_ctx *c, const char *dir, int depth)
+{
+    if (depth > 32)
+        return 0;
+    bool chart = file_exists(path_join(c->a, dir, "Chart.yaml"));
+    if (chart && file_exists(path_join(c->a, dir, "Chart.lock")) && helm_dependency_build(c, NULL, dir) < 0)
+        return -1;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || (chart && !strcmp(e->d_name, "charts")))
+            continue; /* hidden dirs (.git) and a chart's own subcharts need nothing */
+        char *sub = path_join(c->a, dir, e->d_name);
+        struct stat st;
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+            rc = visit(c, sub, depth + 1);
+    }
+    closedir(d);
+    return rc;
+}
+
+int init_package(const char *dir)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    package pkg = {.abs = dir, .rel = ""};
+    fn_ctx c = {.a = a, .st = st, .pkg = &pkg, .config_file = dir};
+    diag_set_step("init");
+    int rc = visit(&c, dir, 0);
+    strtab_release(st);
+    arena_free(a);
+    return rc;
+}
