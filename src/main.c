@@ -203,6 +203,9 @@ int main(int argc, char **argv)
     limits_from_env();
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
         fputs(usage, stdout);
+        fputs("\nBuilt-in functions (a Kptfile may name them by any image path, tag or exec binary):\n", stdout);
+        for (const fn_def *const *f = fn_all(); *f; f++)
+            printf("  %-30s %s\n", (*f)->name, (*f)->summary);
         return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--version")) {
