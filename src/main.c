@@ -63,7 +63,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int cmd_render(int argc, char **argv)
 {
-    render_opts o = {.dir = "."};
+    render_opts o = {.dir = ".", .out_fd = STDOUT_FILENO};
     const char *dir = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -100,17 +100,11 @@ static int cmd_render(int argc, char **argv)
     }
     if (dir)
         o.dir = dir;
-    buf out = {0};
-    if (render(&o, &out) < 0) {
+    if (render(&o, NULL) < 0) {
         fprintf(stderr, "cmp-generate: %s\n", diag_message());
-        buf_free(&out);
         return 1;
     }
-    int rc = write_all(out.data ? out.data : "", out.len) < 0 ? 1 : 0;
-    if (rc)
-        fprintf(stderr, "cmp-generate: cannot write the output: %s\n", strerror(errno));
-    buf_free(&out);
-    return rc;
+    return 0;
 }
 
 static int cmd_eval(int argc, char **argv)

@@ -1,6 +1,7 @@
 #include "render/render.h"
 
 #include <limits.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,24 +42,62 @@ static void start_deadline(int seconds)
     alarm((unsigned)seconds);
 }
 
-static int emit_stream(const rlist *items, bool json, buf *out)
+static void emit_one(buf *b, const resource *r, bool json, bool first)
 {
-    for (size_t i = 0; i < items->n; i++) {
-        const resource *r = items->v[i];
-        if (json) {
-            emit_json(out, r->root);
-            buf_putc(out, '\n');
-        } else {
-            if (i)
-                buf_puts(out, "---\n");
-            emit_opts eo = {.seq_wide = r->seq_wide, .comments = true};
-            emit_yaml(out, r->root, &eo);
-        }
-        if (out->len > cmp_limits.max_output_bytes)
-            return fail(NULL, 0, "output is over %zu bytes (max-output-bytes; Argo CD rejects responses over its gRPC limit; raise it with CMP_MAX_OUTPUT_BYTES)",
-                        cmp_limits.max_output_bytes);
+    if (json) {
+        emit_json(b, r->root);
+        buf_putc(b, '\n');
+        return;
+    }
+    if (!first)
+        buf_puts(b, "---\n");
+    emit_opts eo = {.seq_wide = r->seq_wide, .comments = true};
+    emit_yaml(b, r->root, &eo);
+}
+
+static int write_fd(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return fail(NULL, 0, "cannot write the output: %s", strerror(errno));
+        p += w;
+        n -= (size_t)w;
     }
     return 0;
+}
+
+/* The one emit. Streaming to a descriptor takes two passes: the first only measures, so that nothing is written
+ * unless all of it fits the output limit, and the whole stream never has to sit in memory. */
+static int emit_stream(const rlist *items, bool json, buf *out, int fd)
+{
+    buf scratch = {0};
+    buf *b = fd >= 0 ? &scratch : out;
+    size_t total = 0;
+    for (size_t i = 0; i < items->n; i++) {
+        size_t before = b->len;
+        emit_one(b, items->v[i], json, i == 0);
+        total += b->len - before;
+        if (fd >= 0)
+            scratch.len = 0;
+        if (total > cmp_limits.max_output_bytes) {
+            buf_free(&scratch);
+            return fail(NULL, 0, "output is over %zu bytes (max-output-bytes; Argo CD rejects responses over its gRPC limit; raise it with CMP_MAX_OUTPUT_BYTES)",
+                        cmp_limits.max_output_bytes);
+        }
+    }
+    int rc = 0;
+    for (size_t i = 0; fd >= 0 && i < items->n && rc == 0; i++) {
+        emit_one(&scratch, items->v[i], json, i == 0);
+        if (scratch.len >= (1u << 20) || i + 1 == items->n) {
+            rc = write_fd(fd, scratch.data, scratch.len);
+            scratch.len = 0;
+        }
+    }
+    buf_free(&scratch);
+    return rc;
 }
 
 /* With a Kptfile: the package and its pipeline. Without one (Argo CD named the plugin for a plain path): a
@@ -142,7 +181,7 @@ int render(const render_opts *o, buf *out)
     app_meta_from_env(&meta);
     stamp_metadata(a, &items, &meta, set.annotation_domain, stamp_enabled, &set);
     diag_set_step("emit");
-    rc = emit_stream(&items, o->json, out);
+    rc = emit_stream(&items, o->json, out, o->out_fd);
 done:
     if (o->results_dir)
         write_results(&R, o->results_dir, rc < 0);

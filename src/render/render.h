@@ -12,9 +12,11 @@ typedef struct render_opts {
     bool in_place;           /* kpt fn render parity: write the package back instead of printing for Argo CD */
     const char *results_dir; /* write results.yaml there */
     bool convention;         /* no Kptfile: render a chart, an overlay or a plain directory (implied under Argo CD) */
+    int out_fd;              /* >= 0: stream the output there (after checking it fits); else into out */
 } render_opts;
 
-/* Renders into out (nothing in in-place mode); on failure diag has the message. */
+/* Renders to o->out_fd or into out (nothing in in-place mode); on failure diag has the message and nothing was
+ * written. */
 int render(const render_opts *o, buf *out);
 
 typedef struct eval_opts {
