@@ -12,28 +12,33 @@
 const setting_def setting_defs[] = {
     {"annotation-domain", SETTING_STRING, "Annotation domain",
      "Prefix of the annotations that carry the Argo CD application metadata (<domain>/app, /revision, ...).",
-     "cmp-generate"},
+     "cmp-generate", false},
     {"stamp", SETTING_STRING, "Metadata annotations",
      "Which metadata annotations to stamp on every object: all, none, or a comma-separated list of app, "
      "app-namespace, project, revision, repo, target-revision, path.",
-     "all"},
+     "all", false},
     {"namespace", SETTING_STRING, "Namespace",
-     "Applied after the package's pipeline as a final set-namespace step (namespaced objects and references).", NULL},
-    {"labels", SETTING_MAP, "Labels", "Labels applied last, as a set-labels step over every object.", NULL},
+     "Applied after the package's pipeline as a final set-namespace step (namespaced objects and references).", NULL, false},
+    {"labels", SETTING_MAP, "Labels", "Labels applied last, as a set-labels step over every object.", NULL, false},
     {"annotations", SETTING_MAP, "Annotations", "Annotations applied last, as a set-annotations step over every object.",
-     NULL},
+     NULL, false},
     {"images", SETTING_ARRAY, "Images",
      "Image overrides applied last as set-image steps: name=newName:newTag, name=newName@sha256:..., name:newTag or "
      "name@sha256:....",
-     NULL},
+     NULL, false},
     {"setters", SETTING_MAP, "Setters",
      "Values that override the package's apply-setters values before the pipeline runs; each must be a setter the "
      "package defines.",
-     NULL},
+     NULL, true},
+    {"helm-values", SETTING_STRING, "Helm values",
+     "YAML values merged over the values of every render-helm-chart step (passed to helm template last, so they win).",
+     NULL, true},
     {"timeout", SETTING_STRING, "Time budget (seconds)",
-     "The render fails cleanly after this many seconds, before Argo CD's 60 s deadline.", "45"},
+     "The render fails cleanly after this many seconds, before Argo CD's 60 s deadline.", "45", false},
 };
 const int setting_count = (int)(sizeof setting_defs / sizeof *setting_defs);
+
+const char *helm_values_override;
 
 static const char *const stamp_keys[] = {"app", "app-namespace", "project", "revision", "repo", "target-revision",
                                          "path", NULL};
@@ -235,7 +240,7 @@ int settings_load(arena *a, strtab *st, settings *out)
                 known = !strcmp(setting_defs[k].name, name);
             if (!known)
                 return fail(NULL, 0, "unknown parameter \"%s\" (known: annotation-domain, stamp, namespace, labels, "
-                                     "annotations, images, setters, timeout)",
+                                     "annotations, images, setters, helm-values, timeout)",
                             name);
         }
     }
@@ -259,7 +264,17 @@ int settings_load(arena *a, strtab *st, settings *out)
             out->images = c;
         else if (!strcmp(d->name, "setters"))
             out->setters = c;
-        else if (!strcmp(d->name, "timeout")) {
+        else if (!strcmp(d->name, "helm-values")) {
+            if (s && *s) {
+                node *v = NULL;
+                if (yaml_load_one(a, st, "helm-values", s, strlen(s), &v) < 0 || (v && !is_null(v) && !is_map(v))) {
+                    diag_clear();
+                    return fail(NULL, 0, "parameter \"helm-values\" must be a YAML map of Helm values");
+                }
+                out->helm_values = s;
+                helm_values_override = s;
+            }
+        } else if (!strcmp(d->name, "timeout")) {
             char *end;
             long t = strtol(s ? s : "45", &end, 10);
             if (*end || t < 1 || t > 3600)
@@ -278,10 +293,14 @@ static const char *kind_name(enum setting_kind k)
 void settings_announce_json(buf *b)
 {
     buf_putc(b, '[');
+    bool first = true;
     for (int i = 0; i < setting_count; i++) {
         const setting_def *d = &setting_defs[i];
-        if (i)
+        if (d->per_package)
+            continue;
+        if (!first)
             buf_putc(b, ',');
+        first = false;
         buf_puts(b, "{\"name\":");
         json_quote(b, d->name);
         buf_puts(b, ",\"title\":");
@@ -304,6 +323,8 @@ void settings_announce_yaml(buf *b, int indent)
     node *list = node_seq(a);
     for (int i = 0; i < setting_count; i++) {
         const setting_def *d = &setting_defs[i];
+        if (d->per_package)
+            continue;
         node *m = node_map(a);
         map_set(a, m, "name", node_str(a, d->name));
         map_set(a, m, "title", node_str(a, d->title));

@@ -17,6 +17,7 @@ typedef struct setting_def {
     const char *title;
     const char *tooltip;
     const char *def; /* default, for strings */
+    bool per_package; /* announced by `parameters` with the package's own values, not in plugin.yaml */
 } setting_def;
 
 extern const setting_def setting_defs[];
@@ -28,8 +29,12 @@ typedef struct settings {
     const char *namespace; /* NULL: none */
     node *labels, *annotations, *setters; /* maps of strings, NULL when unset */
     node *images;          /* sequence of strings, NULL when unset */
+    const char *helm_values; /* YAML text, NULL when unset */
     int timeout_seconds;
 } settings;
+
+/* The helm-values setting for render-helm-chart, set by settings_load (NULL when unset). */
+extern const char *helm_values_override;
 
 /* Reads every setting; errors name the parameter. */
 int settings_load(arena *a, strtab *st, settings *out);

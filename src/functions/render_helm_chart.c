@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "argocd/settings.h"
 #include "functions/external.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
@@ -289,6 +290,19 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     if (inline_file && strcmp(merge, "merge")) {
         push(&argv, &n, &cap, "--values");
         push(&argv, &n, &cap, inline_file);
+    }
+    /* the Application's helm-values parameter comes last, so it wins over everything the package says */
+    if (helm_values_override && *helm_values_override) {
+        const char *f = arena_printf(c->a, "%s/helm-values-parameter.yaml", scratch_dir());
+        FILE *fp = fopen(f, "w");
+        size_t len = strlen(helm_values_override);
+        size_t w = fp ? fwrite(helm_values_override, 1, len, fp) : 0;
+        if (!fp || fclose(fp) != 0 || w != len) {
+            free(argv);
+            return fn_fail(c, ch->at, "cannot write the helm-values parameter to a temporary file");
+        }
+        push(&argv, &n, &cap, "--values");
+        push(&argv, &n, &cap, f);
     }
     int rc = run_tool_into_items(c, arena_printf(c->a, "helm template of chart %s", ch->name), argv, helm_environment(),
                                  step_dir(c));
