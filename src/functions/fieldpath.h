@@ -1,0 +1,55 @@
+/* kyaml's field-path language, as kustomize replacements write it: "spec.template.spec.containers.[name=app].image".
+ *   a.b          map keys, separated by '.'; "\." is a dot inside a key
+ *   [a.b/c]      a key that contains dots (brackets without '=')
+ *   [k=v]        the list items whose field k matches the unanchored regex v ([=v]: scalar items)
+ *   3            the list item at that index
+ *   *            every list item */
+#ifndef CMP_FUNCTIONS_FIELDPATH_H
+#define CMP_FUNCTIONS_FIELDPATH_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/arena.h"
+#include "yaml/tree.h"
+
+enum fp_kind { FP_KEY, FP_INDEX, FP_MATCH, FP_EVERY };
+
+typedef struct fp_seg {
+    enum fp_kind kind;
+    const char *text;  /* the element as written, for messages */
+    const char *key;   /* FP_KEY: the key; FP_MATCH: the item field compared ("" for scalar items) */
+    const char *value; /* FP_MATCH: the pattern as written */
+    size_t index;      /* FP_INDEX */
+    void *re;          /* FP_MATCH: compiled pattern (pcre2_code), when parsed with regexes */
+} fp_seg;
+
+typedef struct fieldpath {
+    const char *text;
+    fp_seg *seg;
+    size_t n;
+    bool has_every;
+} fieldpath;
+
+/* Splits text; with regex, compiles every [k=v] pattern. Returns -1 with *err (arena text) on an empty path, an
+ * empty element, an unclosed bracket or a pattern that does not compile (nothing to release then). After a
+ * successful parse, fieldpath_release frees the compiled patterns. */
+int fieldpath_parse(arena *a, const char *text, bool regex, fieldpath *fp, const char **err);
+void fieldpath_release(fieldpath *fp);
+
+/* The one node the path names, as kyaml's Lookup reads a replacement source: [k=v] compares exactly and takes the
+ * first matching item, "-" is the last item, '*' is refused. *out is NULL when a part is missing. Walking into a
+ * node of the wrong kind (a key in a list, an index in a map) is an error. */
+int fieldpath_get(arena *a, node *root, const fieldpath *fp, node **out, const char **err);
+
+typedef struct nodelist {
+    node **v;
+    size_t n, cap;
+} nodelist;
+
+/* Every node the path matches, appended to out (arena memory). [k=v] is the regex form, so fp must have been
+ * parsed with regex. Missing parts match nothing; walking into the wrong kind is an error, as in kyaml's
+ * PathMatcher. With create, missing map keys are added (as maps, or lists before an index or [k=v]), a [k=v]
+ * that matches no item appends {k: v} (or the scalar v for [=v]), an index equal to the list length appends an
+ * item, and a missing last part is added as an empty (null) scalar for the caller to fill. '*' cannot create. */
+int fieldpath_find(arena *a, node *root, const fieldpath *fp, bool create, nodelist *out, const char **err);
+#endif
