@@ -9,6 +9,7 @@
 #include "argocd/parameters.h"
 #include "argocd/settings.h"
 #include "functions/function.h"
+#include "git/git.h"
 #include "render/render.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
@@ -18,6 +19,7 @@ static const char usage[] =
     "       cmp-generate render --in-place DIR [--results-dir DIR]\n"
     "       cmp-generate eval DIR --fn NAME [--fn-config FILE] [--results-dir DIR] [-- key=value ...]\n"
     "       cmp-generate fn NAME < resource-list.yaml\n"
+    "       cmp-generate pkg get REPO[/DIR][@REF] [DEST]\n"
     "       cmp-generate init | parameters\n"
     "       cmp-generate --help | --version\n"
     "\n"
@@ -28,6 +30,9 @@ static const char usage[] =
     "  -o, --output yaml|json  YAML documents (default), or one compact JSON object per line\n"
     "  --keep-config           keep the objects that pipeline steps use as configPath\n"
     "  --in-place              write the rendered package back into its files, like kpt fn render\n"
+    "  --no-git-metadata       outside Argo CD, do not fill the ARGOCD_APP_* metadata from the git repository\n"
+    "  --print-env             print the ARGOCD_APP_* metadata the render would stamp (derived from git when\n"
+    "                          the variables are absent) instead of rendering\n"
     "  --convention            without a Kptfile, render by convention: Chart.yaml is a Helm chart, a\n"
     "                          kustomization an overlay, anything else plain YAML (default under Argo CD)\n"
     "  --results-dir DIR       write the functions' results to DIR/results.yaml (FunctionResultList)\n"
@@ -82,6 +87,10 @@ static int cmd_render(int argc, char **argv)
                 return usage_error("unknown output format \"%s\" (yaml or json)", v);
         } else if (!strcmp(a, "--keep-config")) {
             o.keep_config = true;
+        } else if (!strcmp(a, "--no-git-metadata")) {
+            o.no_git_metadata = true;
+        } else if (!strcmp(a, "--print-env")) {
+            o.print_env = true;
         } else if (!strcmp(a, "--convention")) {
             o.convention = true;
         } else if (!strcmp(a, "--in-place")) {
@@ -208,6 +217,11 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "render"))
         return cmd_render(argc - 2, argv + 2);
+    /* "pkg" is also a common directory name: it is the subcommand only when a pkg verb follows or no such
+     * directory exists */
+    if (argc > 1 && !strcmp(argv[1], "pkg") &&
+        ((argc > 2 && (!strcmp(argv[2], "get") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) || !is_dir("pkg")))
+        return cmd_pkg(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "eval"))
         return cmd_eval(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "fn"))

@@ -10,6 +10,7 @@
 #include "argocd/metadata.h"
 #include "argocd/overrides.h"
 #include "argocd/settings.h"
+#include "git/git.h"
 #include "package/package.h"
 #include "pipeline/executor.h"
 #include "render/inplace.h"
@@ -139,6 +140,18 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
     return run_step(R, p, &s, items);
 }
 
+/* The Application's metadata: Argo CD's environment; outside Argo CD (no ARGOCD_APP_NAME), whatever is missing
+ * comes from the git repository holding the package, so a local dry run shows what the sidecar would stamp. */
+static int app_metadata(arena *a, const render_opts *o, app_meta *meta)
+{
+    app_meta_from_env(meta);
+    const char *app = getenv("ARGOCD_APP_NAME");
+    if (o->no_git_metadata || (app && *app))
+        return 0;
+    bool found;
+    return git_app_meta(a, o->dir, meta, &found);
+}
+
 static bool stamp_enabled(const void *ud, const char *key)
 {
     return settings_stamps(ud, key);
@@ -178,7 +191,17 @@ int render(const render_opts *o, buf *out)
     if (apply_final_steps(&R, root, &items, &set) < 0)
         goto done;
     diag_set_step("annotate");
-    app_meta_from_env(&meta);
+    if (app_metadata(a, o, &meta) < 0)
+        goto done;
+    if (o->print_env) {
+        buf env = {0};
+        git_meta_env(&env, &meta);
+        rc = o->out_fd >= 0 ? write_fd(o->out_fd, env.data ? env.data : "", env.len) : 0;
+        if (o->out_fd < 0 && out)
+            buf_put(out, env.data ? env.data : "", env.len);
+        buf_free(&env);
+        goto done;
+    }
     stamp_metadata(a, &items, &meta, set.annotation_domain, stamp_enabled, &set);
     diag_set_step("emit");
     rc = emit_stream(&items, o->json, out, o->out_fd);

@@ -13,6 +13,8 @@ typedef struct render_opts {
     const char *results_dir; /* write results.yaml there */
     bool convention;         /* no Kptfile: render a chart, an overlay or a plain directory (implied under Argo CD) */
     int out_fd;              /* >= 0: stream the output there (after checking it fits); else into out */
+    bool no_git_metadata;    /* outside Argo CD, do not derive ARGOCD_APP_* from the git repository */
+    bool print_env;          /* print the metadata as ARGOCD_APP_* lines instead of the objects */
 } render_opts;
 
 /* Renders to o->out_fd or into out (nothing in in-place mode); on failure diag has the message and nothing was

@@ -1,0 +1,73 @@
+/* Git through libgit2, in process (no git binary): Argo CD metadata for runs outside Argo CD, and `pkg get`, kpt's
+ * fetch of a package from a git repository. */
+#ifndef CMP_GIT_GIT_H
+#define CMP_GIT_GIT_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "argocd/metadata.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+/* libgit2's global state. Every function below brackets its own work with libgit2's (reference-counted) init and
+ * shutdown, so calling these is optional; a caller that makes many calls can hold the library open around them. */
+void git_support_init(void);
+void git_support_shutdown(void);
+
+/* Dry-run metadata from the git repository that holds pkg_dir (discovered upward, linked worktrees included).
+ * Fills only the fields of *m that are NULL, so values from the environment win:
+ *   revision         HEAD's commit (full SHA); left NULL when the repository has no commits
+ *   repo             the `origin` remote's URL, credentials removed; NULL without an origin
+ *   target_revision  the current branch; when HEAD is detached, a tag pointing at HEAD, else the SHA
+ *   path             pkg_dir relative to the work tree's root, "." for the root
+ *   name             pkg_dir's basename
+ * namespace and project are never touched. Strings live in a. Outside any repository (or in a bare one):
+ * *found = false, nothing filled, returns 0. A repository libgit2 cannot read: fail() and -1. */
+int git_app_meta(arena *a, const char *pkg_dir, app_meta *m, bool *found);
+
+/* Argo CD's ARGOCD_APP_REVISION_SHORT (n = 7) and ARGOCD_APP_REVISION_SHORT_8 (n = 8): the first n characters of
+ * revision, all of it when shorter; NULL for NULL. */
+const char *git_revision_short(arena *a, const char *revision, size_t n);
+
+/* The metadata as ARGOCD_APP_*=value lines a POSIX shell can eval (values single-quoted), the two short revisions
+ * included; unset fields are left out. For a `--print-env` option. */
+void git_meta_env(buf *b, const app_meta *m);
+
+/* "https://user:token@host/x" -> "https://host/x". http(s) URLs lose the whole user-info part (a lone user name is
+ * often a token); other schemes (ssh://, git://) keep the user name and lose only a password. scp-like addresses
+ * (git@host:org/repo) and local paths come back unchanged. */
+char *git_url_strip_credentials(arena *a, const char *url);
+
+/* A `pkg get` source argument, REPO[/DIR][@REF] or kpt's REPO.git[/DIR][@REF], taken apart. */
+typedef struct pkg_source {
+    const char *url;       /* what libgit2 fetches from (credentials kept; absolute path for a local repository) */
+    const char *key;       /* url without credentials: names the cache entry */
+    const char *repo;      /* upstream.git.repo as kpt records it: ".git" form without ".git", no credentials */
+    const char *directory; /* "/" or "/a/b" (cleaned, never "..") */
+    const char *ref;       /* as given; NULL means the remote's default branch */
+    bool local;
+} pkg_source;
+
+/* Forms: REPO.git[/DIR][@REF] (the first ".git" followed by "/", "@" or the end splits, as in kpt);
+ * URL//DIR[@REF]; a local path or file:// URL, where the longest prefix that is a git repository is REPO; any other
+ * URL is all REPO. REF is what follows the last "@" after the host part. Local repositories are probed (it must
+ * exist); remote ones are not. fail() and -1 on a malformed argument. */
+int pkg_source_parse(arena *a, const char *arg, pkg_source *out);
+
+typedef struct pkg_get_result {
+    const char *repo, *directory, *ref; /* upstream.git */
+    const char *lock_ref;               /* upstreamLock.git.ref: "<dir>/<ref>" when such a package tag exists */
+    const char *commit;                 /* full SHA */
+    const char *dest;                   /* absolute path written */
+} pkg_get_result;
+
+/* Fetches src into the cache ($XDG_CACHE_HOME/cmp-generate/git, else $TMPDIR/cmp-generate-<uid>/git), resolves the
+ * ref, and writes DIR at that commit to dest (NULL: the basename of DIR or of the repository, in the current
+ * directory), with upstream and upstreamLock in dest/Kptfile. All or nothing: dest appears only complete.
+ * fail() and -1 on any error. */
+int pkg_get(arena *a, const char *src, const char *dest, pkg_get_result *res);
+
+/* The `pkg` command: argv holds what follows "pkg" (argv[0] = "get"). Prints its own error line on stderr.
+ * Returns the exit status: 0, 1 (error) or 2 (usage). */
+int cmd_pkg(int argc, char **argv);
+#endif

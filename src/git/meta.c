@@ -1,0 +1,129 @@
+/* Argo CD's ARGOCD_APP_* values derived from the git repository that holds the package, for runs outside Argo CD. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "git/internal.h"
+#include "util/diag.h"
+
+struct tag_pick {
+    git_repository *repo;
+    git_oid head;
+    char *name;     /* malloc'd */
+    bool annotated; /* annotated tags win over lightweight ones */
+};
+
+/* A tag pointing at HEAD's commit. Preference: annotated over lightweight, then the smallest name, so the choice does
+ * not depend on the order libgit2 lists them in. */
+static int tag_cb(const char *refname, git_oid *oid, void *payload)
+{
+    struct tag_pick *t = payload;
+    git_object *obj = NULL, *peeled = NULL;
+    if (git_object_lookup(&obj, t->repo, oid, GIT_OBJECT_ANY) != 0)
+        return 0;
+    bool annotated = git_object_type(obj) == GIT_OBJECT_TAG;
+    if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0 && git_oid_equal(git_object_id(peeled), &t->head)) {
+        const char *name = refname + (strncmp(refname, "refs/tags/", 10) ? 0 : 10);
+        if (!t->name || (annotated && !t->annotated) || (annotated == t->annotated && strcmp(name, t->name) < 0)) {
+            free(t->name);
+            t->name = xstrdup(name);
+            t->annotated = annotated;
+        }
+    }
+    git_object_free(peeled);
+    git_object_free(obj);
+    return 0;
+}
+
+static const char *basename_of(arena *a, const char *abs)
+{
+    const char *s = strrchr(abs, '/');
+    return arena_strdup(a, s && s[1] ? s + 1 : abs);
+}
+
+int git_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
+{
+    *found = false;
+    app_meta g = *out, *m = &g; /* copied back only on success */
+    char abs[PATH_MAX], work[PATH_MAX];
+    if (!realpath(pkg_dir, abs))
+        return fail(pkg_dir, 0, "git metadata: %s", strerror(errno));
+    git_libgit2_init();
+    git_repository *repo = NULL;
+    git_reference *head = NULL;
+    git_config *cfg = NULL;
+    int rc = 0;
+    int orc = git_open_discover(&repo, abs);
+    if (orc == GIT_ENOTFOUND)
+        goto done;
+    if (orc < 0) {
+        rc = fail(pkg_dir, 0, "git metadata: cannot open the repository: %s", git_last_message());
+        goto done;
+    }
+    const char *wd = git_repository_workdir(repo);
+    if (git_repository_is_bare(repo) || !wd || !realpath(wd, work))
+        goto done;
+    size_t wn = strlen(work);
+    const char *rel;
+    if (!strcmp(abs, work))
+        rel = ".";
+    else if (!strcmp(work, "/"))
+        rel = abs + 1;
+    else if (!strncmp(abs, work, wn) && abs[wn] == '/')
+        rel = abs + wn + 1;
+    else
+        goto done; /* inside the .git directory, not the work tree */
+    bool is_found = true;
+    if (!m->path)
+        m->path = arena_strdup(a, rel);
+    if (!m->name)
+        m->name = basename_of(a, abs);
+
+    int hrc = git_repository_head(&head, repo);
+    if (hrc == 0) {
+        const git_oid *oid = git_reference_target(head);
+        char sha[GIT_OID_HEXSZ + 1];
+        git_oid_tostr(sha, sizeof sha, oid);
+        if (!m->revision)
+            m->revision = arena_strdup(a, sha);
+        if (!m->target_revision) {
+            if (git_repository_head_detached(repo) == 1) {
+                struct tag_pick t = {.repo = repo, .head = *oid};
+                git_tag_foreach(repo, tag_cb, &t);
+                m->target_revision = arena_strdup(a, t.name ? t.name : sha);
+                free(t.name);
+            } else {
+                m->target_revision = arena_strdup(a, git_reference_shorthand(head));
+            }
+        }
+    } else if (hrc == GIT_EUNBORNBRANCH || hrc == GIT_ENOTFOUND) {
+        /* No commits yet: no revision, but the branch HEAD names is still the target. */
+        git_reference *sym = NULL;
+        if (!m->target_revision && git_reference_lookup(&sym, repo, "HEAD") == 0 &&
+            git_reference_type(sym) == GIT_REFERENCE_SYMBOLIC) {
+            const char *t = git_reference_symbolic_target(sym);
+            if (!strncmp(t, "refs/heads/", 11))
+                t += 11;
+            m->target_revision = arena_strdup(a, t);
+        }
+        git_reference_free(sym);
+    } else {
+        rc = fail(pkg_dir, 0, "git metadata: cannot read HEAD: %s", git_last_message());
+        goto done;
+    }
+
+    /* remote.origin.url as configured (not through git_remote_lookup, whose config regexps leak in libgit2 1.5) */
+    const char *url = NULL;
+    if (!m->repo && git_repository_config_snapshot(&cfg, repo) == 0 &&
+        git_config_get_string(&url, cfg, "remote.origin.url") == 0 && *url)
+        m->repo = git_url_strip_credentials(a, url);
+    *out = g;
+    *found = is_found;
+done:
+    git_config_free(cfg);
+    git_reference_free(head);
+    git_repository_free(repo);
+    git_libgit2_shutdown();
+    return rc;
+}
