@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/diag.h"
+#include "yaml/load.h"
 
 limits cmp_limits = {
     .max_file_bytes = 64u << 20,
@@ -40,6 +41,11 @@ static void env_size(const char *name, size_t *dst)
 
 void limits_from_env(void)
 {
+    size_t depth = yaml_limits.max_depth, aliases = (size_t)yaml_limits.max_alias_nodes;
+    env_size("CMP_MAX_DEPTH", &depth);
+    env_size("CMP_MAX_ALIAS_NODES", &aliases);
+    yaml_limits.max_depth = depth > 100000 ? 100000 : (uint32_t)depth;
+    yaml_limits.max_alias_nodes = aliases;
     env_size("CMP_MAX_FILE_BYTES", &cmp_limits.max_file_bytes);
     env_size("CMP_MAX_TOTAL_BYTES", &cmp_limits.max_total_bytes);
     env_size("CMP_MAX_OBJECTS", &cmp_limits.max_objects);
