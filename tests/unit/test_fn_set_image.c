@@ -3,52 +3,15 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "functions/function.h"
 #include "util/diag.h"
 #include "yaml/load.h"
 
-struct fx {
-    arena *a;
-    strtab *st;
-    rlist items;
-    fn_results results;
-};
-
-static int add_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
-{
-    struct fx *f = ud;
-    rlist_push(&f->items, resource_new(f->a, root, NULL, "r.yaml", index));
-    return 0;
-}
-
-static void fx_open(struct fx *f, const char *yaml)
-{
-    memset(f, 0, sizeof *f);
-    f->a = arena_new();
-    f->st = strtab_new(f->a);
-    yaml_load(f->a, f->st, "r.yaml", yaml, strlen(yaml), add_doc, f);
-}
-
-static void fx_close(struct fx *f)
-{
-    rlist_free(&f->items);
-    free(f->results.v);
-    strtab_release(f->st);
-    arena_free(f->a);
-}
 
 static int fx_run(struct fx *f, const char *config)
 {
-    node *cfg = NULL;
-    if (config)
-        yaml_load_one(f->a, f->st, "fn-config.yaml", config, strlen(config), &cfg);
-    fn_ctx c = {.a = f->a,
-                .st = f->st,
-                .items = &f->items,
-                .config = cfg,
-                .config_file = "fn-config.yaml",
-                .results = &f->results};
-    return fn_lookup("set-image")->run(&c);
+    return fx_apply(f, "set-image", config, "fn-config.yaml");
 }
 
 static const char *last_message(struct fx *f)
