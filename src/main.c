@@ -44,20 +44,6 @@ static const char usage[] =
     "ARGOCD_APP_SOURCE_REPO_URL, ARGOCD_APP_SOURCE_TARGET_REVISION, ARGOCD_APP_SOURCE_PATH (stamped as\n"
     "<domain>/app, ...), ANNOTATION_DOMAIN or ARGOCD_ENV_ANNOTATION_DOMAIN (default cmp-generate).\n";
 
-static int write_all(const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(STDOUT_FILENO, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("cmp-generate: ", stderr);
@@ -165,7 +151,7 @@ static int cmd_fn(int argc, char **argv)
         buf_free(&out);
         return 1;
     }
-    int rc = write_all(out.data ? out.data : "", out.len) < 0 ? 1 : 0;
+    int rc = write_all(STDOUT_FILENO, out.data ? out.data : "", out.len) < 0 ? 1 : 0;
     buf_free(&out);
     return rc;
 }
@@ -177,7 +163,7 @@ static int cmd_parameters(int argc, char **argv)
     buf out = {0};
     if (print_parameters(argc > 0 ? argv[0] : ".", &out) < 0)
         fprintf(stderr, "cmp-generate: parameters: %s\n", diag_message());
-    int rc = write_all(out.data, out.len) < 0 ? 1 : 0;
+    int rc = write_all(STDOUT_FILENO, out.data, out.len) < 0 ? 1 : 0;
     buf_free(&out);
     return rc;
 }
@@ -196,7 +182,7 @@ static int cmd_settings(int argc, char **argv)
         buf_putc(&out, '\n');
     } else
         return usage_error("settings takes --json, --yaml or --markdown, not %s", form);
-    int rc = write_all(out.data, out.len) < 0 ? 1 : 0;
+    int rc = write_all(STDOUT_FILENO, out.data, out.len) < 0 ? 1 : 0;
     buf_free(&out);
     return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "git/cache.h"
 #include "util/diag.h"
+#include "util/fsutil.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
@@ -24,27 +25,12 @@ typedef struct getctx {
     const char *display; /* "<repo><directory>@<ref>" for messages */
 } getctx;
 
-static int write_all_fd(int fd, const void *data, size_t n)
-{
-    const char *p = data;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int write_file(const char *path, const void *data, size_t n, mode_t mode)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
-    int rc = write_all_fd(fd, data, n);
+    int rc = write_all(fd, data, n);
     if (rc == 0)
         rc = fchmod(fd, mode);
     if (close(fd) != 0)

@@ -58,15 +58,8 @@ static void emit_one(buf *b, const resource *r, bool json, bool first)
 
 static int write_fd(int fd, const char *p, size_t n)
 {
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return fail(NULL, 0, "cannot write the output: %s", strerror(errno));
-        p += w;
-        n -= (size_t)w;
-    }
+    if (write_all(fd, p, n) < 0)
+        return fail(NULL, 0, "cannot write the output: %s", strerror(errno));
     return 0;
 }
 
@@ -152,6 +145,19 @@ static int app_metadata(arena *a, const render_opts *o, app_meta *meta)
     return git_app_meta(a, o->dir, meta, &found);
 }
 
+/* The end of every run, failed or not: the results file when asked for, then everything freed. */
+static int finish(const char *results_dir, run_ctx *R, rlist *items, package *root, strtab *st, arena *a, int rc)
+{
+    if (results_dir)
+        write_results(R, results_dir, rc < 0);
+    rlist_free(items);
+    run_ctx_free(R);
+    package_free(root);
+    strtab_release(st);
+    arena_free(a);
+    return rc;
+}
+
 static bool stamp_enabled(const void *ud, const char *key)
 {
     return settings_stamps(ud, key);
@@ -206,14 +212,7 @@ int render(const render_opts *o, buf *out)
     diag_set_step("emit");
     rc = emit_stream(&items, o->json, out, o->out_fd);
 done:
-    if (o->results_dir)
-        write_results(&R, o->results_dir, rc < 0);
-    rlist_free(&items);
-    run_ctx_free(&R);
-    package_free(root);
-    strtab_release(st);
-    arena_free(a);
-    return rc;
+    return finish(o->results_dir, &R, &items, root, st, a, rc);
 }
 
 /* eval sees the tree as one flat list with root-relative paths: re-home every resource on the root package. */
@@ -296,12 +295,5 @@ int eval_in_place(const eval_opts *o)
         rc = write_in_place(a, root, &items, false);
     }
 done:
-    if (o->results_dir)
-        write_results(&R, o->results_dir, rc < 0);
-    rlist_free(&items);
-    run_ctx_free(&R);
-    package_free(root);
-    strtab_release(st);
-    arena_free(a);
-    return rc;
+    return finish(o->results_dir, &R, &items, root, st, a, rc);
 }

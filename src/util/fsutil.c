@@ -219,3 +219,18 @@ bool file_exists(const char *path)
     struct stat st;
     return lstat(path, &st) == 0;
 }
+
+int write_all(int fd, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}

@@ -30,4 +30,6 @@ bool inside(const char *root_real, const char *path);
 char *path_join(arena *a, const char *dir, const char *name);
 bool is_dir(const char *path);
 bool file_exists(const char *path);
+/* write(2) until all of it is written (EINTR retried); -1 with errno on failure. */
+int write_all(int fd, const void *data, size_t n);
 #endif
