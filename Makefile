@@ -65,7 +65,7 @@ asan: $(BIN_DIR)/cmp-generate-asan $(BUILD)/san/unit-tests
 unit: $(BUILD)/rel/unit-tests
 
 run:
-	@$(MAKE) --no-print-directory NO_TEST_DEBS=1 deps all
+	@$(MAKE) -s --no-print-directory NO_TEST_DEBS=1 deps all
 	@ARGOCD_APP_NAME=hello ARGOCD_APP_NAMESPACE=demo ARGOCD_APP_PROJECT_NAME=default \
 	 ARGOCD_APP_REVISION=0123456789abcdef0123456789abcdef01234567 \
 	 ARGOCD_APP_SOURCE_REPO_URL=https://example.com/org/repo.git \
