@@ -8,7 +8,8 @@
  *    regex's groups is reported when the config is read, not at the first match;
  *  - in the absolute by-path + put-value case, an existing key with dots in it ("app.kubernetes.io/name") is found
  *    (the catalog creates nested maps, one per dot), and items where the path runs through a list index that does
- *    not exist are left alone without a "Mutated" result (the catalog reports them as mutated). */
+ *    not exist, or through a missing key followed by an index, are left alone without a "Mutated" result (the
+ *    catalog reports them as mutated, and in the second case leaves an empty list behind). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdlib.h>
@@ -489,6 +490,10 @@ static int put_by_path(struct search *S, resource *r)
         } else if (v && !is_null(v)) {
             return fn_fail_res(S->c, r, v, "by-path %s: `%s` is a scalar, so nothing can be created under it", bp,
                                key);
+        } else if (is_index(S->pattern[j + 1])) {
+            /* an index into a list that is not there names nothing; the catalog creates the empty list and sets
+             * nothing, and making a map with the key "0" would be worse */
+            return 0;
         } else {
             cur = map_ensure_map(a, cur, key);
         }

@@ -188,6 +188,10 @@ TEST(search_replace_absolute_path_through_list_index)
               "busybox");
     CHECK(fx_run(&f, "  by-path: spec.template.spec.containers.7.image\n  put-value: busybox\n") == 0);
     CHECK_STR(msg(&f, f.results.n - 1), "no matches");
+    /* a missing list is not made up as a map keyed "0", and nothing is left behind */
+    CHECK(fx_run(&f, "  by-path: spec.volumes.0.name\n  put-value: data\n") == 0);
+    CHECK_STR(msg(&f, f.results.n - 1), "no matches");
+    CHECK(path_get(f.items.v[0]->root, "spec", "volumes", NULL) == NULL);
     fx_close(&f);
 }
 
