@@ -100,6 +100,9 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
         {"repo", m->repo},        {"target-revision", m->target_revision},
         {"path", m->path},
     };
+    const char *keys[sizeof stamps / sizeof *stamps];
+    for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++)
+        keys[s] = arena_printf(a, "%s/%s", domain, stamps[s].suffix);
     for (size_t i = 0; i < items->n; i++) {
         resource *r = items->v[i];
         strip_bookkeeping(r->root);
@@ -110,7 +113,8 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
                 continue;
             if (!ann && !(ann = map_ensure_map(a, md, "annotations")))
                 break; /* annotations that are not a map: leave the object alone rather than guess */
-            map_set_str(a, ann, arena_printf(a, "%s/%s", domain, stamps[s].suffix), stamps[s].value);
+            /* one copy of each key and value for all objects: the environment outlives the render */
+            map_set_str_ref(a, ann, keys[s], stamps[s].value);
         }
     }
 }

@@ -120,7 +120,8 @@ int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pair
             continue;
         if (old && old->kind == N_SCALAR && !strcmp(old->s.str, pairs->v[i].value))
             continue;
-        map_set_str(a, m, pairs->v[i].key, pairs->v[i].value);
+        /* the strings live in the config tree, in the same arena: share them across objects */
+        map_set_str_ref(a, m, pairs->v[i].key, pairs->v[i].value);
         changed++;
     }
     return changed;

@@ -200,17 +200,19 @@ node *map_set(arena *a, node *m, const char *key, node *val)
     return val;
 }
 
-node *map_set_str(arena *a, node *m, const char *key, const char *val)
+/* Shared by the copying and the referencing setter: copy says whether key and val must be copied. */
+static node *set_str(arena *a, node *m, const char *key, const char *val, bool copy)
 {
     long i = map_index(m, key);
+    size_t len = strlen(val);
     if (i >= 0) {
         node *old = m->c.kids[2 * i + 1];
         if (old->kind == N_SCALAR && strcmp(old->s.str, val) == 0)
             return old;
         if (old->kind == N_SCALAR) {
             /* An edited scalar becomes a string we made; its comment stays. */
-            old->s.str = arena_strdup(a, val);
-            old->s.len = (uint32_t)strlen(val);
+            old->s.str = copy ? arena_strndup(a, val, len) : val;
+            old->s.len = (uint32_t)len;
             if (old->style != ST_SINGLE && old->style != ST_DOUBLE)
                 old->style = ST_STRING;
             if (old->x)
@@ -218,7 +220,38 @@ node *map_set_str(arena *a, node *m, const char *key, const char *val)
             return old;
         }
     }
-    return map_set(a, m, key, node_str(a, val));
+    if (copy)
+        return map_set(a, m, key, node_str(a, val));
+    node *v = node_str_ref(a, val);
+    if (i >= 0)
+        return map_set(a, m, key, v);
+    node *k = arena_alloc(a, sizeof *k);
+    k->kind = N_SCALAR;
+    k->style = ST_PLAIN;
+    k->s.str = key;
+    k->s.len = (uint32_t)strlen(key);
+    map_append(a, m, k, v);
+    return v;
+}
+
+node *map_set_str(arena *a, node *m, const char *key, const char *val)
+{
+    return set_str(a, m, key, val, true);
+}
+
+node *map_set_str_ref(arena *a, node *m, const char *key, const char *val)
+{
+    return set_str(a, m, key, val, false);
+}
+
+node *node_str_ref(arena *a, const char *s)
+{
+    node *x = arena_alloc(a, sizeof *x);
+    x->kind = N_SCALAR;
+    x->style = ST_STRING;
+    x->s.str = s;
+    x->s.len = (uint32_t)strlen(s);
+    return x;
 }
 
 bool map_delete(node *m, const char *key)

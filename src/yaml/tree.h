@@ -59,6 +59,7 @@ void strtab_release(strtab *t);
 /* constructors */
 node *node_scalar(arena *a, const char *s, size_t n, int style);
 node *node_str(arena *a, const char *s); /* ST_STRING copy of s */
+node *node_str_ref(arena *a, const char *s); /* ST_STRING sharing s, which must outlive the tree */
 node *node_map(arena *a);
 node *node_seq(arena *a);
 node *node_clone(arena *a, const node *n);
@@ -80,6 +81,9 @@ long map_index(const node *m, const char *key);
 /* Sets key to val: replaces the value in place if the key exists, else appends. Returns val. */
 node *map_set(arena *a, node *m, const char *key, node *val);
 node *map_set_str(arena *a, node *m, const char *key, const char *val);
+/* The same without copying key and val: both must live as long as the tree (arena or static strings). Many
+ * objects then share one copy of a label or annotation, as strings are never edited in place. */
+node *map_set_str_ref(arena *a, node *m, const char *key, const char *val);
 void map_append(arena *a, node *m, node *key, node *val);
 bool map_delete(node *m, const char *key);
 /* The map under key, created (appended) when missing or null; NULL if key holds something else. */
