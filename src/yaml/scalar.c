@@ -184,8 +184,18 @@ bool plain_allowed(const char *s, size_t n, bool flow)
         return false;
     if (n >= 3 && (!memcmp(s, "---", 3) || !memcmp(s, "...", 3)))
         return false;
+    /* the emitter asks this of every plain scalar it writes: let ordinary bytes through with one lookup */
+    static unsigned char special[256];
+    if (!special[0]) {
+        for (int c = 0; c < 0x20; c++)
+            special[c] = 1;
+        for (const char *p = ":#,[]{}\x7f\xc2\xe2\xef"; *p; p++)
+            special[(unsigned char)*p] = 1;
+    }
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if (!special[c])
+            continue;
         if (c < 0x20 || c == 0x7f)
             return false;
         if (c == ':' && i + 1 < n && (s[i + 1] == ' ' || (flow && strchr(",[]{}", s[i + 1]))))
