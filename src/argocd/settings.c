@@ -223,7 +223,8 @@ int settings_load(arena *a, strtab *st, settings *out)
         if (yaml_load_one(a, st, "ARGOCD_APP_PARAMETERS", raw, strlen(raw), &p) < 0) {
             char msg[512];
             const char *why = strstr(diag_message(), "invalid YAML: ");
-            snprintf(msg, sizeof msg, "%s", why ? why + 14 : diag_message());
+            const char *step = strstr(diag_message(), "parameters: ");
+            snprintf(msg, sizeof msg, "%s", why ? why + 14 : step ? step + 12 : diag_message());
             diag_clear();
             return fail(NULL, 0, "ARGOCD_APP_PARAMETERS is not valid JSON: %s", msg);
         }

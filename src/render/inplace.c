@@ -65,12 +65,28 @@ static int mkdirs(char *path)
     return 0;
 }
 
+/* The file's directory must be inside the package, and the file itself no symlink: a package may hold a
+ * directory symlink (kpt does not follow them when reading), and writing through it would leave the package. */
+static bool stays_inside(arena *a, const char *root, const char *path)
+{
+    char *dir = arena_strdup(a, path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        return false;
+    return inside(root, dir);
+}
+
 static int write_file(arena *a, const char *root, const char *rel, const buf *b)
 {
     char *path = arena_printf(a, "%s/%s", root, rel);
     char *tmp = arena_printf(a, "%s.cmp-generate-%d.tmp", path, (int)getpid());
     if (mkdirs(path) < 0)
         return fail(rel, 0, "write: cannot create its directory: %s", strerror(errno));
+    if (!stays_inside(a, root, path))
+        return fail(rel, 0, "write: the path goes through a symlink out of the package; refusing to write it");
     FILE *f = fopen(tmp, "w");
     if (!f)
         return fail(rel, 0, "write: %s", strerror(errno));
@@ -134,7 +150,8 @@ int write_in_place(arena *a, package *root, const rlist *items, bool attribution
     collect_original(a, root, &orig, &norig, &cap);
     for (size_t i = 0; i < norig && rc == 0; i++) {
         bool kept = bsearch(&orig[i], written, nwritten, sizeof *written, cmp_str) != NULL;
-        if (!kept && unlink(arena_printf(a, "%s/%s", root->abs, orig[i])) != 0 && errno != ENOENT)
+        const char *gone = arena_printf(a, "%s/%s", root->abs, orig[i]);
+        if (!kept && stays_inside(a, root->abs, gone) && unlink(gone) != 0 && errno != ENOENT)
             rc = fail(orig[i], 0, "write: cannot remove: %s", strerror(errno));
     }
     free(orig);

@@ -58,7 +58,7 @@ size_t bytes_read_total(void)
 }
 
 /* Returns the offset of the first invalid UTF-8 sequence, or len. */
-static size_t utf8_check(const unsigned char *s, size_t len)
+size_t utf8_check(const unsigned char *s, size_t len)
 {
     size_t i = 0;
     while (i < len) {

@@ -20,6 +20,9 @@ void limits_from_env(void);
 /* Reads a whole file (after checking it stays inside root_real when it is a symlink) into a malloc'd buffer.
  * Strips a UTF-8 byte order mark, rejects NUL bytes and invalid UTF-8. display names the file in errors. */
 int read_text_file(const char *path, const char *display, char **out, size_t *len);
+/* Offset of the first NUL-free but invalid UTF-8 sequence in s, or len when all of it is valid UTF-8. */
+size_t utf8_check(const unsigned char *s, size_t len);
+
 /* Total bytes read so far by read_text_file, checked against max_total_bytes. */
 size_t bytes_read_total(void);
 

@@ -1,6 +1,8 @@
 #include "util/glob.h"
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 static bool class_match(const char **pp, char c)
 {
@@ -33,9 +35,30 @@ static bool class_match(const char **pp, char c)
     return ok != neg;
 }
 
-/* Iterative with backtracking points for '*' and "**"; linear in practice for the patterns people write. */
-static bool match(const char *p, const char *s)
+/* A match is a walk over (pattern position, path position) pairs. Remembering the pairs already tried keeps
+ * patterns like "*a*a*a*a*b" linear in pattern x path instead of exponential (a .krmignore is user input). */
+struct memo {
+    const char *p0, *s0;
+    size_t plen, slen;
+    unsigned char *seen; /* bit per pair; NULL when the table would be too large (then plain backtracking) */
+};
+
+static bool match(struct memo *m, const char *p, const char *s);
+
+static bool tried(struct memo *m, const char *p, const char *s)
 {
+    if (!m->seen)
+        return false;
+    size_t i = (size_t)(p - m->p0) * (m->slen + 1) + (size_t)(s - m->s0);
+    bool was = m->seen[i / 8] & (1u << (i % 8));
+    m->seen[i / 8] |= (unsigned char)(1u << (i % 8));
+    return was;
+}
+
+static bool match(struct memo *m, const char *p, const char *s)
+{
+    if (tried(m, p, s))
+        return false; /* this pair failed before (a success would have returned already) */
     while (*p) {
         if (p[0] == '*' && p[1] == '*') {
             const char *rest = p + 2;
@@ -46,7 +69,7 @@ static bool match(const char *p, const char *s)
             if (!*rest)
                 return true;
             for (const char *t = s;; t++) {
-                if ((t == s || t[-1] == '/' || !slash_after) && match(rest, t))
+                if ((t == s || t[-1] == '/' || !slash_after) && match(m, rest, t))
                     return true;
                 if (!*t)
                     return false;
@@ -55,7 +78,7 @@ static bool match(const char *p, const char *s)
         if (*p == '*') {
             p++;
             for (const char *t = s;; t++) {
-                if (match(p, t))
+                if (match(m, p, t))
                     return true;
                 if (!*t || *t == '/')
                     return false;
@@ -86,5 +109,11 @@ static bool match(const char *p, const char *s)
 
 bool glob_match(const char *pattern, const char *path)
 {
-    return match(pattern, path);
+    struct memo m = {pattern, path, strlen(pattern), strlen(path), NULL};
+    size_t bits = (m.plen + 1) * (m.slen + 1);
+    if (strchr(pattern, '*') && bits / (m.slen + 1) == m.plen + 1 && bits < ((size_t)64 << 23))
+        m.seen = calloc(bits / 8 + 1, 1);
+    bool ok = match(&m, pattern, path);
+    free(m.seen);
+    return ok;
 }

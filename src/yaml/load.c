@@ -1,10 +1,12 @@
 #include "yaml/load.h"
 
 #include <libfyaml.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/diag.h"
+#include "util/fsutil.h"
 #include "yaml/scalar.h"
 
 load_limits yaml_limits = {.max_depth = 512, .max_alias_nodes = 1000000};
@@ -495,6 +497,18 @@ static void on_diag(struct fy_diag *diag, void *user, const char *text, size_t l
 
 int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t len, yaml_doc_fn fn, void *ud)
 {
+    /* Text that did not come through read_text_file (parameters, stdin, a tool's output) is checked here: the
+     * parser must never see a NUL or invalid UTF-8 (libfyaml can loop on some of it). */
+    const char *nul = memchr(data, 0, len);
+    size_t text_len = nul ? (size_t)(nul - data) : len;
+    size_t bad = utf8_check((const unsigned char *)data, text_len);
+    if (bad < text_len || nul) {
+        size_t at = bad < text_len ? bad : text_len;
+        int line = 1;
+        for (size_t i = 0; i < at; i++)
+            line += data[i] == '\n';
+        return fail(file, line, "%s", bad < text_len ? "invalid UTF-8" : "contains a NUL byte: not text");
+    }
     struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1};
     L.alias_budget = yaml_limits.max_alias_nodes;
     struct parse_error pe = {0};
