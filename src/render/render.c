@@ -105,7 +105,12 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
     const char *app = getenv("ARGOCD_APP_NAME");
     if (file_exists(kptfile) || o->in_place || (!o->convention && !(app && *app))) {
         lc->defer_non_krm = true;
-        if (package_load(lc, o->dir, true, root) < 0 || settle_non_krm(lc) < 0)
+        if (package_load(lc, o->dir, true, root) < 0) {
+            free(lc->non_krm); /* settle_non_krm frees it on every other path */
+            lc->non_krm = NULL;
+            return -1;
+        }
+        if (settle_non_krm(lc) < 0)
             return -1;
         return hydrate(R, *root, items);
     }
