@@ -90,8 +90,11 @@ static void put_inline_scalar(buf *b, const node *n, bool flow)
     put_tag(b, n);
     switch (n->style) {
     case ST_PLAIN:
-        if (!len && !node_tag(n))
+        if (!len) {
+            if (node_tag(n))
+                b->len--; /* "!!null" or "!" alone: the tag without its separating space */
             return;
+        }
         if (plain_allowed(s, len, flow)) {
             buf_put(b, s, len);
             return;
@@ -266,6 +269,14 @@ static void emit_map(emitter *E, const node *m, int indent, bool first_inline)
             put_head(E, node_head(k), indent);
             buf_indent(E->b, indent);
         }
+        if (k->kind == N_SCALAR && k->style == ST_PLAIN && !k->s.len && !node_tag(k)) {
+            /* a null key: the explicit "? " form keeps it null (quoting it would make it a string) */
+            buf_puts(E->b, "?\n");
+            buf_indent(E->b, indent);
+            buf_putc(E->b, ':');
+            emit_after(E, v, k, indent + 2, seq_indent);
+            continue;
+        }
         emit_key(E, k);
         emit_after(E, v, k, indent + 2, seq_indent);
     }
@@ -306,6 +317,10 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
     emitter E = {b, o ? o : &def};
     if (!root)
         return;
+    if (root->kind != N_SCALAR && !inline_collection(root) && node_tag(root)) {
+        buf_puts(b, node_tag(root)); /* a tag on its own line applies to the block collection below it */
+        buf_putc(b, '\n');
+    }
     if (root->kind == N_MAP && !inline_collection(root)) {
         emit_map(&E, root, 0, false);
     } else if (root->kind == N_SEQ && !inline_collection(root)) {
