@@ -138,6 +138,7 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
             }
             return 0;
         }
+        *str = d->def; /* named without a value: as if not given */
         return 0;
     }
     const char *pname = escape_name(R->a, "PARAM_", d->name);
@@ -170,7 +171,13 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
         *str = text;
         return 0;
     }
-    return parse_text(R, from, text, d->kind, coll);
+    if (parse_text(R, from, text, d->kind, coll) < 0)
+        return -1;
+    uint32_t slots = d->kind == SETTING_MAP ? 2 * (*coll)->c.n : (*coll)->c.n;
+    for (uint32_t i = 0; i < slots; i++)
+        if (!scalar((*coll)->c.kids[i]))
+            return fail(NULL, 0, "%s (parameter \"%s\") must hold strings only", from, d->name);
+    return 0;
 }
 
 bool settings_stamps(const settings *s, const char *key)

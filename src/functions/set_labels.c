@@ -103,6 +103,8 @@ static int run(fn_ctx *c)
             if (fieldspec_applies(&label_specs[s], r))
                 apply(c, r, label_specs[s].path, label_specs[s].create, &labels, &changed);
         const char *kind = res_kind(r);
+        if (!kind)
+            continue; /* a kustomization file carries no kind */
         for (const char *const *k = pod_template_kinds; *k; k++) {
             if (strcmp(kind, *k))
                 continue;

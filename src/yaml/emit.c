@@ -62,11 +62,16 @@ static bool multiline(const node *n)
 /* Literal block scalars hold text with newlines; only printable text and tabs fit in them. */
 static bool literal_ok(const node *n)
 {
-    if (!multiline(n))
-        return false;
+    if (!multiline(n) || strspn(n->s.str, "\n") == n->s.len)
+        return false; /* only line breaks: a literal block would read back as "" */
     for (uint32_t i = 0; i < n->s.len; i++) {
         unsigned char c = (unsigned char)n->s.str[i];
         if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+            return false;
+        /* trailing blanks on a line, or a last line of blanks, do not survive a literal block */
+        if ((c == ' ' || c == '\t') && (i + 1 == n->s.len || n->s.str[i + 1] == '\n'))
+            return false;
+        if (c == '\t' && (i == 0 || n->s.str[i - 1] == '\n'))
             return false;
     }
     /* trailing spaces on a line before a break are fine; a leading tab or space on the first line needs an indicator */
@@ -198,9 +203,22 @@ static void put_flow(buf *b, const node *n)
     buf_putc(b, m ? '}' : ']');
 }
 
+/* Can this collection be written in flow style? Not when a null item or value hides in it: "[a, , b]" is not
+ * YAML, and "null" or "~" would change the text. */
+static bool flow_safe(const node *n)
+{
+    if (n->kind == N_SCALAR)
+        return n->s.len || n->style != ST_PLAIN || node_tag(n);
+    uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
+    for (uint32_t i = 0; i < slots; i++)
+        if (!flow_safe(n->c.kids[i]))
+            return false;
+    return true;
+}
+
 static bool inline_collection(const node *n)
 {
-    return n->kind != N_SCALAR && (n->style == ST_FLOW || n->c.n == 0);
+    return n->kind != N_SCALAR && (n->c.n == 0 || (n->style == ST_FLOW && flow_safe(n)));
 }
 
 static void emit_map(emitter *E, const node *m, int indent, bool first_inline);

@@ -392,6 +392,28 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     if (!txt)
         txt = "";
     int key = in_key_position(L);
+    if (t && fy_token_scalar_style(t) == FYSS_SINGLE_QUOTED) {
+        /* libfyaml 0.7 misreads runs of '' escapes; a one-line single-quoted scalar is decoded from the source */
+        const struct fy_mark *sm = fy_token_start_mark(t), *em = fy_token_end_mark(t);
+        if (sm && em && sm->line == em->line && em->input_pos <= L->len && sm->input_pos <= em->input_pos) {
+            const char *src = L->data + sm->input_pos;
+            size_t n = em->input_pos - sm->input_pos, k = 0;
+            char *dec = arena_alloc(L->a, n + 1);
+            for (size_t i = 0; i < n; i++) {
+                dec[k++] = src[i];
+                if (src[i] == '\'' && i + 1 < n && src[i + 1] == '\'')
+                    i++;
+            }
+            dec[k] = 0;
+            txt = dec;
+            len = k;
+        }
+    }
+    if (len && memchr(txt, 0, len)) {
+        const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
+        /* a "\0" escape: no Kubernetes field needs it, and C strings cannot carry it safely */
+        return fail(L->file, m ? m->line + 1 : 0, "a string holds a NUL character (\\0), which is not supported");
+    }
     int style = ST_PLAIN;
     switch (t ? fy_token_scalar_style(t) : FYSS_PLAIN) {
     case FYSS_SINGLE_QUOTED: style = ST_SINGLE; break;
@@ -399,6 +421,10 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     case FYSS_LITERAL: style = ST_LITERAL; break;
     case FYSS_FOLDED: style = ST_FOLDED; break;
     default: break;
+    }
+    if (utf8_check((const unsigned char *)txt, len) != len) {
+        const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
+        return fail(L->file, m ? m->line + 1 : 0, "a string is not valid UTF-8");
     }
     node *n = arena_alloc(L->a, sizeof *n);
     n->kind = N_SCALAR;
