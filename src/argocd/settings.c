@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/diag.h"
+#include "util/fsutil.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
@@ -144,6 +145,8 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
     const char *pname = escape_name(R->a, "PARAM_", d->name);
     if (d->kind == SETTING_STRING && env(pname)) {
         *str = env(pname);
+        if (utf8_check((const unsigned char *)*str, strlen(*str)) != strlen(*str))
+            return fail(NULL, 0, "%s (parameter \"%s\") is not valid UTF-8", pname, d->name);
         return 0;
     }
     if (d->kind == SETTING_ARRAY && env(arena_printf(R->a, "%s_0", pname))) {
@@ -152,6 +155,8 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
             const char *v = env(arena_printf(R->a, "%s_%d", pname, i));
             if (!v)
                 break;
+            if (utf8_check((const unsigned char *)v, strlen(v)) != strlen(v))
+                return fail(NULL, 0, "%s_%d (parameter \"%s\") is not valid UTF-8", pname, i, d->name);
             seq_append(R->a, s, node_str(R->a, v));
         }
         *coll = s;
@@ -167,6 +172,8 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
         *str = d->def;
         return 0;
     }
+    if (utf8_check((const unsigned char *)text, strlen(text)) != strlen(text))
+        return fail(NULL, 0, "%s (parameter \"%s\") is not valid UTF-8", from, d->name);
     if (d->kind == SETTING_STRING) {
         *str = text;
         return 0;

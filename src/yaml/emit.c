@@ -260,10 +260,16 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
     if (key)
         put_comment(E, key);
     buf_putc(b, '\n');
-    if (v->kind == N_MAP)
+    if (v->kind == N_MAP) {
         emit_map(E, v, indent, false);
-    else
-        emit_seq(E, v, seq_indent, false);
+        return;
+    }
+    /* libfyaml 0.7 rejects an empty item in a sequence written level with its key ("k:\n-\n- a"): indent
+     * such a sequence under its key instead */
+    for (uint32_t i = 0; i < v->c.n && seq_indent < indent; i++)
+        if (v->c.kids[i]->kind == N_SCALAR && !v->c.kids[i]->s.len && v->c.kids[i]->style == ST_PLAIN)
+            seq_indent = indent;
+    emit_seq(E, v, seq_indent, false);
 }
 
 static void emit_key(emitter *E, const node *k)
@@ -272,6 +278,8 @@ static void emit_key(emitter *E, const node *k)
         put_inline_scalar(E->b, k, false);
         if (k->s.len == 0 && k->style == ST_PLAIN && !node_tag(k))
             buf_put(E->b, "\"\"", 2);
+        else if (k->s.len == 0 && k->style == ST_PLAIN)
+            buf_putc(E->b, ' '); /* "!!str :" - glued to the tag, the colon would become part of it */
     } else {
         put_flow(E->b, k);
     }
