@@ -117,6 +117,10 @@ uninstall:
 bench: deps all
 	@tests/bench/run
 
+# libFuzzer targets for a real time box each (FUZZ_SECONDS, default 300); make test runs them briefly and deterministically
+fuzz: deps
+	@tests/fuzz/run --long
+
 image:
 	docker build -t cmp-generate:$(VERSION) .
 

@@ -1,6 +1,7 @@
 #include "yaml/emit.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,6 +353,8 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
     } else if (root->kind == N_SEQ && !inline_collection(root)) {
         emit_seq(&E, root, 0, false);
     } else if (root->kind == N_SCALAR && literal_ok(root)) {
+        if (node_tag(root))
+            buf_puts(b, "--- "); /* a tagged block scalar at the root needs the document start before it */
         put_literal(b, root, 2);
     } else {
         if (root->kind == N_SCALAR)
@@ -417,12 +420,15 @@ static void put_json_number(buf *b, const char *s, size_t n, enum scalar_type t)
             base = 8;
         if (strchr(p, ':')) { /* base 60 */
             long long v = 0;
-            for (const char *q = p; *q; q++)
-                if (*q == ':')
-                    continue;
             char *save;
-            for (char *part = strtok_r(tmp + (p - tmp), ":", &save); part; part = strtok_r(NULL, ":", &save))
-                v = v * 60 + strtoll(part, NULL, 10);
+            for (char *part = strtok_r(tmp + (p - tmp), ":", &save); part; part = strtok_r(NULL, ":", &save)) {
+                long long d = strtoll(part, NULL, 10);
+                if (v > (LLONG_MAX - d) / 60) {
+                    put_json_string(b, s, n); /* too big for a number: keep the text */
+                    return;
+                }
+                v = v * 60 + d;
+            }
             buf_printf(b, "%s%lld", neg ? "-" : "", v);
             return;
         }

@@ -384,6 +384,48 @@ static int open_collection(struct loader *L, node *n, struct fy_event *e, struct
     return 0;
 }
 
+/* The value of a single-quoted scalar from its source text (between the quotes): line breaks fold to a space,
+ * each empty line gives a newline, blanks around breaks go, and '' is one quote. */
+static const char *single_quoted(arena *a, const char *src, size_t n, size_t *outlen)
+{
+    char *out = arena_alloc(a, n + 1);
+    size_t k = 0, i = 0;
+    bool first = true;
+    while (i <= n) {
+        size_t e = i;
+        while (e < n && src[e] != '\n')
+            e++;
+        size_t b = i, t = e;
+        if (!first)
+            while (b < t && (src[b] == ' ' || src[b] == '\t'))
+                b++;
+        if (e < n)
+            while (t > b && (src[t - 1] == ' ' || src[t - 1] == '\t' || src[t - 1] == '\r'))
+                t--;
+        if (!first) {
+            if (b == t && e < n) {
+                out[k++] = '\n'; /* an empty line */
+                i = e + 1;
+                continue;
+            }
+            if (k == 0 || out[k - 1] != '\n') /* a break between text lines folds to one space */
+                out[k++] = ' ';
+        }
+        for (size_t j = b; j < t; j++) {
+            out[k++] = src[j];
+            if (src[j] == '\'' && j + 1 < t && src[j + 1] == '\'')
+                j++;
+        }
+        first = false;
+        if (e >= n)
+            break;
+        i = e + 1;
+    }
+    out[k] = 0;
+    *outlen = k;
+    return out;
+}
+
 static int on_scalar(struct loader *L, struct fy_event *e)
 {
     struct fy_token *t = e->scalar.value;
@@ -393,20 +435,11 @@ static int on_scalar(struct loader *L, struct fy_event *e)
         txt = "";
     int key = in_key_position(L);
     if (t && fy_token_scalar_style(t) == FYSS_SINGLE_QUOTED) {
-        /* libfyaml 0.7 misreads runs of '' escapes; a one-line single-quoted scalar is decoded from the source */
+        /* libfyaml 0.7 misreads runs of '' escapes: single-quoted scalars are decoded from the source */
         const struct fy_mark *sm = fy_token_start_mark(t), *em = fy_token_end_mark(t);
-        if (sm && em && sm->line == em->line && em->input_pos <= L->len && sm->input_pos <= em->input_pos) {
-            const char *src = L->data + sm->input_pos;
-            size_t n = em->input_pos - sm->input_pos, k = 0;
-            char *dec = arena_alloc(L->a, n + 1);
-            for (size_t i = 0; i < n; i++) {
-                dec[k++] = src[i];
-                if (src[i] == '\'' && i + 1 < n && src[i + 1] == '\'')
-                    i++;
-            }
-            dec[k] = 0;
+        if (sm && em && em->input_pos <= L->len && sm->input_pos <= em->input_pos) {
+            const char *dec = single_quoted(L->a, L->data + sm->input_pos, em->input_pos - sm->input_pos, &len);
             txt = dec;
-            len = k;
         }
     }
     if (len && memchr(txt, 0, len)) {

@@ -1,0 +1,332 @@
+/* Shared by the fuzz targets: a strict tree comparison (value, kind, tag and type as kpt reads it), the
+ * emit-and-reparse check, and a small JSON syntax checker. A failed check prints what differs and aborts, so
+ * libFuzzer keeps the input. */
+#ifndef CMP_FUZZ_COMMON_H
+#define CMP_FUZZ_COMMON_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem */
+#endif
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "yaml/emit.h"
+#include "yaml/load.h"
+#include "yaml/scalar.h"
+#include "yaml/tree.h"
+
+static void fz_die(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void fz_die(const char *what, const char *fmt, ...)
+{
+    fprintf(stderr, "\n==FUZZ CHECK FAILED== %s: ", what);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}
+
+/* Known bugs, reported and not fixed yet. Unless FUZZ_NO_SKIP=1, the targets step around them, so that a fuzz run
+ * goes on to find other bugs instead of the same one again; tests/fuzz/run replays tests/fuzz/crashes/ with
+ * FUZZ_NO_SKIP=1, so those reproducers fail until the bug is fixed. Remove an entry together with its fix.
+ * None open at the moment (K1-K12 are fixed; their reproducers in crashes/ stay as regression inputs). */
+static bool fz_strict(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("FUZZ_NO_SKIP");
+        v = e && *e && strcmp(e, "0");
+    }
+    return v;
+}
+
+static const char *const fz_type_names[] = {"str", "null", "bool", "int", "float"};
+
+static bool fz_tag_eq(const node *a, const node *b)
+{
+    const char *x = node_tag(a), *y = node_tag(b);
+    return (!x && !y) || (x && y && !strcmp(x, y));
+}
+
+/* Writes a readable description of the first difference into why; false when the trees differ. */
+static bool fz_same(const node *a, const node *b, char *path, size_t plen, size_t cap, char *why, size_t wcap)
+{
+    if (!a || !b) {
+        if (a == b)
+            return true;
+        snprintf(why, wcap, "at %.*s: one side is NULL", (int)plen, path);
+        return false;
+    }
+    if (a->kind != b->kind) {
+        snprintf(why, wcap, "at %.*s: kind %d became %d", (int)plen, path, a->kind, b->kind);
+        return false;
+    }
+    if (!fz_tag_eq(a, b)) {
+        snprintf(why, wcap, "at %.*s: tag %s became %s", (int)plen, path, node_tag(a) ? node_tag(a) : "(none)",
+                 node_tag(b) ? node_tag(b) : "(none)");
+        return false;
+    }
+    if (a->kind == N_SCALAR) {
+        if (a->s.len != b->s.len || memcmp(a->s.str, b->s.str, a->s.len)) {
+            snprintf(why, wcap, "at %.*s: scalar \"%.*s\" (style %d) became \"%.*s\" (style %d)", (int)plen, path,
+                     (int)(a->s.len > 200 ? 200 : a->s.len), a->s.str, a->style,
+                     (int)(b->s.len > 200 ? 200 : b->s.len), b->s.str, b->style);
+            return false;
+        }
+        enum scalar_type ta = node_type(a), tb = node_type(b);
+        if (ta != tb) {
+            snprintf(why, wcap, "at %.*s: scalar \"%.*s\" typed %s (style %d) became %s (style %d)", (int)plen, path,
+                     (int)(a->s.len > 200 ? 200 : a->s.len), a->s.str, fz_type_names[ta], a->style, fz_type_names[tb],
+                     b->style);
+            return false;
+        }
+        return true;
+    }
+    if (a->c.n != b->c.n) {
+        snprintf(why, wcap, "at %.*s: %u %s became %u", (int)plen, path, a->c.n, a->kind == N_MAP ? "pairs" : "items",
+                 b->c.n);
+        return false;
+    }
+    for (uint32_t i = 0; i < a->c.n; i++) {
+        size_t n = plen;
+        if (a->kind == N_MAP) {
+            const node *k = map_key(a, i);
+            int w = snprintf(path + n, n < cap ? cap - n : 0, ".%.*s", k && k->kind == N_SCALAR ? (int)(k->s.len > 40 ? 40 : k->s.len) : 1,
+                             k && k->kind == N_SCALAR ? k->s.str : "?");
+            size_t nk = n + (w > 0 ? (size_t)w : 0);
+            if (nk >= cap)
+                nk = cap - 1;
+            if (!fz_same(k, map_key(b, i), path, nk, cap, why, wcap))
+                return false;
+            if (!fz_same(map_val(a, i), map_val(b, i), path, nk, cap, why, wcap))
+                return false;
+        } else {
+            int w = snprintf(path + n, n < cap ? cap - n : 0, "[%u]", i);
+            size_t nk = n + (w > 0 ? (size_t)w : 0);
+            if (nk >= cap)
+                nk = cap - 1;
+            if (!fz_same(a->c.kids[i], b->c.kids[i], path, nk, cap, why, wcap))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Full check: our strict comparison, and the project's node_equal must agree on the value part. */
+static bool fz_trees_match(const node *a, const node *b, char *why, size_t wcap)
+{
+    char path[1024] = "$";
+    bool same = fz_same(a, b, path, 1, sizeof path, why, wcap);
+    if (same && !node_equal(a, b)) {
+        snprintf(why, wcap, "node_equal says the trees differ, a field-by-field walk finds no difference");
+        return false;
+    }
+    return same;
+}
+
+struct fz_docs {
+    node **v;
+    size_t n, cap;
+    int *wide;
+};
+
+static int fz_collect(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
+{
+    struct fz_docs *d = ud;
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 8;
+        d->v = realloc(d->v, d->cap * sizeof *d->v);
+        d->wide = realloc(d->wide, d->cap * sizeof *d->wide);
+        if (!d->v || !d->wide)
+            abort();
+    }
+    d->wide[d->n] = seq_wide;
+    d->v[d->n++] = root;
+    return 0;
+}
+
+static void fz_docs_free(struct fz_docs *d)
+{
+    free(d->v);
+    free(d->wide);
+    memset(d, 0, sizeof *d);
+}
+
+/* Emits every document the way render does ("---" between them), parses the text again and compares each
+ * document with the one it came from. what: names the producer in the abort message. */
+static void fz_check_stream(arena *a, strtab *st, node *const *docs, const int *wide, size_t n, bool comments,
+                            const char *what)
+{
+    buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf_puts(&b, "---\n");
+        emit_opts o = {.seq_wide = wide ? wide[i] != 0 : false, .comments = comments};
+        emit_yaml(&b, docs[i], &o);
+    }
+    struct fz_docs back = {0};
+    diag_reset();
+    int rc = yaml_load(a, st, "emitted.yaml", b.data ? b.data : "", b.len, fz_collect, &back);
+    if (rc < 0)
+        fz_die(what, "the emitted YAML (comments %s) does not parse: %s\n--- emitted ---\n%.*s\n--- end ---",
+               comments ? "on" : "off", diag_message(), (int)(b.len > 4000 ? 4000 : b.len), b.data ? b.data : "");
+    /* A document that is only null (a plain empty or "~" scalar) is dropped by the loader on both sides. */
+    size_t want = 0;
+    for (size_t i = 0; i < n; i++)
+        want += !(docs[i]->kind == N_SCALAR && is_null(docs[i]));
+    if (back.n != want)
+        fz_die(what, "%zu documents emitted (comments %s), %zu read back\n--- emitted ---\n%.*s\n--- end ---", want,
+               comments ? "on" : "off", back.n, (int)(b.len > 4000 ? 4000 : b.len), b.data ? b.data : "");
+    char why[1024];
+    for (size_t i = 0, j = 0; i < n; i++) {
+        if (docs[i]->kind == N_SCALAR && is_null(docs[i]))
+            continue;
+        if (!fz_trees_match(docs[i], back.v[j], why, sizeof why))
+            fz_die(what, "document %zu changed in the emit/parse round trip (comments %s): %s\n--- emitted ---\n%.*s\n--- end ---",
+                   i, comments ? "on" : "off", why, (int)(b.len > 4000 ? 4000 : b.len), b.data ? b.data : "");
+        j++;
+    }
+    fz_docs_free(&back);
+    buf_free(&b);
+}
+
+/* JSON text syntax (RFC 8259), enough to tell whether emit_json wrote something a JSON reader accepts. */
+static const char *fz_json_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+static const char *fz_json_value(const char *p, const char *e, int depth);
+
+static const char *fz_json_string(const char *p, const char *e)
+{
+    if (p >= e || *p != '"')
+        return NULL;
+    for (p++; p < e; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20)
+            return NULL;
+        if (c == '\\') {
+            p++;
+            if (p >= e)
+                return NULL;
+            if (*p == 'u') {
+                for (int k = 1; k <= 4; k++)
+                    if (p + k >= e || !strchr("0123456789abcdefABCDEF", p[k]) || !p[k])
+                        return NULL;
+                p += 4;
+            } else if (!strchr("\"\\/bfnrt", *p) || !*p) {
+                return NULL;
+            }
+        }
+    }
+    return NULL;
+}
+
+static const char *fz_json_number(const char *p, const char *e)
+{
+    if (p < e && *p == '-')
+        p++;
+    if (p >= e)
+        return NULL;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+    else
+        return NULL;
+    if (p < e && *p == '.') {
+        p++;
+        const char *s = p;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+        if (p == s)
+            return NULL;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        const char *s = p;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+        if (p == s)
+            return NULL;
+    }
+    return p;
+}
+
+static const char *fz_json_value(const char *p, const char *e, int depth)
+{
+    if (depth > 100000)
+        return NULL;
+    p = fz_json_ws(p, e);
+    if (p >= e)
+        return NULL;
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        bool obj = *p == '{';
+        p = fz_json_ws(p + 1, e);
+        if (p < e && *p == close)
+            return p + 1;
+        for (;;) {
+            if (obj) {
+                p = fz_json_string(fz_json_ws(p, e), e);
+                if (!p)
+                    return NULL;
+                p = fz_json_ws(p, e);
+                if (p >= e || *p != ':')
+                    return NULL;
+                p++;
+            }
+            p = fz_json_value(p, e, depth + 1);
+            if (!p)
+                return NULL;
+            p = fz_json_ws(p, e);
+            if (p < e && *p == ',') {
+                p++;
+                continue;
+            }
+            if (p < e && *p == close)
+                return p + 1;
+            return NULL;
+        }
+    }
+    if (*p == '"')
+        return fz_json_string(p, e);
+    if (*p == '-' || (*p >= '0' && *p <= '9'))
+        return fz_json_number(p, e);
+    static const char *const words[] = {"true", "false", "null"};
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(words[i]);
+        if ((size_t)(e - p) >= n && !memcmp(p, words[i], n))
+            return p + n;
+    }
+    return NULL;
+}
+
+/* emit_json must not crash and must write one valid JSON value. */
+static void fz_check_json(const node *root, const char *what)
+{
+    buf j = {0};
+    emit_json(&j, root);
+    const char *s = j.data ? j.data : "";
+    const char *end = fz_json_value(s, s + j.len, 0);
+    if (!end || fz_json_ws(end, s + j.len) != s + j.len)
+        fz_die(what, "emit_json wrote invalid JSON (at offset %ld): %.*s", end ? (long)(end - s) : -1L,
+               (int)(j.len > 2000 ? 2000 : j.len), s);
+    buf_free(&j);
+}
+#endif

@@ -1,0 +1,133 @@
+/* fuzz_yaml: bytes -> yaml_load -> for every document emit_yaml -> parse again -> the same tree (values, kinds,
+ * tags and the type kpt gives each scalar, so plain `true` against quoted "true" counts). Checked with comments
+ * on and off, one document at a time and as the "---"-joined stream render writes. emit_json must write valid
+ * JSON. Any difference aborts. */
+#include "fuzz_common.h"
+
+/* Single-quoted scalars are checked against the source: the text between the quotes with every '' made one ', and
+ * lines folded as YAML folds them (a break between two lines becomes a space, n empty lines in between become n
+ * line breaks, white space around breaks goes). Only where the line is ASCII up to the scalar, so that the column is a
+ * byte offset, and not with lone carriage returns. */
+static bool blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static void check_single_quoted(const char *src, size_t len, const size_t *line_start, size_t nlines, const node *n,
+                                int depth)
+{
+    if (!n || depth > 600)
+        return;
+    if (n->kind != N_SCALAR) {
+        uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
+        for (uint32_t i = 0; i < slots; i++)
+            check_single_quoted(src, len, line_start, nlines, n->c.kids[i], depth + 1);
+        return;
+    }
+    if (n->style != ST_SINGLE || !n->line || n->line > nlines || n->col < 2 || n->col == 65535)
+        return;
+    size_t ls = line_start[n->line - 1], q = ls + n->col - 2; /* the opening quote */
+    for (size_t i = ls; i <= q && i < len; i++)
+        if ((unsigned char)src[i] >= 0x80 || src[i] == '\t')
+            return;
+    if (q >= len || src[q] != '\'')
+        return;
+    /* the raw lines up to the closing quote */
+    size_t i = q + 1, e = i;
+    for (; e < len; e++) {
+        if (src[e] == '\r' && !(e + 1 < len && src[e + 1] == '\n'))
+            return;
+        if (src[e] == '\'') {
+            if (e + 1 < len && src[e + 1] == '\'') {
+                e++;
+                continue;
+            }
+            break;
+        }
+    }
+    if (e >= len)
+        return;
+    buf want = {0};
+    int empty_run = -1; /* -1: first line */
+    for (size_t s = i; s <= e;) {
+        size_t le = s;
+        while (le < e && src[le] != '\n')
+            le++;
+        size_t a = s, b = le;
+        bool first = empty_run < 0, last = le == e;
+        if (b > a && src[b - 1] == '\r')
+            b--;
+        if (!first)
+            while (a < b && blank(src[a]))
+                a++;
+        if (!last)
+            while (b > a && blank(src[b - 1]))
+                b--;
+        if (!first && a == b && !last) {
+            empty_run++;
+        } else {
+            if (!first)
+                for (int k = 0; k < (empty_run ? empty_run : 1); k++)
+                    buf_putc(&want, empty_run ? '\n' : ' ');
+            for (size_t k = a; k < b; k++) {
+                buf_putc(&want, src[k]);
+                if (src[k] == '\'' && k + 1 < b && src[k + 1] == '\'')
+                    k++;
+            }
+            empty_run = 0;
+        }
+        s = le + 1;
+    }
+    if (want.len != n->s.len || (want.len && memcmp(want.data, n->s.str, want.len)))
+        fz_die("fuzz_yaml", "single-quoted scalar at line %u column %u read as \"%.*s\", the source says \"%.*s\"", n->line,
+               n->col, (int)(n->s.len > 200 ? 200 : n->s.len), n->s.str, (int)(want.len > 200 ? 200 : want.len),
+               want.data ? want.data : "");
+    buf_free(&want);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    /* alias bombs are the loader's business (tests/hostile); keep every run small enough to stay fast */
+    yaml_limits.max_alias_nodes = 20000;
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    struct fz_docs docs = {0};
+    diag_reset();
+    /* the documents seen before a parse error are checked too: the loader hands them over as it goes */
+    yaml_load(a, st, "fuzz.yaml", (const char *)data, size, fz_collect, &docs);
+    diag_reset();
+    { /* single-quoted scalars against their source (libfyaml 0.7.12 misreads runs of '') */
+        size_t nlines = 1;
+        for (size_t i = 0; i < size; i++)
+            nlines += data[i] == '\n';
+        size_t *starts = malloc(nlines * sizeof *starts), k = 0;
+        starts[k++] = 0;
+        for (size_t i = 0; i < size; i++)
+            if (data[i] == '\n')
+                starts[k++] = i + 1;
+        for (size_t i = 0; i < docs.n; i++)
+            check_single_quoted((const char *)data, size, starts, nlines, docs.v[i], 0);
+        free(starts);
+    }
+    for (size_t i = 0; i < docs.n; i++) {
+        node *one[1] = {docs.v[i]};
+        int w[1] = {docs.wide[i]};
+        fz_check_stream(a, st, one, w, 1, true, "fuzz_yaml");
+        fz_check_stream(a, st, one, w, 1, false, "fuzz_yaml");
+        fz_check_json(docs.v[i], "fuzz_yaml");
+    }
+    if (docs.n > 1)
+        fz_check_stream(a, st, docs.v, docs.wide, docs.n, true, "fuzz_yaml (stream)");
+    fz_docs_free(&docs);
+    strtab_release(st);
+    arena_free(a);
+    diag_reset();
+    return 0;
+}
