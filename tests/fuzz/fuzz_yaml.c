@@ -104,6 +104,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     yaml_load(a, st, "fuzz.yaml", (const char *)data, size, fz_collect, &docs);
     diag_reset();
     { /* single-quoted scalars against their source (libfyaml 0.7.12 misreads runs of '') */
+        /* lines as libfyaml counts them: not checked when something else than \n or \r\n may break a line */
+        bool odd_breaks = memmem(data, size, "\xc2\x85", 2) || memmem(data, size, "\xe2\x80\xa8", 3) ||
+                          memmem(data, size, "\xe2\x80\xa9", 3);
+        for (size_t i = 0; i < size && !odd_breaks; i++)
+            odd_breaks = data[i] == '\r' && (i + 1 == size || data[i + 1] != '\n');
         size_t nlines = 1;
         for (size_t i = 0; i < size; i++)
             nlines += data[i] == '\n';
@@ -112,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < size; i++)
             if (data[i] == '\n')
                 starts[k++] = i + 1;
-        for (size_t i = 0; i < docs.n; i++)
+        for (size_t i = 0; i < docs.n && !odd_breaks; i++)
             check_single_quoted((const char *)data, size, starts, nlines, docs.v[i], 0);
         free(starts);
     }
