@@ -39,8 +39,6 @@ const setting_def setting_defs[] = {
 };
 const int setting_count = (int)(sizeof setting_defs / sizeof *setting_defs);
 
-const char *helm_values_override;
-
 static const char *const stamp_keys[] = {"app", "app-namespace", "project", "revision", "repo", "target-revision",
                                          "path", NULL};
 
@@ -287,7 +285,6 @@ int settings_load(arena *a, strtab *st, settings *out)
                     return fail(NULL, 0, "parameter \"helm-values\" must be a YAML map of Helm values");
                 }
                 out->helm_values = s;
-                helm_values_override = s;
             }
         } else if (!strcmp(d->name, "timeout")) {
             char *end;

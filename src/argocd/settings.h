@@ -33,9 +33,6 @@ typedef struct settings {
     int timeout_seconds;
 } settings;
 
-/* The helm-values setting for render-helm-chart, set by settings_load (NULL when unset). */
-extern const char *helm_values_override;
-
 /* Reads every setting; errors name the parameter. */
 int settings_load(arena *a, strtab *st, settings *out);
 /* Announcements for Argo CD: the JSON array of static parameters, or the YAML list for plugin.yaml, or the README table. */

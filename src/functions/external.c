@@ -43,27 +43,17 @@ static void cleanup_scratch(void)
         remove_tree(scratch);
 }
 
-const char *scratch_dir(void)
+const char *scratch_dir(const fn_host *h)
 {
     if (scratch[0])
         return scratch;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch, sizeof scratch, "%s/cmp-generate.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    snprintf(scratch, sizeof scratch, "%s/cmp-generate.XXXXXX", h && h->tmpdir ? h->tmpdir : "/tmp");
     if (!mkdtemp(scratch)) {
         scratch[0] = 0;
         return NULL;
     }
     atexit(cleanup_scratch);
     return scratch;
-}
-
-int child_timeout_ms(void)
-{
-    const char *v = getenv("CMP_CHILD_TIMEOUT");
-    long s = v && *v ? strtol(v, NULL, 10) : 30;
-    if (s < 1 || s > 3600)
-        s = 30;
-    return (int)s * 1000;
 }
 
 const char *step_dir(fn_ctx *c)
@@ -92,7 +82,7 @@ static int run(fn_ctx *c, const char *what, const char *const *argv, const char 
 {
     buf err = {0};
     int status = 0;
-    child_opts o = {.argv = argv, .env = env, .cwd = cwd, .timeout_ms = child_timeout_ms()};
+    child_opts o = {.argv = argv, .env = env, .cwd = cwd, .timeout_ms = c->host ? c->host->child_timeout_ms : 30000};
     if (child_run(&o, out, &err, &status) < 0) {
         buf_free(&err);
         return -1;

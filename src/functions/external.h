@@ -5,10 +5,9 @@
 #include "functions/function.h"
 #include "util/child.h"
 
-/* A private writable directory, removed at exit (the sidecar's root filesystem is read-only). */
-const char *scratch_dir(void);
-/* CMP_CHILD_TIMEOUT seconds (default 30, well inside Argo CD's 60 s), in milliseconds. */
-int child_timeout_ms(void);
+/* A private writable directory under the host's TMPDIR, removed at exit (the sidecar's root filesystem is
+ * read-only). */
+const char *scratch_dir(const fn_host *h);
 /* The directory of the package whose pipeline runs the step ("." outside a package). */
 const char *step_dir(fn_ctx *c);
 /* Resolves a package-relative path that must stay inside the package; NULL (with fn_fail) otherwise. */

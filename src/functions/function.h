@@ -3,6 +3,7 @@
 #define CMP_FUNCTIONS_FUNCTION_H
 #include <stdbool.h>
 
+#include "functions/host.h"
 #include "package/package.h"
 #include "package/resource.h"
 #include "yaml/tree.h"
@@ -32,6 +33,7 @@ typedef struct fn_ctx {
     package *pkg;            /* package whose pipeline runs this step (NULL for `fn` and `eval`) */
     fn_results *results;
     bool validator;
+    const fn_host *host;     /* tools, scratch space, the Application: NULL where no tool may run (unit tests) */
 } fn_ctx;
 
 typedef int (*fn_run)(fn_ctx *c);

@@ -23,14 +23,16 @@ static int run(fn_ctx *c)
         return fn_fail(c, map_get(data, "loadRestrictor"), "loadRestrictor must be LoadRestrictionsRootOnly or LoadRestrictionsNone");
     const char *argv[12];
     int n = 0;
-    const char *set = getenv("KUSTOMIZE_BIN");
-    if (set && *set && !find_tool("KUSTOMIZE_BIN", "kustomize"))
-        return fn_fail(c, NULL, "KUSTOMIZE_BIN=%s is not an executable", set);
-    const char *tool = find_tool("KUSTOMIZE_BIN", "kustomize");
+    if (!c->host)
+        return fn_fail(c, NULL, "kustomize-build cannot run kustomize here");
+    const fn_host *h = c->host;
+    if (h->kustomize_bin && !find_tool(h->kustomize_bin, h->path, "kustomize"))
+        return fn_fail(c, NULL, "KUSTOMIZE_BIN=%s is not an executable", h->kustomize_bin);
+    const char *tool = find_tool(h->kustomize_bin, h->path, "kustomize");
     if (tool) {
         argv[n++] = arena_strdup(c->a, tool);
         argv[n++] = "build";
-    } else if ((tool = find_tool("KUBECTL_BIN", "kubectl"))) {
+    } else if ((tool = find_tool(h->kubectl_bin, h->path, "kubectl"))) {
         argv[n++] = arena_strdup(c->a, tool);
         argv[n++] = "kustomize";
     } else {
@@ -39,7 +41,7 @@ static int run(fn_ctx *c)
     argv[n++] = dir;
     if (enable_helm && !strcmp(enable_helm, "true")) {
         argv[n++] = "--enable-helm";
-        const char *helm = find_tool("HELM_BIN", "helm");
+        const char *helm = find_tool(h->helm_bin, h->path, "helm");
         if (helm) {
             argv[n++] = "--helm-command";
             argv[n++] = arena_strdup(c->a, helm);
@@ -52,7 +54,7 @@ static int run(fn_ctx *c)
     argv[n] = NULL;
     static const char *env[3];
     static char home[4200];
-    const char *s = scratch_dir();
+    const char *s = scratch_dir(h);
     snprintf(home, sizeof home, "XDG_CONFIG_HOME=%s/kustomize", s ? s : "/tmp");
     env[0] = home;
     env[1] = NULL;

@@ -96,9 +96,9 @@ static int read_configmap_chart(fn_ctx *c, const node *data, chart *ch)
 static const char *helm_env[8];
 static char helm_env_buf[4][4200];
 
-static const char *const *helm_environment(void)
+static const char *const *helm_environment(const fn_host *h)
 {
-    const char *s = scratch_dir();
+    const char *s = scratch_dir(h);
     if (!s)
         return NULL;
     const char *names[] = {"HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME"};
@@ -152,11 +152,11 @@ int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir)
 {
     if (dependencies_present(c, chart_dir))
         return 0;
-    if (!helm && !(helm = find_tool("HELM_BIN", "helm")))
+    if (!helm && !(helm = find_tool(c->host->helm_bin, c->host->path, "helm")))
         return fn_fail(c, NULL, "chart %s has dependencies to build but helm is not installed (set HELM_BIN)", chart_dir);
     helm = arena_strdup(c->a, helm);
     const char *argv[] = {helm, "dependency", "build", chart_dir, "--skip-refresh", NULL};
-    return run_tool(c, arena_printf(c->a, "helm dependency build %s", chart_dir), argv, helm_environment(), NULL);
+    return run_tool(c, arena_printf(c->a, "helm dependency build %s", chart_dir), argv, helm_environment(c->host), NULL);
 }
 
 static void push(const char ***argv, size_t *n, size_t *cap, const char *s)
@@ -195,8 +195,8 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     } else {
         return fn_fail(c, ch->at, "chartArgs.repo must be an https:// chart repository or an oci:// registry");
     }
-    const char *release = ch->release && *ch->release ? ch->release : getenv("ARGOCD_APP_NAME");
-    const char *ns = ch->namespace && *ch->namespace ? ch->namespace : getenv("ARGOCD_APP_NAMESPACE");
+    const char *release = ch->release && *ch->release ? ch->release : c->host->app_name;
+    const char *ns = ch->namespace && *ch->namespace ? ch->namespace : c->host->app_namespace;
     push(&argv, &n, &cap, helm);
     push(&argv, &n, &cap, "template");
     push(&argv, &n, &cap, release && *release ? release : "release-name");
@@ -217,12 +217,12 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
         push(&argv, &n, &cap, "--include-crds");
     if (ch->skip_tests)
         push(&argv, &n, &cap, "--skip-tests");
-    const char *kv = getenv("KUBE_VERSION");
+    const char *kv = c->host->kube_version;
     if (kv && *kv) {
         push(&argv, &n, &cap, "--kube-version");
         push(&argv, &n, &cap, kv);
     }
-    const char *apis = getenv("KUBE_API_VERSIONS");
+    const char *apis = c->host->kube_api_versions;
     for (const char *p = apis; p && *p;) {
         size_t len = strcspn(p, ",");
         if (len) {
@@ -243,7 +243,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     if (is_map(ch->values_inline) && ch->values_inline->c.n) {
         buf b = {0};
         emit_yaml(&b, ch->values_inline, NULL);
-        inline_file = arena_printf(c->a, "%s/values-%p.yaml", scratch_dir(), (const void *)ch);
+        inline_file = arena_printf(c->a, "%s/values-%p.yaml", scratch_dir(c->host), (const void *)ch);
         FILE *f = fopen(inline_file, "w");
         size_t w = f ? fwrite(b.data, 1, b.len, f) : 0;
         if (!f || fclose(f) != 0 || w != b.len) {
@@ -292,11 +292,12 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
         push(&argv, &n, &cap, inline_file);
     }
     /* the Application's helm-values parameter comes last, so it wins over everything the package says */
-    if (helm_values_override && *helm_values_override) {
-        const char *f = arena_printf(c->a, "%s/helm-values-parameter.yaml", scratch_dir());
+    const char *override = c->host->helm_values;
+    if (override && *override) {
+        const char *f = arena_printf(c->a, "%s/helm-values-parameter.yaml", scratch_dir(c->host));
         FILE *fp = fopen(f, "w");
-        size_t len = strlen(helm_values_override);
-        size_t w = fp ? fwrite(helm_values_override, 1, len, fp) : 0;
+        size_t len = strlen(override);
+        size_t w = fp ? fwrite(override, 1, len, fp) : 0;
         if (!fp || fclose(fp) != 0 || w != len) {
             free(argv);
             return fn_fail(c, ch->at, "cannot write the helm-values parameter to a temporary file");
@@ -304,7 +305,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
         push(&argv, &n, &cap, "--values");
         push(&argv, &n, &cap, f);
     }
-    int rc = run_tool_into_items(c, arena_printf(c->a, "helm template of chart %s", ch->name), argv, helm_environment(),
+    int rc = run_tool_into_items(c, arena_printf(c->a, "helm template of chart %s", ch->name), argv, helm_environment(c->host),
                                  step_dir(c));
     free(argv);
     return rc;
@@ -314,14 +315,16 @@ static int run(fn_ctx *c)
 {
     if (!c->config)
         return fn_fail(c, NULL, "render-helm-chart needs a RenderHelmChart or ConfigMap config naming the chart");
-    const char *helm = find_tool("HELM_BIN", "helm");
-    const char *set = getenv("HELM_BIN");
-    if (!helm && set && *set)
+    if (!c->host)
+        return fn_fail(c, NULL, "render-helm-chart cannot run helm here");
+    const char *set = c->host->helm_bin;
+    const char *helm = find_tool(set, c->host->path, "helm");
+    if (!helm && set)
         return fn_fail(c, NULL, "helm is not installed (not on PATH; set HELM_BIN to its path): HELM_BIN=%s is not an executable", set);
     if (!helm)
         return fn_fail(c, NULL, "helm is not installed (not on PATH; set HELM_BIN to its path)");
     helm = arena_strdup(c->a, helm);
-    if (!helm_environment())
+    if (!helm_environment(c->host))
         return fn_fail(c, NULL, "cannot create a temporary directory for helm");
     if (config_is(c->config, "ConfigMap", "")) {
         chart ch;

@@ -76,7 +76,8 @@ static int run_fn(run_ctx *R, const step *s, fn_ctx *c)
 int run_step(run_ctx *R, package *p, const step *s, rlist *items)
 {
     diag_set_step(s->label);
-    fn_ctx c = {.a = R->a, .st = R->st, .pkg = p, .results = &R->results, .validator = s->validator};
+    fn_ctx c = {.a = R->a, .st = R->st, .pkg = p, .results = &R->results, .validator = s->validator,
+                .host = R->host};
     c.config_file = p && p->rel && *p->rel ? arena_printf(R->a, "%s/Kptfile", p->rel) : "Kptfile";
     c.config_line = (int)s->line;
     if (s->config_map) {

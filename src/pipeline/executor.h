@@ -22,6 +22,7 @@ typedef struct run_ctx {
     size_t nreports;
     const node *setter_overrides; /* map: values that replace apply-setters config values */
     bool *setter_used;
+    const fn_host *host; /* handed to every step */
 } run_ctx;
 
 void run_ctx_free(run_ctx *R);

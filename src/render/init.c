@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "argocd/host.h"
 #include "functions/external.h"
 #include "render/render.h"
 #include "util/diag.h"
@@ -43,7 +44,9 @@ int init_package(const char *dir)
     arena *a = arena_new();
     strtab *st = strtab_new(a);
     package pkg = {.abs = dir, .rel = ""};
-    fn_ctx c = {.a = a, .st = st, .pkg = &pkg, .config_file = dir};
+    fn_host host;
+    host_from_env(&host);
+    fn_ctx c = {.a = a, .st = st, .pkg = &pkg, .config_file = dir, .host = &host};
     diag_set_step("init");
     int rc = visit(&c, dir, 0);
     strtab_release(st);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "argocd/host.h"
 #include "functions/function.h"
 #include "pipeline/executor.h"
 #include "render/render.h"
@@ -101,8 +102,10 @@ int krm_function(const char *name, buf *out)
     }
     diag_set_step(arena_printf(a, "fn (%s)", fn->name));
     node *config = map_get(rl, "functionConfig");
+    fn_host host;
+    host_from_env(&host);
     fn_ctx c = {.a = a, .st = st, .items = &items, .config = is_null(config) ? NULL : config, .results = &results,
-                .config_file = "functionConfig"};
+                .config_file = "functionConfig", .host = &host};
     if (fn->run(&c) < 0)
         goto done;
     rlist_compact(&items);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "argocd/host.h"
 #include "argocd/metadata.h"
 #include "argocd/overrides.h"
 #include "argocd/settings.h"
@@ -102,8 +103,7 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
     arena *a = lc->a;
     char *kptfile = path_join(a, o->dir, "Kptfile");
     /* Outside Argo CD a missing Kptfile is more likely the wrong directory than a plain one: say so, unless asked. */
-    const char *app = getenv("ARGOCD_APP_NAME");
-    if (file_exists(kptfile) || o->in_place || (!o->convention && !(app && *app))) {
+    if (file_exists(kptfile) || o->in_place || (!o->convention && !R->host->app_name)) {
         lc->defer_non_krm = true;
         if (package_load(lc, o->dir, true, root) < 0) {
             free(lc->non_krm); /* settle_non_krm frees it on every other path */
@@ -140,11 +140,10 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
 
 /* The Application's metadata: Argo CD's environment; outside Argo CD (no ARGOCD_APP_NAME), whatever is missing
  * comes from the git repository holding the package, so a local dry run shows what the sidecar would stamp. */
-static int app_metadata(arena *a, const render_opts *o, app_meta *meta)
+static int app_metadata(arena *a, const render_opts *o, const fn_host *host, app_meta *meta)
 {
     app_meta_from_env(meta);
-    const char *app = getenv("ARGOCD_APP_NAME");
-    if (o->no_git_metadata || (app && *app))
+    if (o->no_git_metadata || host->app_name)
         return 0;
     bool found;
     return git_app_meta(a, o->dir, meta, &found);
@@ -174,7 +173,9 @@ int render(const render_opts *o, buf *out)
     strtab *st = strtab_new(a);
     package *root = NULL;
     rlist items = {0};
-    run_ctx R = {.a = a, .st = st};
+    fn_host host;
+    host_from_env(&host);
+    run_ctx R = {.a = a, .st = st, .host = &host};
     settings set;
     app_meta meta;
     int rc = -1;
@@ -185,6 +186,7 @@ int render(const render_opts *o, buf *out)
             goto done;
         start_deadline(set.timeout_seconds);
         R.setter_overrides = set.setters;
+        host.helm_values = set.helm_values;
     }
     diag_set_step("read");
     load_ctx lc = {.a = a, .st = st};
@@ -202,7 +204,7 @@ int render(const render_opts *o, buf *out)
     if (apply_final_steps(&R, root, &items, &set) < 0)
         goto done;
     diag_set_step("annotate");
-    if (app_metadata(a, o, &meta) < 0)
+    if (app_metadata(a, o, &host, &meta) < 0)
         goto done;
     if (o->print_env) {
         buf env = {0};
@@ -241,7 +243,9 @@ int eval_in_place(const eval_opts *o)
     strtab *st = strtab_new(a);
     package *root = NULL;
     rlist items = {0};
-    run_ctx R = {.a = a, .st = st};
+    fn_host host;
+    host_from_env(&host);
+    run_ctx R = {.a = a, .st = st, .host = &host};
     int rc = -1;
     step s = {.ref = o->fn, .label = arena_printf(a, "eval (%s)", fn_basename(a, o->fn))};
     diag_set_step("read");
@@ -288,7 +292,8 @@ int eval_in_place(const eval_opts *o)
         config = synthesize_config_map(a, data);
     }
     diag_set_step(s.label);
-    fn_ctx c = {.a = a, .st = st, .items = &items, .config = config, .pkg = root, .results = &R.results};
+    fn_ctx c = {.a = a, .st = st, .items = &items, .config = config, .pkg = root, .results = &R.results,
+                .host = &host};
     c.config_file = o->fn_config ? o->fn_config : "functionConfig";
     size_t first = R.results.n;
     rc = s.fn->run(&c);

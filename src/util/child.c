@@ -26,13 +26,12 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-const char *find_tool(const char *env_var, const char *name)
+const char *find_tool(const char *explicit, const char *search_path, const char *name)
 {
     static char found[PATH_MAX];
-    const char *v = env_var ? getenv(env_var) : NULL;
-    if (v && *v)
-        return access(v, X_OK) == 0 ? v : NULL;
-    const char *path = getenv("PATH");
+    if (explicit && *explicit)
+        return access(explicit, X_OK) == 0 ? explicit : NULL;
+    const char *path = search_path;
     if (!path)
         path = "/usr/local/bin:/usr/bin:/bin";
     while (*path) {
@@ -77,7 +76,7 @@ int child_run(const child_opts *o, buf *out, buf *err, int *status)
     const char *prog = o->argv[0];
     char path[PATH_MAX];
     if (!strchr(prog, '/')) {
-        const char *p = find_tool(NULL, prog);
+        const char *p = find_tool(NULL, NULL, prog);
         if (!p)
             return fail(NULL, 0, "%s not found on PATH", prog);
         snprintf(path, sizeof path, "%s", p);

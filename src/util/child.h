@@ -19,8 +19,9 @@ int child_run(const child_opts *o, buf *out, buf *err, int *status);
 /* The process group of the child now running, so a deadline handler can kill it. 0 when none. */
 extern volatile int child_running_pgid;
 
-/* Finds an executable: $VAR if set, else name on PATH. Returns NULL when absent. */
-const char *find_tool(const char *env_var, const char *name);
+/* Finds an executable: explicit when set (it must be executable), else name in the colon-separated search path
+ * (NULL: /usr/local/bin:/usr/bin:/bin). Returns NULL when absent; the result lives until the next call. */
+const char *find_tool(const char *explicit, const char *search_path, const char *name);
 
 /* Last lines of a child's stderr, trimmed to one line for an error message. */
 const char *stderr_summary(const buf *err, char *out, size_t outlen);

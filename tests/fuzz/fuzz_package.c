@@ -34,7 +34,6 @@
 #include "render/render.h"
 #include "util/fsutil.h"
 
-extern const char *helm_values_override;
 
 static char fuzz_tmp[4096]; /* mkdtemp'd; the root sits a few levels down so climbing symlinks stay inside it */
 static char root[4096];     /* <fuzz_tmp>/d1/d2/d3/root */
@@ -428,7 +427,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.results_dir = results_dir;
     }
     o.dir = pkg;
-    helm_values_override = NULL; /* a fresh process per render in real life */
     have_fuzzer_alarm = sigaction(SIGALRM, NULL, &fuzzer_alarm) == 0;
     diag_reset();
     buf out = {0};
