@@ -1,6 +1,10 @@
 #include "argocd/host.h"
 
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 
 /* An empty variable counts as unset, as a shell user expects of `HELM_BIN= cmd`. */
 static const char *env(const char *name)
@@ -28,4 +32,69 @@ void host_from_env(fn_host *h)
     h->app_name = env("ARGOCD_APP_NAME");
     h->app_namespace = env("ARGOCD_APP_NAMESPACE");
     h->helm_values = NULL;
+}
+
+/* "a/b/c" minus the path "b/c" is "a": the source path must be the exact tail of dir, component by component. */
+static char *strip_tail(arena *a, const char *dir, const char *tail)
+{
+    char t[PATH_MAX];
+    size_t n = 0;
+    for (const char *p = tail; *p && n + 1 < sizeof t;) { /* clean "./x//y/" into "x/y" */
+        size_t len = strcspn(p, "/");
+        if (len && !(len == 1 && p[0] == '.')) {
+            if (len == 2 && p[0] == '.' && p[1] == '.')
+                return NULL;
+            if (n + len + 2 >= sizeof t)
+                return NULL;
+            if (n)
+                t[n++] = '/';
+            memcpy(t + n, p, len);
+            n += len;
+        }
+        p += len + (p[len] == '/');
+    }
+    t[n] = 0;
+    size_t dl = strlen(dir);
+    if (!n)
+        return arena_strdup(a, dir);
+    if (dl <= n || strcmp(dir + dl - n, t) || dir[dl - n - 1] != '/')
+        return NULL;
+    size_t keep = dl - n - 1;
+    return arena_strndup(a, dir, keep ? keep : 1);
+}
+
+void host_find_repo_root(arena *a, fn_host *h, const char *dir)
+{
+    char real[PATH_MAX];
+    h->repo_root = NULL;
+    if (!realpath(dir, real))
+        return; /* the reader reports a missing package in its own words */
+    const char *source_path = env("ARGOCD_APP_SOURCE_PATH");
+    if (h->app_name && source_path) {
+        char *root = strip_tail(a, real, source_path);
+        h->repo_root = root ? root : arena_strdup(a, real);
+        return;
+    }
+    /* outside Argo CD: the git work tree, found the way git finds it (a .git directory or file) */
+    char probe[PATH_MAX];
+    size_t len = strlen(real);
+    memcpy(probe, real, len + 1);
+    for (;;) {
+        struct stat st;
+        if (len + 6 < sizeof probe) {
+            memcpy(probe + len, "/.git", 6);
+            if (lstat(probe, &st) == 0) {
+                probe[len ? len : 1] = 0;
+                h->repo_root = arena_strdup(a, probe);
+                return;
+            }
+        }
+        while (len && probe[len - 1] != '/')
+            len--;
+        if (len <= 1)
+            break;
+        len--;
+        probe[len] = 0;
+    }
+    h->repo_root = arena_strdup(a, real);
 }

@@ -3,5 +3,9 @@
 #define CMP_ARGOCD_HOST_H
 #include "functions/host.h"
 
+#include "util/arena.h"
+
 void host_from_env(fn_host *h);
+/* Sets h->repo_root for the package in dir (see functions/host.h); NULL when dir does not resolve. */
+void host_find_repo_root(arena *a, fn_host *h, const char *dir);
 #endif

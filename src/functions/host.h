@@ -12,6 +12,10 @@ typedef struct fn_host {
     const char *tmpdir;                                 /* TMPDIR, or /tmp */
     int child_timeout_ms;                               /* CMP_CHILD_TIMEOUT */
     const char *kube_version, *kube_api_versions;       /* KUBE_VERSION, KUBE_API_VERSIONS (Argo CD sets them) */
+    /* The repository that holds the package (realpath): nothing a package names may be read outside it. Under
+     * Argo CD, the package directory minus ARGOCD_APP_SOURCE_PATH; elsewhere the nearest directory above it with a
+     * .git; else the package directory itself. NULL until host_find_repo_root. */
+    const char *repo_root;
     /* the Application (Argo CD's variables) */
     const char *app_name, *app_namespace;               /* ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE: NULL when unset */
     /* the Application's parameters that reach tools */

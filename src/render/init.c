@@ -46,6 +46,7 @@ int init_package(const char *dir)
     package pkg = {.abs = dir, .rel = ""};
     fn_host host;
     host_from_env(&host);
+    host_find_repo_root(a, &host, dir);
     fn_ctx c = {.a = a, .st = st, .pkg = &pkg, .config_file = dir, .host = &host};
     diag_set_step("init");
     int rc = visit(&c, dir, 0);

@@ -104,6 +104,7 @@ int krm_function(const char *name, buf *out)
     node *config = map_get(rl, "functionConfig");
     fn_host host;
     host_from_env(&host);
+    host_find_repo_root(a, &host, ".");
     fn_ctx c = {.a = a, .st = st, .items = &items, .config = is_null(config) ? NULL : config, .results = &results,
                 .config_file = "functionConfig", .host = &host};
     if (fn->run(&c) < 0)

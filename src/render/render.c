@@ -179,6 +179,7 @@ int render(const render_opts *o, buf *out)
     settings set;
     app_meta meta;
     int rc = -1;
+    host_find_repo_root(a, &host, o->dir);
 
     diag_set_step("parameters");
     if (!o->in_place) {
@@ -247,6 +248,7 @@ int eval_in_place(const eval_opts *o)
     host_from_env(&host);
     run_ctx R = {.a = a, .st = st, .host = &host};
     int rc = -1;
+    host_find_repo_root(a, &host, o->dir);
     step s = {.ref = o->fn, .label = arena_printf(a, "eval (%s)", fn_basename(a, o->fn))};
     diag_set_step("read");
     s.fn = fn_lookup(fn_basename(a, o->fn));
