@@ -59,11 +59,7 @@ const char *scratch_dir(void)
 
 int child_timeout_ms(void)
 {
-    const char *v = getenv("CMP_CHILD_TIMEOUT");
-    long s = v && *v ? strtol(v, NULL, 10) : 30;
-    if (s < 1 || s > 3600)
-        s = 30;
-    return (int)s * 1000;
+    return cmp_limits.child_timeout_s * 1000;
 }
 
 const char *step_dir(fn_ctx *c)
