@@ -189,7 +189,7 @@ static int cmd_settings(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    limits_from_env();
+    int limits_ok = limits_from_env();
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
         fputs(usage, stdout);
         fputs("\nBuilt-in functions (a Kptfile may name them by any image path, tag or exec binary):\n", stdout);
@@ -200,6 +200,18 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "--version")) {
         printf("cmp-generate %s\n", CMP_VERSION);
         return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "settings"))
+        return cmd_settings(argc - 2, argv + 2);
+    /* A CMP_* value that breaks its rule is the operator's mistake: say so rather than run with a default they
+     * did not choose. parameters keeps its contract (a JSON array on stdout, exit 0) and says it on stderr. */
+    if (limits_ok < 0) {
+        if (argc > 1 && !strcmp(argv[1], "parameters")) {
+            fprintf(stderr, "cmp-generate: parameters: %s\n", diag_message());
+            return write_all(STDOUT_FILENO, "[]\n", 3) < 0 ? 1 : 0;
+        }
+        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        return 2;
     }
     if (argc > 1 && !strcmp(argv[1], "render"))
         return cmd_render(argc - 2, argv + 2);
@@ -221,7 +233,5 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "parameters"))
         return cmd_parameters(argc - 2, argv + 2);
-    if (argc > 1 && !strcmp(argv[1], "settings"))
-        return cmd_settings(argc - 2, argv + 2);
     return cmd_render(argc - 1, argv + 1);
 }

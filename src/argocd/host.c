@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/fsutil.h"
+
 
 /* An empty variable counts as unset, as a shell user expects of `HELM_BIN= cmd`. */
 static const char *env(const char *name)
@@ -22,11 +24,7 @@ void host_from_env(fn_host *h)
     h->tmpdir = env("TMPDIR");
     if (!h->tmpdir)
         h->tmpdir = "/tmp";
-    const char *t = env("CMP_CHILD_TIMEOUT");
-    long s = t ? strtol(t, NULL, 10) : 30;
-    if (s < 1 || s > 3600)
-        s = 30;
-    h->child_timeout_ms = (int)s * 1000;
+    h->child_timeout_ms = cmp_limits.child_timeout_s * 1000; /* CMP_CHILD_TIMEOUT, checked by limits_from_env */
     h->kube_version = env("KUBE_VERSION");
     h->kube_api_versions = env("KUBE_API_VERSIONS");
     h->app_name = env("ARGOCD_APP_NAME");

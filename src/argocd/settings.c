@@ -287,9 +287,8 @@ int settings_load(arena *a, strtab *st, settings *out)
                 out->helm_values = s;
             }
         } else if (!strcmp(d->name, "timeout")) {
-            char *end;
-            long t = strtol(s ? s : "45", &end, 10);
-            if (*end || t < 1 || t > 3600)
+            unsigned long long t;
+            if (parse_env_number(s ? s : "45", false, 1, 3600, &t) < 0)
                 return fail(NULL, 0, "parameter \"timeout\" must be a number of seconds from 1 to 3600, got \"%s\"", s);
             out->timeout_seconds = (int)t;
         }

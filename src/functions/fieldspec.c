@@ -25,8 +25,9 @@ bool fieldspec_applies(const fieldspec *fs, const resource *r)
     return true;
 }
 
-/* Next segment of a path: "\/" is a literal slash, a trailing "[]" is only a hint. */
-static const char *next_segment(arena *a, const char **p)
+/* Next segment of a path: "\/" is a literal slash; a trailing "[]" marks a sequence, which is walked when present
+ * and never created (kyaml's rule: a created map where a list belongs would make the object invalid). */
+static const char *next_segment(arena *a, const char **p, bool *is_seq)
 {
     const char *s = *p;
     char *out = arena_alloc(a, strlen(s) + 1);
@@ -39,7 +40,8 @@ static const char *next_segment(arena *a, const char **p)
         }
         out[n++] = *s++;
     }
-    if (n >= 2 && out[n - 2] == '[' && out[n - 1] == ']')
+    *is_seq = n >= 2 && out[n - 2] == '[' && out[n - 1] == ']';
+    if (*is_seq)
         n -= 2;
     out[n] = 0;
     *p = *s == '/' ? s + 1 : s;
@@ -61,12 +63,13 @@ static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn
     if (cur->kind != N_MAP)
         return 0;
     const char *p = rest;
-    const char *seg = next_segment(a, &p);
+    bool is_seq;
+    const char *seg = next_segment(a, &p, &is_seq);
     if (!*p)
         return fn(ud, cur, seg);
     node *child = map_get(cur, seg);
     if (!child || is_null(child)) {
-        if (!create)
+        if (!create || is_seq)
             return 0;
         child = map_ensure_map(a, cur, seg);
     }

@@ -19,14 +19,14 @@ static int read_stdin(char **out, size_t *len)
     size_t cap = 1 << 16, n = 0;
     char *d = xmalloc(cap);
     for (;;) {
-        if (n + 1 >= cap) {
-            if (cap > cmp_limits.max_file_bytes) {
-                free(d);
-                return fail("stdin", 0, "input is over %zu bytes (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
-                            cmp_limits.max_file_bytes);
-            }
-            d = xrealloc(d, cap *= 2);
+        /* checked on what was read, not on the buffer's size: the limit holds to the byte */
+        if (n > cmp_limits.max_file_bytes) {
+            free(d);
+            return fail("stdin", 0, "input is over %zu bytes (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
+                        cmp_limits.max_file_bytes);
         }
+        if (n + 1 >= cap)
+            d = xrealloc(d, cap *= 2);
         ssize_t r = read(STDIN_FILENO, d + n, cap - n - 1);
         if (r < 0 && errno == EINTR)
             continue;

@@ -11,11 +11,20 @@ typedef struct limits {
     size_t max_total_bytes;
     size_t max_objects;
     size_t max_output_bytes;
+    int child_timeout_s; /* CMP_CHILD_TIMEOUT: helm or kustomize is killed after this long */
 } limits;
 
 extern limits cmp_limits;
-/* Reads CMP_MAX_FILE_BYTES and friends from the environment. */
-void limits_from_env(void);
+/* Reads CMP_MAX_FILE_BYTES and every other CMP_* number from the environment. A value that breaks its rule is an
+ * error (-1 with fail(): the variable, the rule and the value), never silently replaced by the default; an
+ * empty value counts as unset. */
+int limits_from_env(void);
+
+/* The one rule for a CMP_* number: decimal digits only (no sign, no spaces), from min to max; with bytes, one K,
+ * M or G (or k, m, g) may follow, times 1024, 1024^2 or 1024^3. Returns 0 and sets *out, or -1 when the text
+ * breaks the rule (including overflow). */
+int parse_env_number(const char *text, bool bytes, unsigned long long min, unsigned long long max,
+                     unsigned long long *out);
 
 /* Reads a whole file (after checking it stays inside root_real when it is a symlink) into a malloc'd buffer.
  * Strips a UTF-8 byte order mark, rejects NUL bytes and invalid UTF-8. display names the file in errors. */
