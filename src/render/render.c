@@ -150,11 +150,12 @@ static int app_metadata(arena *a, const render_opts *o, app_meta *meta)
     return git_app_meta(a, o->dir, meta, &found);
 }
 
-/* The end of every run, failed or not: the results file when asked for, then everything freed. */
+/* The end of every run, failed or not: the results file when asked for (a run that cannot write it fails), then
+ * everything freed. */
 static int finish(const char *results_dir, run_ctx *R, rlist *items, package *root, strtab *st, arena *a, int rc)
 {
-    if (results_dir)
-        write_results(R, results_dir, rc < 0);
+    if (results_dir && write_results(R, results_dir, rc < 0) < 0)
+        rc = -1;
     rlist_free(items);
     run_ctx_free(R);
     package_free(root);
@@ -178,6 +179,7 @@ int render(const render_opts *o, buf *out)
     settings set;
     app_meta meta;
     int rc = -1;
+    const char *results_dir = o->results_dir;
 
     diag_set_step("parameters");
     if (!o->in_place) {
@@ -215,9 +217,16 @@ int render(const render_opts *o, buf *out)
     }
     stamp_metadata(a, &items, &meta, set.annotation_domain, stamp_enabled, &set);
     diag_set_step("emit");
+    /* the results file goes first: once the output is out, nothing may fail any more */
+    if (results_dir && write_results(&R, results_dir, 0) < 0) {
+        results_dir = NULL;
+        goto done;
+    }
     rc = emit_stream(&items, o->json, out, o->out_fd);
+    if (rc == 0)
+        results_dir = NULL;
 done:
-    return finish(o->results_dir, &R, &items, root, st, a, rc);
+    return finish(results_dir, &R, &items, root, st, a, rc);
 }
 
 /* eval sees the tree as one flat list with root-relative paths: re-home every resource on the root package. */
