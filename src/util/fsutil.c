@@ -18,6 +18,7 @@ limits cmp_limits = {
     .max_total_bytes = 512u << 20,
     .max_objects = 500000,
     .max_output_bytes = 100u << 20,
+    .max_regex_steps = 1000000,
 };
 
 static size_t total_read;
@@ -50,6 +51,7 @@ void limits_from_env(void)
     env_size("CMP_MAX_TOTAL_BYTES", &cmp_limits.max_total_bytes);
     env_size("CMP_MAX_OBJECTS", &cmp_limits.max_objects);
     env_size("CMP_MAX_OUTPUT_BYTES", &cmp_limits.max_output_bytes);
+    env_size("CMP_MAX_REGEX_STEPS", &cmp_limits.max_regex_steps);
 }
 
 size_t bytes_read_total(void)

@@ -11,6 +11,7 @@ typedef struct limits {
     size_t max_total_bytes;
     size_t max_objects;
     size_t max_output_bytes;
+    size_t max_regex_steps; /* pcre2's match limit per match; the depth limit is a tenth of it */
 } limits;
 
 extern limits cmp_limits;
