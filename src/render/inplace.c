@@ -240,6 +240,11 @@ int write_in_place(arena *a, package *root, const rlist *items, bool attribution
         if (attribution)
             attribute(a, r);
         v[i] = (struct placed){file_of(a, r), r, i};
+        /* writable one directory at a time, but the reader could not take it back */
+        if (path_fits(arena_printf(a, "%s/%s", root->abs, v[i].file), v[i].file) < 0) {
+            free(v);
+            return -1;
+        }
     }
     qsort(v, items->n, sizeof *v, cmp_placed);
     struct writer W = {.a = a, .v = xmalloc((items->n + 1) * sizeof *W.v)};
