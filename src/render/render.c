@@ -142,7 +142,6 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
  * comes from the git repository holding the package, so a local dry run shows what the sidecar would stamp. */
 static int app_metadata(arena *a, const render_opts *o, app_meta *meta)
 {
-    app_meta_from_env(meta);
     const char *app = getenv("ARGOCD_APP_NAME");
     if (o->no_git_metadata || (app && *app))
         return 0;
@@ -182,6 +181,9 @@ int render(const render_opts *o, buf *out)
     const char *results_dir = o->results_dir;
 
     diag_set_step("parameters");
+    /* checked before anything runs: helm gets the app name and namespace */
+    if (app_meta_from_env(a, &meta) < 0)
+        goto done;
     if (!o->in_place) {
         if (settings_load(a, st, &set) < 0 || check_annotation_domain(set.annotation_domain) < 0)
             goto done;
