@@ -191,8 +191,8 @@ static int commit(struct writer *W, struct staged *s)
     return rc;
 }
 
-/* A file that held objects and holds none now is removed, as kpt prunes it: the entry itself, never what a symlink
- * on the way points to. Already gone, or behind a symlink, it is left alone. */
+/* A file that held objects and holds none now is removed, as kpt prunes it: the entry itself (a symlink, not what
+ * it points to). Already gone, it is left alone; a symlink among its directories is refused as for a write. */
 static int prune(struct writer *W, const char *file)
 {
     const char *slash = strrchr(file, '/');
