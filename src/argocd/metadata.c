@@ -5,22 +5,43 @@
 #include <string.h>
 
 #include "util/diag.h"
+#include "util/fsutil.h"
+#include "util/url.h"
 
-static const char *env(const char *name)
+int meta_value_check(const char *file, const char *what, const char *value)
 {
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
+    if (!value)
+        return 0;
+    size_t n = strlen(value), bad = printable_check(value, n);
+    if (bad == n)
+        return 0;
+    /* the value itself is not shown: a repository URL or a revision may carry a secret */
+    bool utf8 = utf8_check((const unsigned char *)value, n) == n;
+    return fail(file, 0, "%s %s at byte %zu; Argo CD metadata is stamped on every object and must be printable "
+                "text on one line (the value is not shown)",
+                what, utf8 ? "holds a control character or a line break" : "is not valid UTF-8", bad);
 }
 
-void app_meta_from_env(app_meta *m)
+static int env(const char *name, const char **out)
 {
-    m->name = env("ARGOCD_APP_NAME");
-    m->namespace = env("ARGOCD_APP_NAMESPACE");
-    m->project = env("ARGOCD_APP_PROJECT_NAME");
-    m->revision = env("ARGOCD_APP_REVISION");
-    m->repo = env("ARGOCD_APP_SOURCE_REPO_URL");
-    m->target_revision = env("ARGOCD_APP_SOURCE_TARGET_REVISION");
-    m->path = env("ARGOCD_APP_SOURCE_PATH");
+    const char *v = getenv(name);
+    *out = v && *v ? v : NULL;
+    return meta_value_check(NULL, name, *out);
+}
+
+int app_meta_from_env(arena *a, app_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    if (env("ARGOCD_APP_NAME", &m->name) < 0 || env("ARGOCD_APP_NAMESPACE", &m->namespace) < 0 ||
+        env("ARGOCD_APP_PROJECT_NAME", &m->project) < 0 || env("ARGOCD_APP_REVISION", &m->revision) < 0 ||
+        env("ARGOCD_APP_SOURCE_REPO_URL", &m->repo) < 0 ||
+        env("ARGOCD_APP_SOURCE_TARGET_REVISION", &m->target_revision) < 0 ||
+        env("ARGOCD_APP_SOURCE_PATH", &m->path) < 0)
+        return -1;
+    /* Argo CD passes the Application's repoURL as written, credentials and all */
+    if (m->repo)
+        m->repo = url_strip_credentials(a, m->repo);
+    return 0;
 }
 
 /* A DNS subdomain (RFC 1123), as Kubernetes requires for an annotation key prefix. */

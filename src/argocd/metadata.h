@@ -9,8 +9,12 @@ typedef struct app_meta {
     const char *name, *namespace, *project, *revision, *repo, *target_revision, *path;
 } app_meta;
 
-/* ARGOCD_APP_* from the environment; unset variables stay NULL. */
-void app_meta_from_env(app_meta *m);
+/* ARGOCD_APP_* from the environment; unset (or empty) variables stay NULL. Each must be printable UTF-8 text
+ * (meta_value_check); the repository URL loses its credentials (url_strip_credentials). fail() and -1 otherwise. */
+int app_meta_from_env(arena *a, app_meta *m);
+/* A metadata value must be valid UTF-8 with no control character (C0, DEL, C1), line or paragraph separator:
+ * fail()s naming file (may be NULL), what (the variable, or where git had it) and the byte offset, never the value. */
+int meta_value_check(const char *file, const char *what, const char *value);
 /* The annotation key prefix must be a DNS subdomain, as Kubernetes requires. */
 int check_annotation_domain(const char *domain);
 

@@ -1,9 +1,9 @@
 /* The field-path language of kustomize replacements (kyaml SmarterPathSplitter, PathGetter and PathMatcher). */
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include "functions/fieldpath.h"
 
-#include <pcre2.h>
 #include <string.h>
+
+#include "functions/regex.h"
 
 /* ---- parsing ---- */
 
@@ -172,13 +172,6 @@ static int wrong_kind(arena *a, const fieldpath *fp, size_t i, const node *at, c
     return -1;
 }
 
-static bool re_search(void *re, const char *s)
-{
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-    int rc = pcre2_match(re, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL);
-    pcre2_match_data_free(md);
-    return rc >= 0;
-}
 
 /* The item field a [k=v] compares: its scalar text, or NULL (collections and missing fields never match). */
 static const char *item_field(const node *item, const char *key)
@@ -322,7 +315,15 @@ static int find(struct finder *F, node *cur, size_t i)
         bool any = false;
         for (uint32_t k = 0; k < cur->c.n; k++) {
             const char *v = item_field(cur->c.kids[k], s->key);
-            if (!v || !re_search(s->re, v))
+            int m = v ? regex_search(s->re, NULL, v, strlen(v)) : 0;
+            if (m < 0) {
+                /* never "no match": with create, that would append an item; the value may be a secret */
+                *F->err = arena_printf(F->a, "field path `%s`: the pattern `%s` in %s %s on the %s of item %u",
+                                       F->fp->text, s->value, s->text, regex_failure(F->a, m),
+                                       *s->key ? arena_printf(F->a, "field `%s`", s->key) : "value", k);
+                return -1;
+            }
+            if (!m)
                 continue;
             any = true;
             if (find(F, cur->c.kids[k], i + 1) < 0)

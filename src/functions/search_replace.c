@@ -10,12 +10,11 @@
  *    (the catalog creates nested maps, one per dot), and items where the path runs through a list index that does
  *    not exist, or through a missing key followed by an index, are left alone without a "Mutated" result (the
  *    catalog reports them as mutated, and in the second case leaves an empty list behind). */
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "functions/function.h"
+#include "functions/regex.h"
 #include "util/buf.h"
 #include "util/glob.h"
 #include "yaml/scalar.h"
@@ -30,6 +29,7 @@ struct search {
     const node *opt_at[NKEYS];
     pcre2_code *re;
     pcre2_match_data *md;
+    int match_rc; /* of the last value matched: md holds its groups */
     uint32_t groups;
     /* by-path split on '.', and the two rows of the path-matching table */
     char **pattern;
@@ -241,13 +241,13 @@ static const char *quoted(arena *a, const char *s)
     return out;
 }
 
-/* put-value/put-comment with ${N} replaced by the regex's groups for this value; without a regex the pattern is
- * used as it is. */
+/* put-value/put-comment with ${N} replaced by the regex's groups for this value (matched just before, by
+ * value_match, whose groups md still holds); without a regex the pattern is used as it is. */
 static const char *resolve(struct search *S, const char *pattern, const char *value)
 {
     if (!S->re)
         return pattern;
-    int rc = pcre2_match(S->re, (PCRE2_SPTR)value, strlen(value), 0, 0, S->md, NULL);
+    int rc = S->match_rc;
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(S->md);
     buf b = {0};
     const char *p = pattern;
@@ -307,23 +307,32 @@ static void add_result(struct search *S, const char *field, const char *value)
     S->results++;
 }
 
-static bool value_match(struct search *S, const char *v)
+/* 1 or 0; -1 (failed) when the regex ran into its limits: that is not "no match", which would quietly leave a
+ * value the author meant to replace. The value itself may be a secret and is not shown. */
+static int value_match(struct search *S, node *n, const char *path)
 {
     if (S->opt[BY_VALUE])
-        return !strcmp(S->opt[BY_VALUE], v);
-    if (S->re)
-        return pcre2_match(S->re, (PCRE2_SPTR)v, strlen(v), 0, 0, S->md, NULL) >= 0;
-    return false;
+        return !strcmp(S->opt[BY_VALUE], n->s.str);
+    if (!S->re)
+        return 0;
+    S->match_rc = regex_search(S->re, S->md, n->s.str, n->s.len);
+    if (S->match_rc < 0)
+        return fn_fail(S->c, S->opt_at[BY_REGEX], "by-value-regex \"%s\" %s on the value of %s in %s (%s:%u)",
+                       S->opt[BY_REGEX], regex_failure(S->c->a, S->match_rc), *path == '.' ? path + 1 : path,
+                       res_id(S->c->a, S->r), S->r->path ? S->r->path : "?", n->line);
+    return S->match_rc;
 }
 
-static void visit_scalar(struct search *S, node *n)
+static int visit_scalar(struct search *S, node *n)
 {
     const char *path = buf_cstr(&S->path);
     bool pm = path_match(S, path);
-    bool vm = value_match(S, n->s.str);
+    int vm = value_match(S, n, path);
+    if (vm < 0)
+        return -1;
     bool by_value = S->opt[BY_VALUE] || S->opt[BY_REGEX];
     if (!((vm && pm) || (vm && !S->opt[BY_PATH]) || (pm && !by_value)))
-        return;
+        return 0;
     const char *old = n->s.str;
     if (S->opt[PUT_COMMENT])
         node_set_comment(S->c->a, n, comment_text(resolve(S, S->opt[PUT_COMMENT], old)));
@@ -333,6 +342,7 @@ static void visit_scalar(struct search *S, node *n)
     if (node_comment(n))
         shown = arena_printf(S->c->a, "%s # %s", shown, node_comment(n));
     add_result(S, *path == '.' ? path + 1 : path, shown);
+    return 0;
 }
 
 /* A sequence in flow style, for the result message. */
@@ -382,7 +392,7 @@ static void comment_sequences(struct search *S, node *m)
     }
 }
 
-static void walk(struct search *S, node *n)
+static int walk(struct search *S, node *n)
 {
     size_t mark = S->path.len;
     if (is_map(n)) {
@@ -392,18 +402,23 @@ static void walk(struct search *S, node *n)
             const char *k = scalar(map_key(n, i));
             buf_putc(&S->path, '.');
             buf_puts(&S->path, k ? k : "");
-            walk(S, map_val(n, i));
+            int rc = walk(S, map_val(n, i));
             S->path.len = mark;
+            if (rc < 0)
+                return -1;
         }
     } else if (is_seq(n)) {
         for (uint32_t i = 0; i < n->c.n; i++) {
             buf_printf(&S->path, "[%u]", i);
-            walk(S, n->c.kids[i]);
+            int rc = walk(S, n->c.kids[i]);
             S->path.len = mark;
+            if (rc < 0)
+                return -1;
         }
     } else if (is_scalar(n)) {
-        visit_scalar(S, n);
+        return visit_scalar(S, n);
     }
+    return 0;
 }
 
 /* ---- by-path without wildcards: set (or create) the field on every item ---- */
@@ -520,7 +535,8 @@ static int run_search(struct search *S)
             continue;
         }
         S->path.len = 0;
-        walk(S, r->root);
+        if (walk(S, r->root) < 0)
+            return -1;
     }
     if (!S->results)
         fn_result_add(S->c, SEV_NONE, NULL, NULL, "no matches");

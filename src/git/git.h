@@ -33,9 +33,7 @@ const char *git_revision_short(arena *a, const char *revision, size_t n);
  * included; unset fields are left out. For a `--print-env` option. */
 void git_meta_env(buf *b, const app_meta *m);
 
-/* "https://user:token@host/x" -> "https://host/x". http(s) URLs lose the whole user-info part (a lone user name is
- * often a token); other schemes (ssh://, git://) keep the user name and lose only a password. scp-like addresses
- * (git@host:org/repo) and local paths come back unchanged. */
+/* "https://user:token@host/x?private_token=t" -> "https://host/x": url_strip_credentials (util/url.h). */
 char *git_url_strip_credentials(arena *a, const char *url);
 
 /* A `pkg get` source argument, REPO[/DIR][@REF] or kpt's REPO.git[/DIR][@REF], taken apart. */

@@ -62,8 +62,12 @@ int git_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
         goto done;
     }
     const char *wd = git_repository_workdir(repo);
-    if (git_repository_is_bare(repo) || !wd || !realpath(wd, work))
+    if (git_repository_is_bare(repo) || !wd)
         goto done;
+    if (!realpath(wd, work)) {
+        rc = fail(pkg_dir, 0, "git metadata: the work tree: %s", strerror(errno));
+        goto done;
+    }
     size_t wn = strlen(work);
     const char *rel;
     if (!strcmp(abs, work))
@@ -75,10 +79,20 @@ int git_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
     else
         goto done; /* inside the .git directory, not the work tree */
     bool is_found = true;
-    if (!m->path)
+    /* Whatever git gives is checked as Argo CD's values are: names, refs and URLs are the author's text */
+    if (!m->path) {
         m->path = arena_strdup(a, rel);
-    if (!m->name)
+        rc = meta_value_check(pkg_dir, "git metadata: the package's path in the work tree (ARGOCD_APP_SOURCE_PATH)",
+                              m->path);
+        if (rc < 0)
+            goto done;
+    }
+    if (!m->name) {
         m->name = basename_of(a, abs);
+        rc = meta_value_check(pkg_dir, "git metadata: the package directory's name (ARGOCD_APP_NAME)", m->name);
+        if (rc < 0)
+            goto done;
+    }
 
     int hrc = git_repository_head(&head, repo);
     if (hrc == 0) {
@@ -113,11 +127,20 @@ int git_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
         goto done;
     }
 
+    if (m->target_revision != out->target_revision &&
+        (rc = meta_value_check(pkg_dir, "git metadata: the branch or tag name (ARGOCD_APP_SOURCE_TARGET_REVISION)",
+                               m->target_revision)) < 0)
+        goto done;
+
     /* remote.origin.url as configured (not through git_remote_lookup, whose config regexps leak in libgit2 1.5) */
     const char *url = NULL;
     if (!m->repo && git_repository_config_snapshot(&cfg, repo) == 0 &&
-        git_config_get_string(&url, cfg, "remote.origin.url") == 0 && *url)
+        git_config_get_string(&url, cfg, "remote.origin.url") == 0 && *url) {
+        rc = meta_value_check(pkg_dir, "git metadata: remote.origin.url (ARGOCD_APP_SOURCE_REPO_URL)", url);
+        if (rc < 0)
+            goto done;
         m->repo = git_url_strip_credentials(a, url);
+    }
     *out = g;
     *found = is_found;
 done:

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "git/internal.h"
+#include "util/url.h"
 
 void git_support_init(void)
 {
@@ -119,24 +120,7 @@ size_t git_url_authority(const char *s)
 
 char *git_url_strip_credentials(arena *a, const char *url)
 {
-    size_t start = git_url_authority(url);
-    if (!start)
-        return arena_strdup(a, url);
-    size_t end = start + strcspn(url + start, "/?#");
-    const char *at = NULL;
-    for (const char *p = url + start; p < url + end; p++)
-        if (*p == '@')
-            at = p; /* the last '@' of the authority ends the user info */
-    if (!at)
-        return arena_strdup(a, url);
-    size_t scheme = start - 3;
-    bool http = (scheme == 4 && !strncasecmp(url, "http", 4)) || (scheme == 5 && !strncasecmp(url, "https", 5));
-    if (http)
-        return arena_printf(a, "%.*s%s", (int)start, url, at + 1);
-    const char *colon = memchr(url + start, ':', (size_t)(at - (url + start)));
-    if (!colon)
-        return arena_strdup(a, url);
-    return arena_printf(a, "%.*s%s", (int)(colon - url), url, at);
+    return url_strip_credentials(a, url);
 }
 
 const char *git_revision_short(arena *a, const char *revision, size_t n)

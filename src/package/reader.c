@@ -1,6 +1,7 @@
 #include "package/package.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,7 @@ static char **list_dir(const char *dir, const char *display, size_t *count)
     DIR *d = opendir(dir);
     *count = 0;
     if (!d) {
-        fail(display, 0, "cannot read directory");
+        fail(display, 0, "cannot read directory: %s", strerror(errno));
         return NULL;
     }
     size_t cap = 32, n = 0;
@@ -176,9 +177,16 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
             continue;
         char *abs = path_join(c->a, absdir, name);
         char *rel = *reldir ? path_join(c->a, reldir, name) : arena_strdup(c->a, name);
-        struct stat lst;
-        if (lstat(abs, &lst) != 0)
+        /* A path the system cannot take would otherwise vanish from the package without a word (lstat fails) */
+        if (path_fits(abs, display_of(c, pkg, rel)) < 0) {
+            rc = -1;
             continue;
+        }
+        struct stat lst;
+        if (lstat(abs, &lst) != 0) {
+            rc = fail(display_of(c, pkg, rel), 0, "cannot read: %s", strerror(errno));
+            continue;
+        }
         bool link = S_ISLNK(lst.st_mode);
         struct stat st = lst;
         if (link && stat(abs, &st) != 0) {
@@ -270,7 +278,7 @@ int package_load(load_ctx *c, const char *dir, bool require_kptfile, package **o
     *out = NULL;
     char real[PATH_MAX];
     if (!realpath(dir, real))
-        return fail(dir, 0, "package directory not found");
+        return fail(dir, 0, "package directory: %s", strerror(errno));
     if (!is_dir(real))
         return fail(dir, 0, "not a directory");
     c->root_real = arena_strdup(c->a, real);

@@ -1,6 +1,7 @@
 #include "render/inplace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,49 +54,163 @@ static void collect_original(arena *a, package *p, char ***files, size_t *n, siz
         collect_original(a, p->subs[i], files, n, cap);
 }
 
-static int mkdirs(char *path)
+/* Writing back never leaves the package, whatever symlinks its author planted: every directory is opened from the
+ * package root one component at a time with O_NOFOLLOW (created with mkdirat where missing), every file is first
+ * written to a temporary created exclusively in its directory, and only when all of them are written are they
+ * renamed into place. A symlink anywhere on a path is refused, never followed. */
+
+struct staged {
+    const char *file; /* relative to the root package */
+    const char *dir;  /* its directory, "" for the root */
+    const char *base;
+    char tmp[64];
+};
+
+struct writer {
+    arena *a;
+    int root_fd;
+    struct staged *v;
+    size_t n;
+    const char **made; /* directories created here, to remove again on failure */
+    size_t nmade;
+};
+
+static int refuse_link(const char *file, const char *part)
 {
-    for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-        *s = 0;
-        int rc = mkdir(path, 0755);
-        *s = '/';
-        if (rc != 0 && errno != EEXIST)
-            return -1;
-    }
-    return 0;
+    return fail(file, 0, "\"%s\" is a symlink; in-place writes never go through one (it could lead out of "
+                "the package)", part);
 }
 
-/* The file's directory must be inside the package, and the file itself no symlink: a package may hold a
- * directory symlink (kpt does not follow them when reading), and writing through it would leave the package. */
-static bool stays_inside(arena *a, const char *root, const char *path)
+/* The directory dir (relative to the root, components separated by '/') as a descriptor, opened without following
+ * any symlink. With create, missing directories are made (and remembered); otherwise a missing one gives -1 with
+ * errno ENOENT. A symlink or a non-directory on the way fails with a message naming it. */
+static int open_dir(struct writer *W, const char *file, const char *dir, bool create)
 {
-    char *dir = arena_strdup(a, path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
+    int fd = dup(W->root_fd);
+    if (fd < 0)
+        return fail(file, 0, "%s", strerror(errno));
+    size_t len = strlen(dir);
+    for (size_t i = 0; i < len;) {
+        size_t e = i + strcspn(dir + i, "/");
+        char *part = arena_strndup(W->a, dir + i, e - i);
+        const char *upto = arena_strndup(W->a, dir, e);
+        i = e + (e < len);
+        if (!*part || !strcmp(part, "."))
+            continue;
+        if (create) {
+            if (mkdirat(fd, part, 0755) == 0) {
+                W->made = xrealloc(W->made, (W->nmade + 1) * sizeof *W->made);
+                W->made[W->nmade++] = upto;
+            } else if (errno != EEXIST) {
+                int e2 = errno;
+                close(fd);
+                return fail(file, 0, "cannot create the directory \"%s\": %s", upto, strerror(e2));
+            }
+        }
+        int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int err = errno;
+        if (next < 0) {
+            struct stat st;
+            bool link = fstatat(fd, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+            close(fd);
+            if (link)
+                return refuse_link(file, upto);
+            if (err == ENOENT && !create) {
+                errno = ENOENT;
+                return -1;
+            }
+            return fail(file, 0, "cannot open the directory \"%s\": %s", upto, strerror(err));
+        }
+        close(fd);
+        fd = next;
+    }
+    return fd;
+}
+
+/* The file's temporary, beside it; the mode of the file it replaces, 0600 for a new one (as kpt writes them). */
+static int stage(struct writer *W, const char *file, const buf *b)
+{
+    struct staged *s = &W->v[W->n];
+    s->file = file;
+    const char *slash = strrchr(file, '/');
+    s->dir = slash ? arena_strndup(W->a, file, (size_t)(slash - file)) : "";
+    s->base = slash ? slash + 1 : file;
+    if (!*s->base || !strcmp(s->base, ".") || !strcmp(s->base, ".."))
+        return fail(file, 0, "not a file name");
+    int dfd = open_dir(W, file, s->dir, true);
+    if (dfd < 0)
+        return -1;
     struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-        return false;
-    return inside(root, dir);
+    unsigned mode = 0600;
+    int rc = 0;
+    if (fstatat(dfd, s->base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISLNK(st.st_mode))
+            rc = refuse_link(file, file);
+        else if (!S_ISREG(st.st_mode))
+            rc = fail(file, 0, "exists and is not a regular file");
+        mode = (unsigned)st.st_mode & 0777;
+    } else if (errno != ENOENT) {
+        rc = fail(file, 0, "%s", strerror(errno));
+    }
+    if (rc == 0 && temp_file_at(dfd, b->data, b->len, mode, s->tmp) != 0)
+        rc = fail(file, 0, "%s", strerror(errno));
+    if (rc == 0)
+        W->n++;
+    close(dfd);
+    return rc;
 }
 
-static int write_file(arena *a, const char *root, const char *rel, const buf *b)
+/* After a failure: the temporaries and the directories made for them go; the package is as it was. */
+static void unstage(struct writer *W)
 {
-    char *path = arena_printf(a, "%s/%s", root, rel);
-    char *tmp = arena_printf(a, "%s.cmp-generate-%d.tmp", path, (int)getpid());
-    if (mkdirs(path) < 0)
-        return fail(rel, 0, "write: cannot create its directory: %s", strerror(errno));
-    if (!stays_inside(a, root, path))
-        return fail(rel, 0, "write: the path goes through a symlink out of the package; refusing to write it");
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return fail(rel, 0, "write: %s", strerror(errno));
-    size_t w = b->len ? fwrite(b->data, 1, b->len, f) : 0;
-    if (fclose(f) != 0 || w != b->len || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return fail(rel, 0, "write: %s", strerror(errno));
+    for (size_t i = 0; i < W->n; i++) {
+        int dfd = open_dir(W, W->v[i].file, W->v[i].dir, false);
+        if (dfd >= 0) {
+            unlinkat(dfd, W->v[i].tmp, 0);
+            close(dfd);
+        }
     }
-    return 0;
+    for (size_t i = W->nmade; i-- > 0;)
+        unlinkat(W->root_fd, W->made[i], AT_REMOVEDIR);
+}
+
+static int commit(struct writer *W, struct staged *s)
+{
+    int dfd = open_dir(W, s->file, s->dir, false);
+    if (dfd < 0)
+        return diag_failed() ? -1 : fail(s->file, 0, "%s", strerror(errno));
+    int rc = 0;
+    struct stat st;
+    if (fstatat(dfd, s->base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        rc = refuse_link(s->file, s->file);
+    else if (renameat(dfd, s->tmp, dfd, s->base) != 0)
+        rc = fail(s->file, 0, "%s", strerror(errno));
+    if (rc < 0)
+        unlinkat(dfd, s->tmp, 0);
+    close(dfd);
+    return rc;
+}
+
+/* A file that held objects and holds none now is removed, as kpt prunes it: the entry itself (a symlink, not what
+ * it points to). Already gone, it is left alone; a symlink among its directories is refused as for a write. */
+static int prune(struct writer *W, const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    const char *dir = slash ? arena_strndup(W->a, file, (size_t)(slash - file)) : "";
+    const char *base = slash ? slash + 1 : file;
+    int dfd = open_dir(W, file, dir, false);
+    if (dfd < 0) {
+        if (errno == ENOENT && !diag_failed())
+            return 0;
+        return -1;
+    }
+    struct stat st;
+    int rc = 0;
+    if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) && unlinkat(dfd, base, 0) != 0 &&
+        errno != ENOENT)
+        rc = fail(file, 0, "cannot remove: %s", strerror(errno));
+    close(dfd);
+    return rc;
 }
 
 static void attribute(arena *a, resource *r)
@@ -116,18 +231,25 @@ int write_in_place(arena *a, package *root, const rlist *items, bool attribution
         resource *r = items->v[i];
         if (!r->path) {
             free(v);
-            return fail(res_id(a, r), 0, "write: the object has no file to go to");
+            return fail(res_id(a, r), 0, "the object has no file to go to");
         }
         if (!safe_relative_path(r->path)) {
             free(v);
-            return fail(r->path, 0, "write: path leaves the package");
+            return fail(r->path, 0, "path leaves the package");
         }
         if (attribution)
             attribute(a, r);
         v[i] = (struct placed){file_of(a, r), r, i};
+        /* writable one directory at a time, but the reader could not take it back */
+        if (path_fits(arena_printf(a, "%s/%s", root->abs, v[i].file), v[i].file) < 0) {
+            free(v);
+            return -1;
+        }
     }
     qsort(v, items->n, sizeof *v, cmp_placed);
-    int rc = 0;
+    struct writer W = {.a = a, .v = xmalloc((items->n + 1) * sizeof *W.v)};
+    W.root_fd = open(root->abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = W.root_fd < 0 ? fail(root->abs, 0, "%s", strerror(errno)) : 0;
     char **written = xmalloc((items->n + 1) * sizeof *written);
     size_t nwritten = 0;
     for (size_t i = 0; i < items->n && rc == 0;) {
@@ -139,21 +261,25 @@ int write_in_place(arena *a, package *root, const rlist *items, bool attribution
             emit_opts eo = {.seq_wide = v[j].r->seq_wide, .comments = true};
             emit_yaml(&b, v[j].r->root, &eo);
         }
-        rc = write_file(a, root->abs, v[i].file, &b);
+        rc = stage(&W, v[i].file, &b);
         buf_free(&b);
         written[nwritten++] = (char *)v[i].file;
         i = j;
     }
-    /* Files that held objects before and hold none now are removed, as kpt prunes them. */
+    if (rc < 0 && W.root_fd >= 0)
+        unstage(&W);
+    for (size_t i = 0; i < W.n && rc == 0; i++)
+        rc = commit(&W, &W.v[i]);
     char **orig = NULL;
     size_t norig = 0, cap = 0;
     collect_original(a, root, &orig, &norig, &cap);
-    for (size_t i = 0; i < norig && rc == 0; i++) {
-        bool kept = bsearch(&orig[i], written, nwritten, sizeof *written, cmp_str) != NULL;
-        const char *gone = arena_printf(a, "%s/%s", root->abs, orig[i]);
-        if (!kept && stays_inside(a, root->abs, gone) && unlink(gone) != 0 && errno != ENOENT)
-            rc = fail(orig[i], 0, "write: cannot remove: %s", strerror(errno));
-    }
+    for (size_t i = 0; i < norig && rc == 0; i++)
+        if (!bsearch(&orig[i], written, nwritten, sizeof *written, cmp_str))
+            rc = prune(&W, orig[i]);
+    if (W.root_fd >= 0)
+        close(W.root_fd);
+    free(W.made);
+    free(W.v);
     free(orig);
     free(written);
     free(v);

@@ -142,18 +142,18 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
  * comes from the git repository holding the package, so a local dry run shows what the sidecar would stamp. */
 static int app_metadata(arena *a, const render_opts *o, const fn_host *host, app_meta *meta)
 {
-    app_meta_from_env(meta);
     if (o->no_git_metadata || host->app_name)
         return 0;
     bool found;
     return git_app_meta(a, o->dir, meta, &found);
 }
 
-/* The end of every run, failed or not: the results file when asked for, then everything freed. */
+/* The end of every run, failed or not: the results file when asked for (a run that cannot write it fails), then
+ * everything freed. */
 static int finish(const char *results_dir, run_ctx *R, rlist *items, package *root, strtab *st, arena *a, int rc)
 {
-    if (results_dir)
-        write_results(R, results_dir, rc < 0);
+    if (results_dir && write_results(R, results_dir, rc < 0) < 0)
+        rc = -1;
     rlist_free(items);
     run_ctx_free(R);
     package_free(root);
@@ -180,8 +180,12 @@ int render(const render_opts *o, buf *out)
     app_meta meta;
     int rc = -1;
     host_find_repo_root(a, &host, o->dir);
+    const char *results_dir = o->results_dir;
 
     diag_set_step("parameters");
+    /* checked before anything runs: helm gets the app name and namespace */
+    if (app_meta_from_env(a, &meta) < 0)
+        goto done;
     if (!o->in_place) {
         if (settings_load(a, st, &set) < 0 || check_annotation_domain(set.annotation_domain) < 0)
             goto done;
@@ -218,9 +222,16 @@ int render(const render_opts *o, buf *out)
     }
     stamp_metadata(a, &items, &meta, set.annotation_domain, stamp_enabled, &set);
     diag_set_step("emit");
+    /* the results file goes first: once the output is out, nothing may fail any more */
+    if (results_dir && write_results(&R, results_dir, 0) < 0) {
+        results_dir = NULL;
+        goto done;
+    }
     rc = emit_stream(&items, o->json, out, o->out_fd);
+    if (rc == 0)
+        results_dir = NULL;
 done:
-    return finish(o->results_dir, &R, &items, root, st, a, rc);
+    return finish(results_dir, &R, &items, root, st, a, rc);
 }
 
 /* eval sees the tree as one flat list with root-relative paths: re-home every resource on the root package. */

@@ -1,11 +1,14 @@
 #include "render/results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/diag.h"
+#include "util/fsutil.h"
 #include "yaml/emit.h"
 
 static const char *severity_name(enum severity s)
@@ -83,16 +86,23 @@ int write_results(const run_ctx *R, const char *dir, int exit_code)
     buf b = {0};
     emit_opts eo = {.seq_wide = true, .comments = false};
     emit_yaml(&b, root, &eo);
-    mkdir(dir, 0755);
-    char *path = arena_printf(a, "%s/results.yaml", dir);
-    FILE *f = fopen(path, "w");
+    /* The directory is the operator's choice and may be a symlink; results.yaml in it is replaced, never written
+     * through, so a symlink planted there (say, inside a package) cannot redirect the write. */
     int rc = 0;
-    if (!f || fwrite(b.data, 1, b.len, f) != b.len)
-        rc = -1;
-    if (f && fclose(f) != 0)
-        rc = -1;
-    if (rc < 0)
-        fprintf(stderr, "cmp-generate: cannot write %s: %s\n", path, strerror(errno));
+    char tmp[64];
+    int dfd = -1;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        rc = fail(dir, 0, "results: cannot create the directory: %s", strerror(errno));
+    else if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        rc = fail(dir, 0, "results: %s", strerror(errno));
+    else if (temp_file_at(dfd, b.data, b.len, 0644, tmp) != 0)
+        rc = fail(dir, 0, "results: cannot write results.yaml: %s", strerror(errno));
+    else if (renameat(dfd, tmp, dfd, "results.yaml") != 0) {
+        rc = fail(dir, 0, "results: cannot write results.yaml: %s", strerror(errno));
+        unlinkat(dfd, tmp, 0);
+    }
+    if (dfd >= 0)
+        close(dfd);
     buf_free(&b);
     arena_free(a);
     return rc;

@@ -19,6 +19,7 @@ limits cmp_limits = {
     .max_objects = 500000,
     .max_output_bytes = 100u << 20,
     .child_timeout_s = 30,
+    .max_regex_steps = 1000000,
 };
 
 static size_t total_read;
@@ -95,6 +96,7 @@ int limits_from_env(void)
         {"CMP_MAX_ALIAS_NODES", false, UINT64_MAX, "a whole number of nodes from 1 to 2^64-1", yaml_limits.max_alias_nodes},
         /* Argo CD gives a plugin 60 s (90 s at most by its own settings); an hour is far past any of it */
         {"CMP_CHILD_TIMEOUT", false, 3600, "a whole number of seconds from 1 to 3600", (unsigned long long)cmp_limits.child_timeout_s},
+        {"CMP_MAX_REGEX_STEPS", false, UINT32_MAX, "a whole number of pcre2 match steps from 1 to 2^32-1", cmp_limits.max_regex_steps},
     };
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (env_number(vars[i].name, vars[i].bytes, vars[i].max, vars[i].rule, &vars[i].value) < 0)
@@ -106,6 +108,7 @@ int limits_from_env(void)
     yaml_limits.max_depth = (uint32_t)vars[4].value;
     yaml_limits.max_alias_nodes = vars[5].value;
     cmp_limits.child_timeout_s = (int)vars[6].value;
+    cmp_limits.max_regex_steps = (size_t)vars[7].value;
     return 0;
 }
 
@@ -290,4 +293,59 @@ int write_all(int fd, const void *data, size_t n)
         n -= (size_t)w;
     }
     return 0;
+}
+
+int temp_file_at(int dirfd, const void *data, size_t n, unsigned mode, char tmp[64])
+{
+    static unsigned counter;
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        snprintf(tmp, 64, ".cmp-generate-%ld-%u.tmp", (long)getpid(), counter++);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            return -1;
+    }
+    if (fd < 0)
+        return -1;
+    int rc = n ? write_all(fd, data, n) : 0;
+    if (rc == 0 && mode != 0600)
+        rc = fchmod(fd, (mode_t)mode);
+    if (close(fd) != 0)
+        rc = -1;
+    if (rc != 0) {
+        int e = errno;
+        unlinkat(dirfd, tmp, 0);
+        errno = e;
+    }
+    return rc;
+}
+
+size_t printable_check(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t bad = utf8_check(u, len);
+    for (size_t i = 0; i < bad; i++) {
+        unsigned char c = u[i];
+        if (c < 0x20 || c == 0x7f)
+            return i;
+        if (c == 0xc2 && u[i + 1] < 0xa0) /* U+0080..U+009F, NEL among them */
+            return i;
+        if (c == 0xe2 && u[i + 1] == 0x80 && (u[i + 2] == 0xa8 || u[i + 2] == 0xa9))
+            return i;
+    }
+    return bad;
+}
+
+int path_fits(const char *path, const char *display)
+{
+    size_t n = strlen(path);
+    if (n < PATH_MAX)
+        return 0;
+    const char *d = display && *display ? display : path;
+    size_t dl = strlen(d), cut = dl > 60 ? 60 : dl;
+    while (cut < dl && ((unsigned char)d[cut] & 0xc0) == 0x80)
+        cut++; /* at a character boundary, so the message stays valid UTF-8 */
+    return fail(NULL, 0, "the path \"%.*s%s\" is %zu bytes long as an absolute path, over the system's limit of %d "
+                "(PATH_MAX); refusing it rather than reading or writing part of it", (int)cut, d, cut < dl ? "..." : "",
+                n, PATH_MAX);
 }

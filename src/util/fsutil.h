@@ -12,6 +12,7 @@ typedef struct limits {
     size_t max_objects;
     size_t max_output_bytes;
     int child_timeout_s; /* CMP_CHILD_TIMEOUT: helm or kustomize is killed after this long */
+    size_t max_regex_steps; /* pcre2's match limit per match; the depth limit is a tenth of it */
 } limits;
 
 extern limits cmp_limits;
@@ -44,4 +45,17 @@ bool is_dir(const char *path);
 bool file_exists(const char *path);
 /* write(2) until all of it is written (EINTR retried); -1 with errno on failure. */
 int write_all(int fd, const void *data, size_t n);
+
+/* A new file in the directory dirfd holding data with the given mode, under a fresh name written to tmp: created
+ * exclusively (O_CREAT|O_EXCL|O_NOFOLLOW), so a name planted beforehand, symlink or not, is never written
+ * through. The caller renames it into place. -1 with errno, and nothing left behind, on failure. */
+int temp_file_at(int dirfd, const void *data, size_t n, unsigned mode, char tmp[64]);
+
+/* The byte offset of the first character that is not printable text in s: invalid UTF-8, a C0 or C1 control
+ * (tab and line breaks included), DEL, or the line and paragraph separators U+2028 and U+2029. len when none.
+ * For values that name things (Argo CD metadata, git refs and URLs), where no reader may see a line break. */
+size_t printable_check(const char *s, size_t len);
+
+/* fail()s unless path fits in PATH_MAX, naming its first bytes (display: the path shown, relative if possible). */
+int path_fits(const char *path, const char *display);
 #endif

@@ -14,11 +14,67 @@ typedef struct emitter {
     const emit_opts *o;
 } emitter;
 
+/* NEL (U+0085), LS (U+2028) and PS (U+2029) are line breaks to a YAML 1.1 reader (Argo CD's Go code) and text to
+ * a YAML 1.2 one, so raw in a scalar they are folded by one and kept by the other; the other C1 controls and
+ * U+FFFE/U+FFFF are refused in a 1.1 reader's input. The length of such a character at s, else 0. */
+static size_t break_or_c1(const char *p, size_t left)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    if (left >= 2 && u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+        return 2;
+    if (left >= 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
+        return 3;
+    if (left >= 3 && u[0] == 0xef && u[1] == 0xbf && (u[2] == 0xbe || u[2] == 0xbf))
+        return 3;
+    return 0;
+}
+
+/* Such text only survives as escapes in double quotes. */
+static bool needs_escapes(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0xc2 && break_or_c1(s + i, n - i))
+            return true;
+    return false;
+}
+
+/* Comment text: no escapes there, so those characters become spaces rather than end the comment early for a 1.1
+ * reader, which would read the rest of the line as YAML the pipeline never saw. */
+static void put_comment_text(buf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = (unsigned char)s[i] >= 0xc2 ? break_or_c1(s + i, n - i) : 0;
+        if (k) {
+            buf_putc(b, ' ');
+            i += k;
+        } else {
+            buf_putc(b, s[i++]);
+        }
+    }
+}
+
 static void put_double_quoted(buf *b, const char *s, size_t n)
 {
     buf_putc(b, '"');
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        size_t k = c >= 0xc2 ? break_or_c1(s + i, n - i) : 0;
+        if (k) {
+            const unsigned char *u = (const unsigned char *)s + i;
+            unsigned cp = k == 2 ? u[1] : ((u[0] & 0x0fu) << 12) | ((u[1] & 0x3fu) << 6) | (u[2] & 0x3fu);
+            if (cp == 0x85)
+                buf_put(b, "\\N", 2);
+            else if (cp == 0x2028)
+                buf_put(b, "\\L", 2);
+            else if (cp == 0x2029)
+                buf_put(b, "\\P", 2);
+            else if (cp < 0x100)
+                buf_printf(b, "\\x%02x", cp);
+            else
+                buf_printf(b, "\\u%04x", cp);
+            i += k - 1;
+            continue;
+        }
         switch (c) {
         case '"': buf_put(b, "\\\"", 2); break;
         case '\\': buf_put(b, "\\\\", 2); break;
@@ -65,6 +121,8 @@ static bool literal_ok(const node *n)
 {
     if (!multiline(n) || strspn(n->s.str, "\n") == n->s.len)
         return false; /* only line breaks: a literal block would read back as "" */
+    if (needs_escapes(n->s.str, n->s.len))
+        return false;
     for (uint32_t i = 0; i < n->s.len; i++) {
         unsigned char c = (unsigned char)n->s.str[i];
         if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
@@ -94,6 +152,10 @@ static void put_inline_scalar(buf *b, const node *n, bool flow)
     const char *s = n->s.str;
     size_t len = n->s.len;
     put_tag(b, n);
+    if (needs_escapes(s, len)) {
+        put_double_quoted(b, s, len);
+        return;
+    }
     switch (n->style) {
     case ST_PLAIN:
         if (!len) {
@@ -159,7 +221,7 @@ static void put_comment(emitter *E, const node *n)
     const char *c = node_comment(n);
     if (c && E->o->comments) {
         buf_put(E->b, " # ", c[0] ? 3 : 2);
-        buf_puts(E->b, c);
+        put_comment_text(E->b, c, strlen(c));
     }
 }
 
@@ -173,7 +235,7 @@ static void put_head(emitter *E, const char *head, int indent)
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (n) {
             buf_indent(E->b, indent);
-            buf_put(E->b, p, n);
+            put_comment_text(E->b, p, n);
         }
         buf_putc(E->b, '\n');
         p += n + (e ? 1 : 0);

@@ -178,7 +178,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fz_die("fuzz_parameters", "apply_final_steps failed without a message");
             if (frc == 0) {
                 app_meta meta;
-                app_meta_from_env(&meta);
+                if (app_meta_from_env(a, &meta) < 0) {
+                    /* a refused ARGOCD_APP_* value: a message, then stamp nothing and go on checking */
+                    if (!diag_failed())
+                        fz_die("fuzz_parameters", "app_meta_from_env failed without a message");
+                    diag_clear();
+                    memset(&meta, 0, sizeof meta);
+                }
                 stamp_metadata(a, &items, &meta, set.annotation_domain, stamp_enabled, &set);
                 node **trees = malloc((items.n + 1) * sizeof *trees);
                 int *wide = malloc((items.n + 1) * sizeof *wide);

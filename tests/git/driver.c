@@ -58,8 +58,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "meta") && argc == 3) {
         app_meta m;
         bool found = false;
-        app_meta_from_env(&m);
-        if (git_app_meta(a, argv[2], &m, &found) < 0) {
+        if (app_meta_from_env(a, &m) < 0 || git_app_meta(a, argv[2], &m, &found) < 0) {
             fprintf(stderr, "driver: %s\n", diag_message());
             rc = 1;
         } else {

@@ -3,6 +3,7 @@
 #include "check.h"
 #include "git/git.h"
 #include "util/diag.h"
+#include "util/url.h"
 
 TEST(git_strip_credentials)
 {
@@ -10,7 +11,7 @@ TEST(git_strip_credentials)
     CHECK_STR(git_url_strip_credentials(a, "https://user:token@host/x"), "https://host/x");
     CHECK_STR(git_url_strip_credentials(a, "https://ghp_abc@github.com/org/repo.git"),
               "https://github.com/org/repo.git");
-    CHECK_STR(git_url_strip_credentials(a, "HTTP://u:p@host:8080/a?b=c"), "HTTP://host:8080/a?b=c");
+    CHECK_STR(git_url_strip_credentials(a, "HTTP://u:p@host:8080/a?b=c"), "HTTP://host:8080/a");
     CHECK_STR(git_url_strip_credentials(a, "https://u:p@ss@host/x"), "https://host/x");
     CHECK_STR(git_url_strip_credentials(a, "https://host/x@v1"), "https://host/x@v1");
     CHECK_STR(git_url_strip_credentials(a, "https://host"), "https://host");
@@ -19,6 +20,27 @@ TEST(git_strip_credentials)
     CHECK_STR(git_url_strip_credentials(a, "git@github.com:org/repo.git"), "git@github.com:org/repo.git");
     CHECK_STR(git_url_strip_credentials(a, "/srv/git/repo.git"), "/srv/git/repo.git");
     CHECK_STR(git_url_strip_credentials(a, "file:///srv/git/repo"), "file:///srv/git/repo");
+    arena_free(a);
+}
+
+/* Tokens in the query or fragment go with the whole query: there is no list of parameter names to keep up. */
+TEST(url_strip_query_and_fragment)
+{
+    arena *a = arena_new();
+    CHECK_STR(url_strip_credentials(a, "https://gitlab.example.com/g/r.git?private_token=glpat-x"),
+              "https://gitlab.example.com/g/r.git");
+    CHECK_STR(url_strip_credentials(a, "https://host/r?access_token=t&x=1#frag"), "https://host/r");
+    CHECK_STR(url_strip_credentials(a, "https://host?token=t"), "https://host");
+    CHECK_STR(url_strip_credentials(a, "https://host#t"), "https://host");
+    CHECK_STR(url_strip_credentials(a, "https://u:p@bucket.s3.amazonaws.com/r.git?X-Amz-Signature=abc&X-Amz-Credential=k"),
+              "https://bucket.s3.amazonaws.com/r.git");
+    CHECK_STR(url_strip_credentials(a, "https://host/r?u=a@b"), "https://host/r");
+    CHECK_STR(url_strip_credentials(a, "ssh://git:pw@host/r.git?t=1"), "ssh://git@host/r.git");
+    CHECK_STR(url_strip_credentials(a, "ssh://:pw@host/r.git"), "ssh://host/r.git");
+    CHECK_STR(url_strip_credentials(a, "https://@host/r"), "https://host/r");
+    CHECK_STR(url_strip_credentials(a, "git@github.com:org/repo.git"), "git@github.com:org/repo.git");
+    CHECK_STR(url_strip_credentials(a, "/srv/a?b"), "/srv/a?b");
+    CHECK_STR(url_strip_credentials(a, ""), "");
     arena_free(a);
 }
 
