@@ -206,10 +206,9 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
             if (file_exists(kpt)) {
                 package *sub;
                 rc = load_package(c, pkg, abs, pkg->rel && *pkg->rel ? path_join(c->a, pkg->rel, rel) : rel, &sub);
-                if (rc == 0) {
-                    *subs = xrealloc(*subs, (*nsubs + 1) * sizeof **subs);
-                    (*subs)[(*nsubs)++] = sub;
-                }
+                /* kept even when it failed half-way: what it read so far is freed with its parent, on every path */
+                *subs = xrealloc(*subs, (*nsubs + 1) * sizeof **subs);
+                (*subs)[(*nsubs)++] = sub;
                 continue;
             }
             rc = walk(c, pkg, abs, rel, subs, nsubs);

@@ -242,6 +242,21 @@ static void put_head(emitter *E, const char *head, int indent)
     }
 }
 
+static void put_flow(buf *b, const node *n);
+
+/* A tag may hold colons ("!!null:" is one tag), so a key written as its tag alone keeps a space before its colon. */
+static void put_key(buf *b, const node *k, bool flow)
+{
+    if (k->kind == N_SCALAR) {
+        put_inline_scalar(b, k, flow);
+        if (!k->s.len && k->style == ST_PLAIN && node_tag(k))
+            buf_putc(b, ' ');
+    } else {
+        put_flow(b, k);
+    }
+    buf_putc(b, ':');
+}
+
 static void put_flow(buf *b, const node *n)
 {
     if (n->kind == N_SCALAR) {
@@ -255,8 +270,8 @@ static void put_flow(buf *b, const node *n)
         if (i)
             buf_put(b, ", ", 2);
         if (m) {
-            put_flow(b, map_key(n, i));
-            buf_put(b, ": ", 2);
+            put_key(b, map_key(n, i), true);
+            buf_putc(b, ' ');
             put_flow(b, map_val(n, i));
             /* "key: " with a null value reads back the same */
         } else {
@@ -335,20 +350,6 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
     emit_seq(E, v, seq_indent, false);
 }
 
-static void emit_key(emitter *E, const node *k)
-{
-    if (k->kind == N_SCALAR) {
-        put_inline_scalar(E->b, k, false);
-        if (k->s.len == 0 && k->style == ST_PLAIN && !node_tag(k))
-            buf_put(E->b, "\"\"", 2);
-        else if (k->s.len == 0 && k->style == ST_PLAIN)
-            buf_putc(E->b, ' '); /* "!!str :" - glued to the tag, the colon would become part of it */
-    } else {
-        put_flow(E->b, k);
-    }
-    buf_putc(E->b, ':');
-}
-
 static void emit_map(emitter *E, const node *m, int indent, bool first_inline)
 {
     int seq_indent = E->o->seq_wide ? indent + 2 : indent;
@@ -366,7 +367,7 @@ static void emit_map(emitter *E, const node *m, int indent, bool first_inline)
             emit_after(E, v, k, indent + 2, seq_indent);
             continue;
         }
-        emit_key(E, k);
+        put_key(E->b, k, false);
         emit_after(E, v, k, indent + 2, seq_indent);
     }
 }
@@ -452,6 +453,36 @@ static void put_json_string(buf *b, const char *s, size_t n)
     buf_putc(b, '"');
 }
 
+/* YAML 1.1's base 60 without its sign: [0-9]+(:[0-5]?[0-9])+, the value to *out when it fits in an int64. Any other
+ * text (an !!int tag may sit on anything) is not a number and stays a string. */
+static bool base60(const char *p, unsigned long long *out)
+{
+    unsigned long long v = 0;
+    int parts = 0;
+    for (;;) {
+        bool first = parts++ == 0;
+        size_t len = strspn(p, "0123456789");
+        if (!len || (!first && (len > 2 || (len == 2 && p[0] > '5'))))
+            return false;
+        unsigned long long part = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (part > ((unsigned long long)LLONG_MAX - (unsigned)(p[i] - '0')) / 10)
+                return false;
+            part = part * 10 + (unsigned)(p[i] - '0');
+        }
+        if (!first && v > ((unsigned long long)LLONG_MAX - part) / 60)
+            return false;
+        v = first ? part : v * 60 + part;
+        p += len;
+        if (!*p)
+            break;
+        if (*p++ != ':')
+            return false;
+    }
+    *out = v;
+    return parts > 1;
+}
+
 static void put_json_number(buf *b, const char *s, size_t n, enum scalar_type t)
 {
     char tmp[128];
@@ -481,17 +512,11 @@ static void put_json_number(buf *b, const char *s, size_t n, enum scalar_type t)
         else if (p[0] == '0' && p[1])
             base = 8;
         if (strchr(p, ':')) { /* base 60 */
-            long long v = 0;
-            char *save;
-            for (char *part = strtok_r(tmp + (p - tmp), ":", &save); part; part = strtok_r(NULL, ":", &save)) {
-                long long d = strtoll(part, NULL, 10);
-                if (v > (LLONG_MAX - d) / 60) {
-                    put_json_string(b, s, n); /* too big for a number: keep the text */
-                    return;
-                }
-                v = v * 60 + d;
-            }
-            buf_printf(b, "%s%lld", neg ? "-" : "", v);
+            unsigned long long v;
+            if (base60(p, &v))
+                buf_printf(b, "%s%llu", neg && v ? "-" : "", v);
+            else
+                put_json_string(b, s, n);
             return;
         }
         unsigned long long v = strtoull(p, &end, base);

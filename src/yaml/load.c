@@ -51,6 +51,29 @@ static void push_pending(struct loader *L, node *n)
     L->pending[L->npending++] = n;
 }
 
+/* YAML breaks lines at "\n", "\r\n" and a lone "\r" (libfyaml does too): every scan of the source must, or a lone
+ * "\r" hides a line inside another. The start of the line holding pos: */
+static size_t line_start(const char *d, size_t pos)
+{
+    while (pos > 0 && d[pos - 1] != '\n' && d[pos - 1] != '\r')
+        pos--;
+    return pos;
+}
+
+/* The end of the line starting at i (where its break begins, or n) */
+static size_t line_end(const char *d, size_t i, size_t n)
+{
+    while (i < n && d[i] != '\n' && d[i] != '\r')
+        i++;
+    return i;
+}
+
+/* The length of the line break at e (0 at the end of the text) */
+static size_t break_len(const char *d, size_t e, size_t n)
+{
+    return e >= n ? 0 : d[e] == '\r' && e + 1 < n && d[e + 1] == '\n' ? 2 : 1;
+}
+
 /* Text after "#" on the rest of the line starting at pos, or NULL when the line has no comment there. */
 static const char *comment_at(struct loader *L, size_t pos, int after_colon)
 {
@@ -70,9 +93,7 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
     i++;
     if (i < n && d[i] == ' ')
         i++;
-    size_t e = i;
-    while (e < n && d[e] != '\n' && d[e] != '\r')
-        e++;
+    size_t e = line_end(d, i, n);
     while (e > i && (d[e - 1] == ' ' || d[e - 1] == '\t'))
         e--;
     return arena_strndup(L->a, d + i, e - i);
@@ -83,9 +104,7 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
 static const char *head_comment_at(struct loader *L, size_t pos)
 {
     const char *d = L->data;
-    size_t ls = pos;
-    while (ls > 0 && d[ls - 1] != '\n')
-        ls--;
+    size_t ls = line_start(d, pos);
     for (size_t i = ls; i < pos; i++)
         if (d[i] != ' ' && d[i] != '-')
             return NULL;
@@ -94,14 +113,14 @@ static const char *head_comment_at(struct loader *L, size_t pos)
     size_t top = ls; /* start of the topmost comment line found */
     size_t cur = ls;
     while (cur > 0) {
-        size_t pe = cur - 1; /* the '\n' ending the previous line */
-        size_t ps = pe;
-        while (ps > 0 && d[ps - 1] != '\n')
-            ps--;
+        size_t pe = cur - 1; /* the break ending the previous line */
+        if (pe > 0 && d[pe] == '\n' && d[pe - 1] == '\r')
+            pe--;
+        size_t ps = line_start(d, pe);
         if (ps < L->last_end)
             break;
         size_t i = ps;
-        while (i < pe && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r'))
+        while (i < pe && (d[i] == ' ' || d[i] == '\t'))
             i++;
         if (i < pe && d[i] == '#')
             top = ps;
@@ -111,26 +130,24 @@ static const char *head_comment_at(struct loader *L, size_t pos)
     }
     if (top == ls)
         return NULL;
-    /* Re-join the lines without indentation; blank lines stay as empty lines, leading blanks are dropped. */
+    /* Re-join the lines with "\n", without indentation; blank lines stay as empty lines, leading blanks are dropped. */
     size_t cap = ls - top + 1, out = 0;
     char *s = arena_alloc(L->a, cap);
     size_t i = top;
     while (i < ls) {
-        size_t e = i;
-        while (e < ls && d[e] != '\n')
-            e++;
+        size_t e = line_end(d, i, ls);
         size_t b = i;
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
         size_t te = e;
-        while (te > b && (d[te - 1] == '\r' || d[te - 1] == ' ' || d[te - 1] == '\t'))
+        while (te > b && (d[te - 1] == ' ' || d[te - 1] == '\t'))
             te--;
         if (te > b || out > 0) {
             memcpy(s + out, d + b, te - b);
             out += te - b;
             s[out++] = '\n';
         }
-        i = e + 1;
+        i = e + break_len(d, e, ls);
     }
     while (out > 0 && s[out - 1] == '\n')
         out--;
@@ -392,20 +409,18 @@ static const char *single_quoted(arena *a, const char *src, size_t n, size_t *ou
     size_t k = 0, i = 0;
     bool first = true;
     while (i <= n) {
-        size_t e = i;
-        while (e < n && src[e] != '\n')
-            e++;
+        size_t e = line_end(src, i, n);
         size_t b = i, t = e;
         if (!first)
             while (b < t && (src[b] == ' ' || src[b] == '\t'))
                 b++;
         if (e < n)
-            while (t > b && (src[t - 1] == ' ' || src[t - 1] == '\t' || src[t - 1] == '\r'))
+            while (t > b && (src[t - 1] == ' ' || src[t - 1] == '\t'))
                 t--;
         if (!first) {
             if (b == t && e < n) {
                 out[k++] = '\n'; /* an empty line */
-                i = e + 1;
+                i = e + break_len(src, e, n);
                 continue;
             }
             if (k == 0 || out[k - 1] != '\n') /* a break between text lines folds to one space */
@@ -419,7 +434,7 @@ static const char *single_quoted(arena *a, const char *src, size_t n, size_t *ou
         first = false;
         if (e >= n)
             break;
-        i = e + 1;
+        i = e + break_len(src, e, n);
     }
     out[k] = 0;
     *outlen = k;
@@ -565,7 +580,7 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
         size_t at = bad < text_len ? bad : text_len;
         int line = 1;
         for (size_t i = 0; i < at; i++)
-            line += data[i] == '\n';
+            line += data[i] == '\n' || (data[i] == '\r' && (i + 1 >= len || data[i + 1] != '\n'));
         return fail(file, line, "%s", bad < text_len ? "invalid UTF-8" : "contains a NUL byte: not text");
     }
     struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1};

@@ -6,11 +6,19 @@
 
 /* Single-quoted scalars are checked against the source: the text between the quotes with every '' made one ', and
  * lines folded as YAML folds them (a break between two lines becomes a space, n empty lines in between become n
- * line breaks, white space around breaks goes). Only where the line is ASCII up to the scalar, so that the column is a
- * byte offset, and not with lone carriage returns. */
+ * line breaks, white space around breaks goes). Lines end at "\n", "\r\n" or a lone "\r". Only where the line is
+ * ASCII up to the scalar, so that the column is a byte offset. */
 static bool blank(char c)
 {
     return c == ' ' || c == '\t';
+}
+
+/* the length of the line break at i, 0 if there is none */
+static size_t brk(const char *s, size_t i, size_t len)
+{
+    if (i >= len || (s[i] != '\n' && s[i] != '\r'))
+        return 0;
+    return s[i] == '\r' && i + 1 < len && s[i + 1] == '\n' ? 2 : 1;
 }
 
 static void check_single_quoted(const char *src, size_t len, const size_t *line_start, size_t nlines, const node *n,
@@ -35,8 +43,6 @@ static void check_single_quoted(const char *src, size_t len, const size_t *line_
     /* the raw lines up to the closing quote */
     size_t i = q + 1, e = i;
     for (; e < len; e++) {
-        if (src[e] == '\r' && !(e + 1 < len && src[e + 1] == '\n'))
-            return;
         if (src[e] == '\'') {
             if (e + 1 < len && src[e + 1] == '\'') {
                 e++;
@@ -51,12 +57,10 @@ static void check_single_quoted(const char *src, size_t len, const size_t *line_
     int empty_run = -1; /* -1: first line */
     for (size_t s = i; s <= e;) {
         size_t le = s;
-        while (le < e && src[le] != '\n')
+        while (le < e && !brk(src, le, len))
             le++;
         size_t a = s, b = le;
         bool first = empty_run < 0, last = le == e;
-        if (b > a && src[b - 1] == '\r')
-            b--;
         if (!first)
             while (a < b && blank(src[a]))
                 a++;
@@ -76,7 +80,7 @@ static void check_single_quoted(const char *src, size_t len, const size_t *line_
             }
             empty_run = 0;
         }
-        s = le + 1;
+        s = le + (le < e ? brk(src, le, len) : 1);
     }
     if (want.len != n->s.len || (want.len && memcmp(want.data, n->s.str, want.len)))
         fz_die("fuzz_yaml", "single-quoted scalar at line %u column %u read as \"%.*s\", the source says \"%.*s\"", n->line,
@@ -104,19 +108,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     yaml_load(a, st, "fuzz.yaml", (const char *)data, size, fz_collect, &docs);
     diag_reset();
     { /* single-quoted scalars against their source (libfyaml 0.7.12 misreads runs of '') */
-        /* lines as libfyaml counts them: not checked when something else than \n or \r\n may break a line */
+        /* lines as libfyaml counts them (\n, \r\n, a lone \r); not checked where NEL, LS or PS may break one */
+        const char *text = (const char *)data;
         bool odd_breaks = memmem(data, size, "\xc2\x85", 2) || memmem(data, size, "\xe2\x80\xa8", 3) ||
                           memmem(data, size, "\xe2\x80\xa9", 3);
-        for (size_t i = 0; i < size && !odd_breaks; i++)
-            odd_breaks = data[i] == '\r' && (i + 1 == size || data[i + 1] != '\n');
         size_t nlines = 1;
-        for (size_t i = 0; i < size; i++)
-            nlines += data[i] == '\n';
+        for (size_t i = 0; i < size; i += brk(text, i, size) ? brk(text, i, size) : 1)
+            nlines += brk(text, i, size) > 0;
         size_t *starts = malloc(nlines * sizeof *starts), k = 0;
         starts[k++] = 0;
-        for (size_t i = 0; i < size; i++)
-            if (data[i] == '\n')
-                starts[k++] = i + 1;
+        for (size_t i = 0; i < size;) {
+            size_t b = brk(text, i, size);
+            i += b ? b : 1;
+            if (b)
+                starts[k++] = i;
+        }
         for (size_t i = 0; i < docs.n && !odd_breaks; i++)
             check_single_quoted((const char *)data, size, starts, nlines, docs.v[i], 0);
         free(starts);

@@ -252,3 +252,61 @@ TEST(map_edits_keep_order_and_comments)
     CHECK_STR(buf_cstr(&b), "metadata:\n  labels:\n    a: '2' # keep me\n    b: \"true\"\n");
     buf_free(&b);
 }
+
+/* emit, parse the result, and compare with the first tree; the emitted text goes to *out */
+static bool reads_back(node *n, const char **out)
+{
+    buf b = {0};
+    emit_yaml(&b, n, NULL);
+    *out = arena_strndup(A, b.data, b.len);
+    buf_free(&b);
+    node *again = parse(*out);
+    return again && node_equal(n, again);
+}
+
+TEST(tag_alone_keeps_its_space_before_a_colon)
+{
+    /* a tag may hold colons: "!!null:" would be one tag, in block and in flow mappings alike */
+    const char *out;
+    node *n = parse("! : x\n");
+    CHECK(n && reads_back(n, &out));
+    CHECK_STR(out, "! : x\n");
+    n = parse("[3, !!null : 2]\n");
+    CHECK(n && reads_back(n, &out));
+    CHECK_STR(out, "[3, {!!null : 2}]\n");
+    n = parse("{!!str : a, b: !!null , c: [!!str , d]}\n");
+    CHECK(n && reads_back(n, &out));
+}
+
+TEST(lone_carriage_return_breaks_lines)
+{
+    /* YAML breaks lines at \n, \r\n and a lone \r: a comment ends there, and a quoted scalar folds there */
+    const char *out;
+    node *n = parse("#\r:\n- l\n");
+    CHECK(n && reads_back(n, &out));
+    CHECK(!strchr(out, '\r'));
+    n = parse("a: 1\r# above b\rb: 2 # after b\r");
+    CHECK(n && reads_back(n, &out));
+    CHECK_STR(out, "a: 1\n# above b\nb: 2 # after b\n");
+    n = parse("a: 'x\r  y\r\r  z'\r\nb: 'p\r\n\r\n  q'\n");
+    CHECK(n);
+    CHECK_STR(scalar(map_get(n, "a")), "x y\nz");
+    CHECK_STR(scalar(map_get(n, "b")), "p\nq");
+    CHECK(parse("a: 1\rb: \xff\r") == NULL);
+    CHECK(strstr(diag_message(), "test.yaml:2: invalid UTF-8"));
+}
+
+TEST(json_base60_only_when_well_formed)
+{
+    /* !!int may sit on any text: base 60 is [-+]?[0-9]+(:[0-5]?[0-9])+ within int64, anything else stays a string */
+    node *n = parse("a: !!int 190:20:30\nb: !!int -1:59\nc: !!int 9:-1\nd: !!int 1:60\ne: !!int 1::2\n"
+                    "f: !!int 153722867280912930:7\ng: !!int 153722867280912930:8\nh: !!int 99999999999999999999:1\n"
+                    "i: !!int \"1:2:\"\n");
+    CHECK(n);
+    buf b = {0};
+    emit_json(&b, n);
+    CHECK_STR(buf_cstr(&b), "{\"a\":685230,\"b\":-119,\"c\":\"9:-1\",\"d\":\"1:60\",\"e\":\"1::2\","
+                            "\"f\":9223372036854775807,\"g\":\"153722867280912930:8\","
+                            "\"h\":\"99999999999999999999:1\",\"i\":\"1:2:\"}");
+    buf_free(&b);
+}
