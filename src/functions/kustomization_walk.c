@@ -215,7 +215,7 @@ static int scan_config_file(walk *w, const char *real, const char *base, const a
     size_t len;
     if (read_text_file(real, disp, &text, &len) < 0)
         return -1;
-    at here = {disp, NULL, "config"};
+    at here = {disp, NULL, ""};
     docs_ud d = {w, disp, base, &here, depth};
     int rc = yaml_load(w->a, w->st, disp, text, len, config_doc, &d);
     free(text);
@@ -570,7 +570,7 @@ static int check_config(walk *w, const char *file, const node *doc, const char *
     const char *kind = path_str(doc, "kind", NULL);
     if (!kind)
         return 0;
-    const char *prefix = arena_printf(w->a, "%s (%s) ", where->field, kind);
+    const char *prefix = where->field[0] ? arena_printf(w->a, "%s (%s) ", where->field, kind) : arena_printf(w->a, "%s ", kind);
     if (!strcmp(kind, "ConfigMapGenerator") || !strcmp(kind, "SecretGenerator"))
         return check_generator_args(w, file, doc, prefix, base, depth);
     if (!strcmp(kind, "PatchTransformer") || !strcmp(kind, "PatchJson6902Transformer"))
