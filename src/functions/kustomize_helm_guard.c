@@ -189,18 +189,22 @@ static bool has_dotdot(const char *path)
     return false;
 }
 
-/* An existing file or directory kustomize names by absolute path, inside the repository (or, for values files,
- * kustomize's own temporary copies). */
-static const char *existing_inside(const char *path, bool or_tmp)
+/* Inside the repository, or in kustomize's temporary directory, which holds only what kustomize put there: its
+ * copies of values files and the clones of remote bases the operator allowed. */
+static bool allowed(const char *real)
+{
+    return within(real, g_root) || within(real, g_tmp);
+}
+
+/* An existing file or directory kustomize names by absolute path. */
+static const char *existing_inside(const char *path)
 {
     char real[PATH_MAX];
     if (path[0] != '/')
         return "kustomize passes absolute paths here";
     if (!realpath(path, real))
         return "does not exist";
-    if (within(real, g_root) || (or_tmp && within(real, g_tmp)))
-        return NULL;
-    return "leads outside the repository";
+    return allowed(real) ? NULL : "leads outside the repository";
 }
 
 /* A directory helm will create (pull --untardir): its nearest existing ancestor is inside the repository. */
@@ -218,7 +222,7 @@ static const char *future_dir_inside(const char *path)
             return "leads outside the repository";
         *slash = 0;
     }
-    return within(real, g_root) ? NULL : "leads outside the repository";
+    return allowed(real) ? NULL : "leads outside the repository";
 }
 
 /* helm follows symlinks inside a chart (templates, .Files): every one must stay in the repository. */
@@ -245,8 +249,11 @@ static const char *chart_links_inside(const char *dir, int depth, size_t *count,
         if (S_ISLNK(st.st_mode)) {
             if (!realpath(sub, real))
                 continue; /* dangling: helm cannot read through it either */
-            if (!within(real, g_root)) {
+            if (!allowed(real)) {
                 snprintf(where, wherelen, "%s", e->d_name);
+                for (char *p = where; *p; p++)
+                    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        *p = '?';
                 bad = "the chart has a symlink that leads outside the repository";
             } else if (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
                 bad = chart_links_inside(real, depth + 1, count, where, wherelen);
@@ -271,12 +278,12 @@ static int value(int argc, char **argv, int *i, const char *(*rule)(const char *
 
 static const char *values_file_rule(const char *s)
 {
-    return existing_inside(s, true);
+    return existing_inside(s);
 }
 
 static const char *chart_dir_rule(const char *s)
 {
-    return existing_inside(s, false);
+    return existing_inside(s);
 }
 
 static const char *untar_dir_rule(const char *s)

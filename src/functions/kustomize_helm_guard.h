@@ -10,7 +10,7 @@
 /* Set by kustomize-build for the kustomize child; their presence makes cmp-generate the guard. */
 #define HELM_GUARD_HELM "CMP_HELM_GUARD_HELM" /* the real helm ("" when none was found) */
 #define HELM_GUARD_ROOT "CMP_HELM_GUARD_ROOT" /* the repository root (realpath): charts and values stay inside */
-#define HELM_GUARD_TMP "CMP_HELM_GUARD_TMP"   /* kustomize's TMPDIR (realpath): its copies of values files */
+#define HELM_GUARD_TMP "CMP_HELM_GUARD_TMP"   /* kustomize's TMPDIR (realpath): values copies, remote clones */
 /* Where the guard finds out why: kustomize wraps helm's stderr in its own, so the step reads this file instead. */
 #define HELM_GUARD_REFUSAL "helm-guard-refused"
 
