@@ -93,7 +93,7 @@ static int run(fn_ctx *c)
     if (!c->host)
         return fn_fail(c, NULL, "kustomize-build cannot run kustomize here");
     const fn_host *h = c->host;
-    const char *helm_off, *restrictor;
+    const char *helm_off = NULL, *restrictor = NULL;
     if (check_operator(c, h) < 0 || helm_choice(c, data, h, &helm_off) < 0 ||
         restrictor_choice(c, data, h, &restrictor) < 0)
         return -1;
