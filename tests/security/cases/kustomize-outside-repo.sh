@@ -69,6 +69,17 @@ printf 'configMapGenerator:\n  - name: x\n    files:\n      - password=pw.txt\n'
 CASE_ENV="$argo $none" check kustomize-symlink-generator-file 1 \
   'configMapGenerator\[0\]\.files\[0\]: "pw\.txt" leads outside the repository'
 
+# "link/../.." is cleaned by kustomize as text (Go's filepath.Join), not by the kernel: with link pointing deep
+# into the repository, the kernel's reading of the path stays inside (at a decoy) while kustomize's climbs out
+kpkg
+mkdir -p "$tmp/repo/a/b/c/d" "$tmp/repo/other-app"
+printf 'resources: []\n' >"$tmp/repo/other-app/kustomization.yaml"
+ln -s "$tmp/repo/a/b/c/d" "$pkg/ov/link"
+printf 'resources:\n  - link/../../../../other-app\n' >"$pkg/ov/kustomization.yaml"
+raw; is_real kustomize-symlink-dotdot-is-real
+CASE_ENV="$argo" check kustomize-symlink-dotdot 1 'resources\[0\]: "link/\.\./\.\./\.\./\.\./other-app" leads outside the repository'
+not_shown kustomize-symlink-dotdot-content-never-shown
+
 # 4. every other field that names a file: generator files and envs, patches, a transformer config, helm values
 kpkg
 printf 'resources: [mine.yaml]\nconfigMapGenerator:\n  - name: x\n    files:\n      - ../../../other-app/password.txt\n' >"$pkg/ov/kustomization.yaml"
