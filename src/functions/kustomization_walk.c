@@ -150,8 +150,8 @@ enum kust_ref kust_ref_kind(const char *v)
     if (strstr(s, "://"))
         return KUST_REMOTE;
     const char *slash = strchr(s, '/'), *user = strchr(s, '@');
-    if (user && (!slash || user < slash))
-        return KUST_REMOTE; /* user@host:org/repo, as git reads it */
+    if (user && (!slash || user < slash) && (strchr(user, ':') || !strncasecmp(user + 1, "github.com", 10)))
+        return KUST_REMOTE; /* user@host:org/repo, as git reads it ("app@v2.yaml" is a file) */
     if (!strncasecmp(s, "github.com", 10) && (s[10] == '/' || s[10] == ':'))
         return KUST_REMOTE;
     if (strchr(s, '?') || strstr(s, "//"))

@@ -9,6 +9,8 @@ TEST(kustomize_ref_kinds)
     CHECK(kust_ref_kind("../base") == KUST_LOCAL);
     CHECK(kust_ref_kind("deployment.yaml") == KUST_LOCAL);
     CHECK(kust_ref_kind("overlays/prod") == KUST_LOCAL);
+    CHECK(kust_ref_kind("nginx@1.25.yaml") == KUST_LOCAL);
+    CHECK(kust_ref_kind("git@github.com/org/repo") == KUST_REMOTE);
     CHECK(kust_ref_kind("https://github.com/org/repo//deploy?ref=v1") == KUST_REMOTE);
     CHECK(kust_ref_kind("HTTP://10.0.0.1/x.yaml") == KUST_REMOTE);
     CHECK(kust_ref_kind("github.com/org/repo/deploy?ref=v1") == KUST_REMOTE);
