@@ -9,6 +9,7 @@
 #include "argocd/parameters.h"
 #include "argocd/settings.h"
 #include "functions/function.h"
+#include "functions/kustomize_helm_guard.h"
 #include "git/git.h"
 #include "render/render.h"
 #include "util/diag.h"
@@ -189,6 +190,10 @@ static int cmd_settings(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* kustomize runs us as its --helm-command (see functions/kustomize_helm_guard.h) */
+    const char *guard_helm = getenv(HELM_GUARD_HELM);
+    if (guard_helm)
+        return helm_guard_main(argc, argv, guard_helm, getenv(HELM_GUARD_ROOT), getenv(HELM_GUARD_TMP));
     int limits_ok = limits_from_env();
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
         fputs(usage, stdout);

@@ -15,6 +15,13 @@ static const char *env(const char *name)
     return v && *v ? v : NULL;
 }
 
+static int flag(const char *v)
+{
+    if (!v || !strcmp(v, "false"))
+        return 0;
+    return !strcmp(v, "true") ? 1 : -1;
+}
+
 void host_from_env(fn_host *h)
 {
     h->helm_bin = env("HELM_BIN");
@@ -30,6 +37,12 @@ void host_from_env(fn_host *h)
     h->app_name = env("ARGOCD_APP_NAME");
     h->app_namespace = env("ARGOCD_APP_NAMESPACE");
     h->helm_values = NULL;
+    /* kustomize: a value that is neither true nor false is kept as -1 so the step can name the variable */
+    h->kustomize_enable_helm = flag(env("CMP_KUSTOMIZE_ENABLE_HELM"));
+    h->kustomize_load_restrictor = env("CMP_KUSTOMIZE_LOAD_RESTRICTOR");
+    if (!h->kustomize_load_restrictor)
+        h->kustomize_load_restrictor = "LoadRestrictionsRootOnly";
+    h->allow_remote_sources = flag(env("CMP_ALLOW_REMOTE_SOURCES"));
 }
 
 /* "a/b/c" minus the path "b/c" is "a": the source path must be the exact tail of dir, component by component. */

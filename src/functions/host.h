@@ -20,5 +20,9 @@ typedef struct fn_host {
     const char *app_name, *app_namespace;               /* ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE: NULL when unset */
     /* the Application's parameters that reach tools */
     const char *helm_values;                            /* the helm-values parameter: YAML text, NULL when unset */
+    /* kustomize: what the operator lets a package's kustomizations do (a package can only ask for less) */
+    int kustomize_enable_helm;             /* CMP_KUSTOMIZE_ENABLE_HELM: 1 "true", 0 "false" or unset, -1 other */
+    const char *kustomize_load_restrictor; /* CMP_KUSTOMIZE_LOAD_RESTRICTOR: LoadRestrictionsRootOnly unless set */
+    int allow_remote_sources;              /* CMP_ALLOW_REMOTE_SOURCES: URL bases/resources; 1, 0 or -1 as above */
 } fn_host;
 #endif

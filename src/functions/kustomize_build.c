@@ -1,10 +1,83 @@
 /* kustomize-build: a Kustomize overlay inside the package as a source, through the real kustomize (or kubectl's
- * built-in kustomize when only kubectl is installed). */
+ * built-in kustomize when only kubectl is installed). The package author is not trusted: the operator's settings
+ * (fn_host) bound what the package may ask for, the kustomization graph is checked before kustomize reads it
+ * (kustomization_walk.c), and helm, when the operator enables it, runs behind our guard (kustomize_helm_guard.c). */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "functions/external.h"
+#include "functions/kustomization_walk.h"
+#include "functions/kustomize_helm_guard.h"
+#include "util/diag.h"
+
+static const char root_only[] = "LoadRestrictionsRootOnly", none[] = "LoadRestrictionsNone";
+
+/* The operator's settings, checked once per step so that a typo names its variable. */
+static int check_operator(fn_ctx *c, const fn_host *h)
+{
+    if (h->kustomize_enable_helm < 0)
+        return fn_fail(c, NULL, "CMP_KUSTOMIZE_ENABLE_HELM on the sidecar must be true or false");
+    if (h->allow_remote_sources < 0)
+        return fn_fail(c, NULL, "CMP_ALLOW_REMOTE_SOURCES on the sidecar must be true or false");
+    if (strcmp(h->kustomize_load_restrictor, root_only) && strcmp(h->kustomize_load_restrictor, none))
+        return fn_fail(c, NULL, "CMP_KUSTOMIZE_LOAD_RESTRICTOR on the sidecar must be %s or %s", root_only, none);
+    return 0;
+}
+
+/* Why a chart in this step may not run helm (completing "helm charts need helm, ..."), or NULL. */
+static int helm_choice(fn_ctx *c, const node *data, const fn_host *h, const char **off)
+{
+    const node *n = map_get(data, "enableHelm");
+    const char *v = n && !is_null(n) ? scalar(n) : NULL;
+    if (n && !is_null(n) && (!v || (strcmp(v, "true") && strcmp(v, "false"))))
+        return fn_fail(c, n, "enableHelm must be true or false");
+    *off = NULL;
+    if (!h->kustomize_enable_helm) {
+        if (v && !strcmp(v, "true"))
+            return fn_fail(c, n, "enableHelm: true is refused: helm inside kustomize is off on this sidecar, and only "
+                                 "the operator can turn it on (CMP_KUSTOMIZE_ENABLE_HELM=true)");
+        *off = "which is off on this sidecar (the operator enables it with CMP_KUSTOMIZE_ENABLE_HELM=true)";
+    } else if (v && !strcmp(v, "false")) {
+        *off = "which this step turns off (enableHelm: false)";
+    }
+    return 0;
+}
+
+/* The package may ask for the same or a stricter load restrictor than the operator's, never a wider one. */
+static int restrictor_choice(fn_ctx *c, const node *data, const fn_host *h, const char **out)
+{
+    const node *n = map_get(data, "loadRestrictor");
+    const char *v = n && !is_null(n) ? scalar(n) : NULL;
+    *out = h->kustomize_load_restrictor;
+    if (!n || is_null(n))
+        return 0;
+    if (!v || (strcmp(v, root_only) && strcmp(v, none)))
+        return fn_fail(c, n, "loadRestrictor must be %s or %s", root_only, none);
+    if (!strcmp(v, none) && strcmp(h->kustomize_load_restrictor, none))
+        return fn_fail(c, n, "loadRestrictor: %s asks for more than this sidecar allows (the operator's "
+                             "CMP_KUSTOMIZE_LOAD_RESTRICTOR is %s)", none, h->kustomize_load_restrictor);
+    *out = v;
+    return 0;
+}
+
+/* kustomize wraps helm's stderr in its own; when our guard refused, its own line is the message. */
+static int guard_message(fn_ctx *c, const char *tmp, const char *what)
+{
+    char line[700];
+    FILE *f = fopen(arena_printf(c->a, "%s/%s", tmp, HELM_GUARD_REFUSAL), "re");
+    if (!f)
+        return -1;
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = 0;
+    diag_clear();
+    return fn_fail(c, NULL, "%s: %s", what, line);
+}
 
 static int run(fn_ctx *c)
 {
@@ -17,15 +90,16 @@ static int run(fn_ctx *c)
     const char *dir = strcmp(path, ".") ? inside_package(c, map_get(data, "path"), "overlay", path) : step_dir(c);
     if (!dir)
         return -1;
-    const char *enable_helm = path_str(data, "enableHelm", NULL);
-    const char *restrictor = path_str(data, "loadRestrictor", NULL);
-    if (restrictor && strcmp(restrictor, "LoadRestrictionsRootOnly") && strcmp(restrictor, "LoadRestrictionsNone"))
-        return fn_fail(c, map_get(data, "loadRestrictor"), "loadRestrictor must be LoadRestrictionsRootOnly or LoadRestrictionsNone");
-    const char *argv[12];
-    int n = 0;
     if (!c->host)
         return fn_fail(c, NULL, "kustomize-build cannot run kustomize here");
     const fn_host *h = c->host;
+    const char *helm_off = NULL, *restrictor = NULL;
+    if (check_operator(c, h) < 0 || helm_choice(c, data, h, &helm_off) < 0 ||
+        restrictor_choice(c, data, h, &restrictor) < 0)
+        return -1;
+
+    const char *argv[16];
+    int n = 0;
     if (h->kustomize_bin && !find_tool(h->kustomize_bin, h->path, "kustomize"))
         return fn_fail(c, NULL, "KUSTOMIZE_BIN=%s is not an executable", h->kustomize_bin);
     const char *tool = find_tool(h->kustomize_bin, h->path, "kustomize");
@@ -38,27 +112,54 @@ static int run(fn_ctx *c)
     } else {
         return fn_fail(c, NULL, "kustomize-build needs kustomize or kubectl (neither is on PATH; set KUSTOMIZE_BIN)");
     }
+
+    /* the graph is checked before kustomize reads any of it */
+    char pkg_real[PATH_MAX], dir_real[PATH_MAX];
+    if (!realpath(step_dir(c), pkg_real) || !realpath(dir, dir_real))
+        return fn_fail(c, map_get(data, "path"), "cannot resolve the overlay directory");
+    kust_policy pol = {.root = h->repo_root ? h->repo_root : pkg_real, .from = pkg_real, .helm_off = helm_off,
+                       .remote = h->allow_remote_sources == 1};
+    if (kustomization_check(c->a, c->st, &pol, dir_real) < 0)
+        return -1;
+
+    /* kustomize's temporary files (helm values copies, git clones) go to a directory of ours, removed at exit */
+    const char *s = scratch_dir(h);
+    if (!s)
+        return fn_fail(c, NULL, "cannot create a temporary directory under %s", h->tmpdir);
+    static int seq;
+    char tmp[PATH_MAX];
+    const char *made = arena_printf(c->a, "%s/kustomize-%d", s, ++seq);
+    if (mkdir(made, 0700) != 0 || !realpath(made, tmp))
+        return fn_fail(c, NULL, "cannot create a temporary directory under %s: %s", s, strerror(errno));
     argv[n++] = dir;
-    if (enable_helm && !strcmp(enable_helm, "true")) {
-        argv[n++] = "--enable-helm";
+    argv[n++] = "--load-restrictor";
+    argv[n++] = restrictor;
+    const char *env[8];
+    int e = 0;
+    env[e++] = arena_printf(c->a, "XDG_CONFIG_HOME=%s/kustomize", s);
+    env[e++] = arena_printf(c->a, "TMPDIR=%s", tmp);
+    if (!helm_off) {
+        /* kustomize runs "--helm-command" for every helm call: that is us, as the guard, which then runs helm */
+        char self[PATH_MAX];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len <= 0)
+            return fn_fail(c, NULL, "cannot find cmp-generate's own executable (/proc/self/exe) to guard helm");
+        self[len] = 0;
         const char *helm = find_tool(h->helm_bin, h->path, "helm");
-        if (helm) {
-            argv[n++] = "--helm-command";
-            argv[n++] = arena_strdup(c->a, helm);
-        }
-    }
-    if (restrictor) {
-        argv[n++] = "--load-restrictor";
-        argv[n++] = restrictor;
+        argv[n++] = "--enable-helm";
+        argv[n++] = "--helm-command";
+        argv[n++] = arena_strdup(c->a, self);
+        env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_HELM, helm ? helm : "");
+        env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_ROOT, pol.root);
+        env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_TMP, tmp);
     }
     argv[n] = NULL;
-    static const char *env[3];
-    static char home[4200];
-    const char *s = scratch_dir(h);
-    snprintf(home, sizeof home, "XDG_CONFIG_HOME=%s/kustomize", s ? s : "/tmp");
-    env[0] = home;
-    env[1] = NULL;
-    return run_tool_into_items(c, arena_printf(c->a, "kustomize build %s", path), argv, env, step_dir(c));
+    env[e] = NULL;
+    const char *what = arena_printf(c->a, "kustomize build %s", path);
+    int rc = run_tool_into_items(c, what, argv, env, step_dir(c));
+    if (rc < 0 && !helm_off)
+        guard_message(c, tmp, what);
+    return rc;
 }
 
 const fn_def fn_kustomize_build = {

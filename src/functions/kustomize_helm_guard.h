@@ -1,0 +1,28 @@
+/* What kustomize may ask of helm. kustomize turns a kustomization's helmCharts fields into helm's command line
+ * (releaseName is a positional argument, so "--post-renderer=/bin/sh" there becomes a flag), and a package can reach
+ * that code through fields we never parse (inline generator configs, the legacy helmChartInflationGenerator).
+ * So kustomize-build names our own binary as kustomize's --helm-command: run with the HELM_GUARD_* variables set, it
+ * checks every argument against the only command lines kustomize builds, then execs the real helm. The rules below
+ * are also used by the kustomization walk, which refuses the same values earlier with the file and line. */
+#ifndef CMP_FUNCTIONS_KUSTOMIZE_HELM_GUARD_H
+#define CMP_FUNCTIONS_KUSTOMIZE_HELM_GUARD_H
+
+/* Set by kustomize-build for the kustomize child; their presence makes cmp-generate the guard. */
+#define HELM_GUARD_HELM "CMP_HELM_GUARD_HELM" /* the real helm ("" when none was found) */
+#define HELM_GUARD_ROOT "CMP_HELM_GUARD_ROOT" /* the repository root (realpath): charts and values stay inside */
+#define HELM_GUARD_TMP "CMP_HELM_GUARD_TMP"   /* kustomize's TMPDIR (realpath): values copies, remote clones */
+/* Where the guard finds out why: kustomize wraps helm's stderr in its own, so the step reads this file instead. */
+#define HELM_GUARD_REFUSAL "helm-guard-refused"
+
+/* Each returns NULL when the value is one helm accepts for that argument, else the rule it breaks. */
+const char *helm_release_name_rule(const char *s);
+const char *helm_namespace_rule(const char *s);
+const char *helm_chart_name_rule(const char *s);
+const char *helm_version_rule(const char *s);
+const char *helm_repo_rule(const char *s);
+const char *helm_api_version_rule(const char *s);
+const char *helm_kube_version_rule(const char *s);
+
+/* The guard (argv as kustomize ran it). Execs helm, or prints one line and returns 1. */
+int helm_guard_main(int argc, char **argv, const char *helm, const char *root, const char *tmp);
+#endif
