@@ -16,7 +16,7 @@ export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 DEBS       := pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev unzip git procps
 # tests only: the fuzz targets need clang with libFuzzer
 TEST_DEBS  := clang libclang-rt-14-dev
-PKGS       := libfyaml libpcre2-8 libgit2
+PKGS       := libfyaml libpcre2-8 libgit2 zlib
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

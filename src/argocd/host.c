@@ -13,6 +13,22 @@ static const char *env(const char *name)
     return v && *v ? v : NULL;
 }
 
+/* A positive count with an optional K, M or G suffix; def when unset or not one. */
+static size_t env_limit(const char *name, size_t def)
+{
+    const char *v = env(name);
+    if (!v)
+        return def;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    if (shift)
+        end++;
+    if (*end || !n || n > (~0ULL >> 31))
+        return def;
+    return (size_t)(n << shift);
+}
+
 void host_from_env(fn_host *h)
 {
     h->helm_bin = env("HELM_BIN");
@@ -32,6 +48,11 @@ void host_from_env(fn_host *h)
     h->app_name = env("ARGOCD_APP_NAME");
     h->app_namespace = env("ARGOCD_APP_NAMESPACE");
     h->helm_values = NULL;
+    /* helm */
+    const char *remote = env("CMP_ALLOW_REMOTE_VALUES");
+    h->allow_remote_values = remote && (!strcmp(remote, "true") || !strcmp(remote, "1"));
+    h->max_chart_files = env_limit("CMP_MAX_CHART_FILES", 10000);
+    h->max_chart_bytes = env_limit("CMP_MAX_CHART_BYTES", (size_t)100 << 20);
 }
 
 /* "a/b/c" minus the path "b/c" is "a": the source path must be the exact tail of dir, component by component. */

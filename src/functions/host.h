@@ -4,6 +4,8 @@
  * package can never change any of it. */
 #ifndef CMP_FUNCTIONS_HOST_H
 #define CMP_FUNCTIONS_HOST_H
+#include <stdbool.h>
+#include <stddef.h>
 
 typedef struct fn_host {
     /* operator settings (the sidecar's environment) */
@@ -20,5 +22,9 @@ typedef struct fn_host {
     const char *app_name, *app_namespace;               /* ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE: NULL when unset */
     /* the Application's parameters that reach tools */
     const char *helm_values;                            /* the helm-values parameter: YAML text, NULL when unset */
+    /* helm */
+    bool allow_remote_values; /* CMP_ALLOW_REMOTE_VALUES=true: valuesFiles may be http(s) URLs that helm fetches */
+    size_t max_chart_files;   /* CMP_MAX_CHART_FILES: entries in a local chart and its file:// dependencies */
+    size_t max_chart_bytes;   /* CMP_MAX_CHART_BYTES: bytes of their files */
 } fn_host;
 #endif
