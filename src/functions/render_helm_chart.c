@@ -328,6 +328,10 @@ static bool dependencies_present(fn_ctx *c, const char *chart_dir)
 int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, const node *at);
 int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, const node *at)
 {
+    char real[PATH_MAX], confined_real[PATH_MAX];
+    if (!realpath(chart_dir, real) || resolve_beneath(repo_root(c), real, confined_real) != CONFINED_OK)
+        return fn_fail(c, at, "chart %s leads outside the repository", chart_dir);
+    chart_dir = arena_strdup(c->a, confined_real);
     if (helm_confine_dir(c, at, chart_dir) < 0)
         return -1;
     if (dependencies_present(c, chart_dir))

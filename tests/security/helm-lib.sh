@@ -45,7 +45,7 @@ httpd() {
 # helmrepo DIR CHART-DIR...: a chart repository in DIR (index.yaml and packaged charts), made with the real helm
 helmrepo() {
   local d=$1; shift; mkdir -p "$d"
-  local h=(env HELM_CACHE_HOME="$tmp/helm-home/cache" HELM_CONFIG_HOME="$tmp/helm-home/config" HELM_DATA_HOME="$tmp/helm-home/data" "$tools/helm")
+  local h=(timeout 60 env HELM_CACHE_HOME="$tmp/helm-home/cache" HELM_CONFIG_HOME="$tmp/helm-home/config" HELM_DATA_HOME="$tmp/helm-home/data" "$tools/helm")
   for c in "$@"; do "${h[@]}" package -d "$d" "$c" >/dev/null; done
   "${h[@]}" repo index "$d" >/dev/null
 }

@@ -20,7 +20,7 @@ newpkg() {
 #   On failure (WANT_EXIT != 0): nothing on stdout, exactly one stderr line, the regex matches stderr.
 #   On success: the regex matches stdout or stderr. Sets $out and $err to the files of the last run.
 check() {
-  local name=$1 want=$2 pat=$3 only=${4:-}; shift 3; [ -n "$only" ] && shift
+  local name=$1 want=$2 pat=$3 only=${4:-}; shift 3; [ "$only" = -- ] && only=; [ -n "$only" ] && shift
   [ "${1:-}" = -- ] && shift
   local args=("$@"); [ ${#args[@]} -eq 0 ] && args=(render .)
   out=$tmp/out; err=$tmp/err
