@@ -42,10 +42,15 @@ httpd() {
   port=$(cat "$tmp/port")
 }
 
-# helmrepo DIR CHART-DIR...: a chart repository in DIR (index.yaml and packaged charts), made with the real helm
+# helmx ARGS...: the real helm, as the attacker runs it to prepare a package (its homes in $tmp)
+helmx() {
+  timeout 60 env HELM_CACHE_HOME="$tmp/helm-home/cache" HELM_CONFIG_HOME="$tmp/helm-home/config" \
+    HELM_DATA_HOME="$tmp/helm-home/data" "$tools/helm" "$@"
+}
+
+# helmrepo DIR CHART-DIR...: a chart repository in DIR (index.yaml and packaged charts)
 helmrepo() {
   local d=$1; shift; mkdir -p "$d"
-  local h=(timeout 60 env HELM_CACHE_HOME="$tmp/helm-home/cache" HELM_CONFIG_HOME="$tmp/helm-home/config" HELM_DATA_HOME="$tmp/helm-home/data" "$tools/helm")
-  for c in "$@"; do "${h[@]}" package -d "$d" "$c" >/dev/null; done
-  "${h[@]}" repo index "$d" >/dev/null
+  for c in "$@"; do helmx package -d "$d" "$c" >/dev/null; done
+  helmx repo index "$d" >/dev/null
 }

@@ -4,7 +4,6 @@
 # Defence: every file:// dependency in Chart.yaml, requirements.yaml and their lock files must resolve inside the
 # repository (resolved as helm joins it: relative to the chart, cleaned) and is walked like the chart itself.
 . "$here/helm-lib.sh"
-H=(env HELM_CACHE_HOME="$tmp/helm-home/cache" HELM_CONFIG_HOME="$tmp/helm-home/config" HELM_DATA_HOME="$tmp/helm-home/data" "$tools/helm")
 # another tenant's chart, outside this repository
 mkchart "$tmp/other/lib" "$(printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other-tenant\ndata:\n  x: %s' "$secret")"
 
@@ -18,7 +17,7 @@ depchart() {
   else
     printf 'dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: %s\n' "$2" >>"$1/Chart.yaml"
   fi
-  (cd "$1" && timeout 60 "${H[@]}" dependency update . >/dev/null 2>&1); rm -rf "$1/charts"
+  (cd "$1" && helmx dependency update . >/dev/null 2>&1); rm -rf "$1/charts"
 }
 built() { [ -e "$pkg/charts/app/charts/lib-0.1.0.tgz" ] && echo "FAIL $1: the dependency outside the repository was built"; rm -rf "$pkg/charts/app/charts"; }
 
