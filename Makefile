@@ -13,7 +13,7 @@ BUILD      ?= build
 BIN_DIR    ?= .
 export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 
-DEBS       := pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev unzip git procps
+DEBS       := pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev zlib1g-dev unzip git procps
 # tests only: the fuzz targets need clang with libFuzzer
 TEST_DEBS  := clang libclang-rt-14-dev
 PKGS       := libfyaml libpcre2-8 libgit2 zlib
