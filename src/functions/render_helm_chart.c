@@ -341,7 +341,10 @@ int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, co
         return fn_fail(c, at, "chart %s has dependencies to build but helm is not installed (set HELM_BIN)", shown_dir);
     helm = arena_strdup(c->a, helm);
     const char *argv[] = {helm, "dependency", "build", "--skip-refresh", "--", chart_dir, NULL};
-    return run_tool(c, arena_printf(c->a, "helm dependency build %s", shown_dir), argv, helm_environment(c->host), NULL);
+    if (run_tool(c, arena_printf(c->a, "helm dependency build %s", shown_dir), argv, helm_environment(c->host), NULL) < 0)
+        return -1;
+    /* what came from a registry (oci:// dependencies need no repository setup) is checked like the rest */
+    return helm_confine_dir(c, at, chart_dir);
 }
 
 static void push(const char ***argv, size_t *n, size_t *cap, const char *s)

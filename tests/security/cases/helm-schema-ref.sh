@@ -51,3 +51,15 @@ fetched helm-schema-ref-pulled-chart
 newpkg; schema_chart "$pkg/charts/c" '{"$schema": "http://json-schema.org/draft-07/schema#", "$id": "https://example.com/c.json", "type": "object", "properties": {"release": {"$ref": "#/definitions/s"}}, "definitions": {"s": {"type": "string"}}}'
 step 'name: c'
 check helm-schema-ref-local-allowed 0 'release: "attack"'
+
+# a dependency `helm dependency build` fetches from a registry the chart declares (oci:// needs no repository
+# setup): checked after the build. The registry is simulated by a helm wrapper that drops the archive in charts/.
+newpkg; mkchart "$pkg/charts/c"; schema_chart "$tmp/build/dep" "{\"\$ref\": \"http://127.0.0.1:$port/schema.json\"}"
+helmx package -d "$tmp/registry" "$tmp/build/dep" >/dev/null
+printf 'dependencies:\n  - name: dep\n    version: 0.1.0\n    repository: oci://registry.example/charts\n' >>"$pkg/charts/c/Chart.yaml"
+printf 'dependencies:\n- name: dep\n  repository: oci://registry.example/charts\n  version: 0.1.0\ndigest: sha256:0\ngenerated: "2024-01-01T00:00:00Z"\n' >"$pkg/charts/c/Chart.lock"
+printf '#!/bin/sh\nif [ "$1 $2" = "dependency build" ]; then for a; do d=$a; done; mkdir -p "$d/charts"; cp %s "$d/charts/"; exit 0; fi\nexec %s "$@"\n' \
+  "$tmp/registry/dep-0.1.0.tgz" "$tools/helm" >"$tmp/helm-registry"; chmod +x "$tmp/helm-registry"
+step 'name: c'
+CASE_ENV="$argocd HELM_BIN=$tmp/helm-registry" check helm-schema-ref-in-fetched-dependency 1 'charts/c/charts/dep-0\.1\.0\.tgz:dep/values\.schema\.json:1: .*reaches outside the schema'
+fetched helm-schema-ref-in-fetched-dependency
