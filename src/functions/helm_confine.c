@@ -260,7 +260,9 @@ static int walk_dir(walk *w, const char *real, const char *rel)
     struct dirent *e;
     int rc = 0;
     while (rc == 0 && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+        /* .git is git's own (git refuses to track a path through a ".git" component, so the author can put
+         * nothing there), and it may hold thousands of objects when the chart is the whole repository */
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".git"))
             continue;
         const char *path = arena_printf(w->c->a, "%s/%s", real, e->d_name);
         const char *erel = *rel ? arena_printf(w->c->a, "%s/%s", rel, e->d_name) : arena_strdup(w->c->a, e->d_name);

@@ -314,6 +314,8 @@ static bool dependencies_present(fn_ctx *c, const char *chart_dir)
         const char *name = path_str(deps->c.kids[i], "name", NULL), *ver = path_str(deps->c.kids[i], "version", NULL);
         if (!name)
             continue;
+        if (strchr(name, '/') || (ver && strchr(ver, '/')))
+            return false; /* not a name: never look where it leads; helm says what is wrong with it */
         struct stat st;
         bool ok = (ver && stat(arena_printf(c->a, "%s/charts/%s-%s.tgz", chart_dir, name, ver), &st) == 0) ||
                   stat(arena_printf(c->a, "%s/charts/%s/Chart.yaml", chart_dir, name), &st) == 0;

@@ -48,3 +48,9 @@ printf 'dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file:/
 (cd "$pkg/charts/app" && helmx dependency update . >/dev/null 2>&1); rm -rf "$pkg/charts/app/charts"
 step 'name: app'
 check helm-sibling-file-dependency-renders 0 '# Source: app/charts/lib/templates/cm\.yaml'
+
+# a chart that is the whole repository: its .git (git's own, nothing the author can write) is not counted
+newpkg app; mkchart "$pkg"; rm "$pkg/Kptfile"; mkdir -p "$pkg/.git/objects"
+for i in $(seq 20); do : >"$pkg/.git/objects/o$i"; done
+CASE_ENV="ARGOCD_APP_NAME=root ARGOCD_APP_SOURCE_PATH=. CMP_MAX_CHART_FILES=10" \
+  check helm-chart-at-root-git-not-counted 0 'release: "root"'
