@@ -7,12 +7,12 @@ files_chart() { mkchart "$1" "$(printf 'apiVersion: v1\nkind: ConfigMap\nmetadat
 
 newpkg; files_chart "$pkg/charts/c" leak.txt; ln -s "$tmp/secret.txt" "$pkg/charts/c/leak.txt"; step 'name: c'
 check helm-chart-file-symlink 1 'Kptfile:[0-9]+: .*chart "app/charts/c": "leak\.txt" is a symlink that leads outside the repository'
-leaked && echo "FAIL helm-chart-file-symlink: the file outside the repository reached the output"
+if leaked; then echo "FAIL helm-chart-file-symlink: the file outside the repository reached the output"; fi
 
 newpkg; files_chart "$pkg/charts/c" d/secret.txt; mkdir -p "$tmp/outside"; cp "$tmp/secret.txt" "$tmp/outside/"
 ln -s "$tmp/outside" "$pkg/charts/c/d"; step 'name: c'
 check helm-chart-dir-symlink 1 'chart "app/charts/c": "d" is a symlink that leads outside the repository'
-leaked && echo "FAIL helm-chart-dir-symlink: the file outside the repository reached the output"
+if leaked; then echo "FAIL helm-chart-dir-symlink: the file outside the repository reached the output"; fi
 
 # relative, through "..": the same
 newpkg; files_chart "$pkg/charts/c" leak.txt; ln -s ../../../../secret.txt "$pkg/charts/c/leak.txt"; step 'name: c'
@@ -22,7 +22,7 @@ check helm-chart-relative-symlink 1 '"leak\.txt" is a symlink that leads outside
 newpkg; files_chart "$pkg/charts/c" shared/leak.txt; mkdir -p "$tmp/repo/shared"
 ln -s "$tmp/secret.txt" "$tmp/repo/shared/leak.txt"; ln -s ../../../shared "$pkg/charts/c/shared"; step 'name: c'
 check helm-chart-symlink-chain 1 '"shared/leak\.txt" is a symlink that leads outside the repository'
-leaked && echo "FAIL helm-chart-symlink-chain: the file outside the repository reached the output"
+if leaked; then echo "FAIL helm-chart-symlink-chain: the file outside the repository reached the output"; fi
 
 # the chart directory itself a symlink out of the repository
 newpkg; mkchart "$tmp/elsewhere/c"; mkdir -p "$pkg/charts"; ln -s "$tmp/elsewhere/c" "$pkg/charts/c"; step 'name: c'

@@ -23,7 +23,7 @@ built() { [ -e "$pkg/charts/app/charts/lib-0.1.0.tgz" ] && echo "FAIL $1: the de
 
 newpkg; depchart "$pkg/charts/app" file://../../../../other/lib; step 'name: app'
 check helm-file-dependency-render 1 'app/charts/app/Chart\.yaml:[0-9]+: .*dependencies\[0\]\.repository "file://\.\./\.\./\.\./\.\./other/lib" leads outside the repository'
-leaked && echo "FAIL helm-file-dependency-render: the chart outside the repository reached the output"
+if leaked; then echo "FAIL helm-file-dependency-render: the chart outside the repository reached the output"; fi
 built helm-file-dependency-render
 check helm-file-dependency-init 1 'app/charts/app/Chart\.yaml:[0-9]+: init: .*dependencies\[0\]\.repository "file://.*" leads outside the repository' -- init .
 built helm-file-dependency-init
@@ -35,7 +35,7 @@ built helm-file-dependency-absolute
 # a v1 chart: requirements.yaml and requirements.lock
 newpkg; depchart "$pkg/charts/app" file://../../../../other/lib v1; step 'name: app'
 check helm-file-dependency-requirements 1 'app/charts/app/requirements\.yaml:[0-9]+: .*dependencies\[0\]\.repository "file://.*" leads outside the repository'
-leaked && echo "FAIL helm-file-dependency-requirements: the chart outside the repository reached the output"
+if leaked; then echo "FAIL helm-file-dependency-requirements: the chart outside the repository reached the output"; fi
 built helm-file-dependency-requirements
 
 # with a Chart.lock, helm builds what the lock lists: it is checked too

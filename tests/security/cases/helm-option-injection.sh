@@ -36,7 +36,7 @@ data:
   x: {{ .Values.x | quote }}'
 step 'name: c' "releaseName: \"--set-file=x=$tmp/secret.txt\""
 check helm-release-set-file 1 'data\.releaseName "--set-file=x=.*" is not a release name'
-leaked && echo "FAIL helm-release-set-file: the file outside the repository reached the output"
+if leaked; then echo "FAIL helm-release-set-file: the file outside the repository reached the output"; fi
 
 # chartArgs.name with a repo: before, the release was taken for the chart and the name for an option
 mkdir -p "$tmp/srv"; shell_chart "$tmp/build/evil"; helmrepo "$tmp/srv" "$tmp/build/evil"; httpd "$tmp/srv"
@@ -49,7 +49,7 @@ rhc "helmCharts:
       releaseName: evil"
 check helm-chart-name-post-renderer 1 'helm\.yaml:[0-9]+: .*chartArgs\.name "--post-renderer=/bin/sh" is not a chart name'
 ran helm-chart-name-post-renderer
-[ -s "$httplog" ] && echo "FAIL helm-chart-name-post-renderer: something was fetched: $(head -3 "$httplog" | tr '\n' ' ')"
+if [ -s "$httplog" ]; then echo "FAIL helm-chart-name-post-renderer: something was fetched: $(head -3 "$httplog" | tr '\n' ' ')"; fi
 
 # every other field that reaches helm's command line
 newpkg; mkchart "$pkg/charts/c"

@@ -18,11 +18,11 @@ rhc "helmCharts:
         valuesFiles: [http://127.0.0.1:$port/values.yaml]"
 check helm-remote-values-refused 1 'helm\.yaml:[0-9]+: .*templateOptions\.values\.valuesFiles entry 1 is a URL; .*CMP_ALLOW_REMOTE_VALUES=true'
 fetched helm-remote-values-refused
-grep -q "127.0.0.1:$port" "$err" && echo "FAIL helm-remote-values-refused: the message repeats the URL (it may carry credentials)"
+if grep -q "127.0.0.1:$port" "$err"; then echo "FAIL helm-remote-values-refused: the message repeats the URL (it may carry credentials)"; fi
 
 step 'name: c' "valuesFiles: \"https://user:token@127.0.0.1:$port/values.yaml\""
 check helm-remote-values-refused-configmap 1 'data\.valuesFiles entry 1 is a URL'
-grep -q token "$err" && echo "FAIL helm-remote-values-refused-configmap: the message repeats the credentials"
+if grep -q token "$err"; then echo "FAIL helm-remote-values-refused-configmap: the message repeats the credentials"; fi
 
 # the operator allows it: fetched, and the value reaches the chart
 rhc "helmCharts:

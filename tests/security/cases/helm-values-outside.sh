@@ -9,7 +9,7 @@ values_chart() { mkchart "$1" "$(printf 'apiVersion: v1\nkind: ConfigMap\nmetada
 # (a .txt name: the package reader refuses a *.yaml symlink out of the package on its own, before any step runs)
 newpkg; values_chart "$pkg/charts/c"; ln -s "$tmp/secret-values.yaml" "$pkg/values.txt"; step 'name: c' 'valuesFiles: values.txt'
 check helm-values-symlink 1 'Kptfile:[0-9]+: .*values file "values\.txt" leads outside the repository'
-leaked && echo "FAIL helm-values-symlink: the file outside the repository reached the output"
+if leaked; then echo "FAIL helm-values-symlink: the file outside the repository reached the output"; fi
 
 rhc 'helmCharts:
   - chartArgs:
@@ -21,7 +21,7 @@ check helm-values-symlink-rhc 1 'helm\.yaml:[0-9]+: .*values file "values\.txt" 
 
 newpkg; values_chart "$pkg/charts/c"; step 'name: c' 'valuesFiles: ../../secret-values.yaml'
 check helm-values-dotdot 1 'values file "\.\./\.\./secret-values\.yaml" leads outside the repository'
-leaked && echo "FAIL helm-values-dotdot: the file outside the repository reached the output"
+if leaked; then echo "FAIL helm-values-dotdot: the file outside the repository reached the output"; fi
 step 'name: c' "valuesFiles: $tmp/secret-values.yaml"
 check helm-values-absolute 1 'values file ".*secret-values\.yaml" must be a path relative to the package, not absolute'
 
@@ -42,4 +42,4 @@ rhc "helmCharts:
       values:
         valuesFiles: ['x,$tmp/secret-values.yaml']"
 check helm-values-comma 1 'values file "x,.*": its path has a comma, which helm.s --values splits on'
-leaked && echo "FAIL helm-values-comma: the file outside the repository reached the output"
+if leaked; then echo "FAIL helm-values-comma: the file outside the repository reached the output"; fi
