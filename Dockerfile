@@ -16,7 +16,7 @@ ARG KUSTOMIZE_VERSION=5.4.3
 FROM debian:bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev \
+      build-essential pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev zlib1g-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -31,7 +31,7 @@ FROM registry.k8s.io/kustomize/kustomize:v${KUSTOMIZE_VERSION} AS kustomize
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libfyaml0 libpcre2-8-0 libgit2-1.5 ca-certificates \
+      libfyaml0 libpcre2-8-0 libgit2-1.5 zlib1g ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 999 argocd \
  && useradd --uid 999 --gid 999 --home-dir /home/argocd --no-create-home --shell /usr/sbin/nologin argocd \

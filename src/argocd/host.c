@@ -43,6 +43,10 @@ void host_from_env(fn_host *h)
     if (!h->kustomize_load_restrictor)
         h->kustomize_load_restrictor = "LoadRestrictionsRootOnly";
     h->allow_remote_sources = flag(env("CMP_ALLOW_REMOTE_SOURCES"));
+    /* helm: an unclear value allows nothing */
+    h->allow_remote_values = flag(env("CMP_ALLOW_REMOTE_VALUES")) == 1;
+    h->max_chart_files = cmp_limits.max_chart_files;
+    h->max_chart_bytes = cmp_limits.max_chart_bytes;
 }
 
 /* "a/b/c" minus the path "b/c" is "a": the source path must be the exact tail of dir, component by component. */

@@ -4,6 +4,8 @@
  * package can never change any of it. */
 #ifndef CMP_FUNCTIONS_HOST_H
 #define CMP_FUNCTIONS_HOST_H
+#include <stdbool.h>
+#include <stddef.h>
 
 typedef struct fn_host {
     /* operator settings (the sidecar's environment) */
@@ -24,5 +26,9 @@ typedef struct fn_host {
     int kustomize_enable_helm;             /* CMP_KUSTOMIZE_ENABLE_HELM: 1 "true", 0 "false" or unset, -1 other */
     const char *kustomize_load_restrictor; /* CMP_KUSTOMIZE_LOAD_RESTRICTOR: LoadRestrictionsRootOnly unless set */
     int allow_remote_sources;              /* CMP_ALLOW_REMOTE_SOURCES: URL bases/resources; 1, 0 or -1 as above */
+    /* helm */
+    bool allow_remote_values; /* CMP_ALLOW_REMOTE_VALUES=true: valuesFiles may be http(s) URLs that helm fetches */
+    size_t max_chart_files;   /* CMP_MAX_CHART_FILES: entries in a local chart and its file:// dependencies */
+    size_t max_chart_bytes;   /* CMP_MAX_CHART_BYTES: bytes of their files (both checked by limits_from_env) */
 } fn_host;
 #endif

@@ -3,10 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "argocd/settings.h"
+#include "functions/confine.h"
 #include "functions/external.h"
+#include "functions/helm_confine.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
@@ -14,14 +18,17 @@
 
 typedef struct chart {
     const node *at;
+    const char *args, *topts; /* how the config names the fields: "chartArgs." and "templateOptions.", or "data." */
     const char *name, *version, *repo, *chart_home;
     const char *release, *namespace;
+    const node *name_at, *version_at, *repo_at, *release_at, *namespace_at;
     bool include_crds, skip_tests;
     const node *api_versions;  /* sequence */
     const node *values_files;  /* sequence of strings */
     const node *values_inline; /* map */
     const char *values_merge;  /* override (default), merge, replace */
     const char *values_files_csv;
+    const node *values_files_at;
 } chart;
 
 static bool truthy(const node *n, bool def)
@@ -32,23 +39,41 @@ static bool truthy(const node *n, bool def)
     return !strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "yes") || !strcmp(s, "1");
 }
 
+/* A string field: *out is NULL when absent or null; a map or a list there is an error, not a silent default. */
+static int text_field(fn_ctx *c, const node *parent, const char *key, const char *shown_as, const char **out,
+                      const node **at)
+{
+    const node *n = is_map(parent) ? map_get(parent, key) : NULL;
+    *out = NULL;
+    if (at)
+        *at = n;
+    if (!n || is_null(n))
+        return 0;
+    if (!is_scalar(n))
+        return fn_fail(c, n, "%s must be a string", shown_as);
+    *out = scalar(n);
+    return 0;
+}
+
 static int read_chart(fn_ctx *c, const node *entry, const node *globals, chart *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->at = entry;
+    ch->args = "chartArgs.";
+    ch->topts = "templateOptions.";
     if (!is_map(entry))
         return fn_fail(c, entry, "each helmCharts entry must be a map with chartArgs and templateOptions");
     const node *args = map_get(entry, "chartArgs"), *topt = map_get(entry, "templateOptions");
     if ((args && !is_null(args) && !is_map(args)) || (topt && !is_null(topt) && !is_map(topt)))
         return fn_fail(c, entry, "chartArgs and templateOptions must be maps");
-    ch->name = path_str(args, "name", NULL);
-    ch->version = path_str(args, "version", NULL);
-    ch->repo = path_str(args, "repo", NULL);
-    ch->chart_home = path_str(entry, "chartHome", NULL);
-    if (!ch->chart_home)
-        ch->chart_home = path_str(globals, "chartHome", NULL);
-    ch->release = path_str(topt, "releaseName", NULL);
-    ch->namespace = path_str(topt, "namespace", NULL);
+    if (text_field(c, args, "name", "chartArgs.name", &ch->name, &ch->name_at) < 0 ||
+        text_field(c, args, "version", "chartArgs.version", &ch->version, &ch->version_at) < 0 ||
+        text_field(c, args, "repo", "chartArgs.repo", &ch->repo, &ch->repo_at) < 0 ||
+        text_field(c, entry, "chartHome", "chartHome", &ch->chart_home, NULL) < 0 ||
+        (!ch->chart_home && text_field(c, globals, "chartHome", "helmGlobals.chartHome", &ch->chart_home, NULL) < 0) ||
+        text_field(c, topt, "releaseName", "templateOptions.releaseName", &ch->release, &ch->release_at) < 0 ||
+        text_field(c, topt, "namespace", "templateOptions.namespace", &ch->namespace, &ch->namespace_at) < 0)
+        return -1;
     ch->include_crds = truthy(map_get(topt, "includeCRDs"), true);
     ch->skip_tests = truthy(map_get(topt, "skipTests"), false);
     ch->api_versions = map_get(topt, "apiVersions");
@@ -77,19 +102,171 @@ static int read_configmap_chart(fn_ctx *c, const node *data, chart *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->at = data;
+    ch->args = ch->topts = "data.";
     if (!is_map(data))
         return fn_fail(c, data, "render-helm-chart's ConfigMap needs data with at least name");
-    ch->name = path_str(data, "name", NULL);
-    ch->version = path_str(data, "version", NULL);
-    ch->repo = path_str(data, "repo", NULL);
-    ch->chart_home = path_str(data, "chartHome", NULL);
-    ch->release = path_str(data, "releaseName", NULL);
-    ch->namespace = path_str(data, "namespace", NULL);
+    if (text_field(c, data, "name", "data.name", &ch->name, &ch->name_at) < 0 ||
+        text_field(c, data, "version", "data.version", &ch->version, &ch->version_at) < 0 ||
+        text_field(c, data, "repo", "data.repo", &ch->repo, &ch->repo_at) < 0 ||
+        text_field(c, data, "chartHome", "data.chartHome", &ch->chart_home, NULL) < 0 ||
+        text_field(c, data, "releaseName", "data.releaseName", &ch->release, &ch->release_at) < 0 ||
+        text_field(c, data, "namespace", "data.namespace", &ch->namespace, &ch->namespace_at) < 0 ||
+        text_field(c, data, "valuesFiles", "data.valuesFiles", &ch->values_files_csv, &ch->values_files_at) < 0)
+        return -1;
     ch->include_crds = truthy(map_get(data, "includeCRDs"), true);
     ch->skip_tests = truthy(map_get(data, "skipTests"), false);
-    ch->values_files_csv = path_str(data, "valuesFiles", NULL);
     if (!ch->name || !*ch->name)
         return fn_fail(c, data, "data.name (the chart) is required");
+    return 0;
+}
+
+/* What helm accepts, checked before helm runs: every value below reaches helm's command line, where one that starts
+ * with '-' would be read as an option (--post-renderer runs a program, --set-file reads a file). They are also
+ * passed as --flag=value and after "--", so this is the second guard, and it gives a clear message. */
+
+static bool is_alnum_lower(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+}
+
+/* DNS-1123 names: labels of [a-z0-9-] that start and end with a letter or digit, dots between labels when allowed.
+ * helm's release names are exactly this with dots, at most 53 characters (pkg/chartutil ValidateReleaseName:
+ * ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$, 63 minus 10 that charts add to names);
+ * namespaces are one label of at most 63. */
+static bool dns_name(const char *s, size_t max, bool dots)
+{
+    size_t n = strlen(s);
+    if (!n || n > max || !is_alnum_lower(s[0]) || !is_alnum_lower(s[n - 1]))
+        return false;
+    for (size_t i = 1; i + 1 < n; i++) {
+        if (is_alnum_lower(s[i]))
+            continue;
+        if (s[i] == '-' && s[i - 1] != '.' && s[i + 1] != '.')
+            continue;
+        if (s[i] == '.' && dots && is_alnum_lower(s[i - 1]) && is_alnum_lower(s[i + 1]))
+            continue;
+        return false;
+    }
+    return true;
+}
+
+/* At most max characters, starting with a letter or digit, then letters, digits and the extra characters. */
+static bool token(const char *s, size_t max, const char *extra)
+{
+    size_t n = strlen(s);
+    if (!n || n > max)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+        if (!alnum && (i == 0 || !strchr(extra, ch)))
+            return false;
+    }
+    return true;
+}
+
+static bool is_url(const char *s)
+{
+    return !strncmp(s, "https://", 8) || !strncmp(s, "http://", 7);
+}
+
+/* printable ASCII, no spaces: a URL as a single argument */
+static bool url_chars(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n > max)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+            return false;
+    return true;
+}
+
+/* A chart reference in a repository: "nginx", or a path under an oci:// registry; never "..", never a URL. */
+static bool chart_name(const char *s)
+{
+    return token(s, 250, "._-/") && !strstr(s, "..") && !strstr(s, "//") && s[strlen(s) - 1] != '/';
+}
+
+/* An apiVersion for --api-versions ("policy/v1", "monitoring.coreos.com/v1/ServiceMonitor"); no comma, since helm
+ * splits the flag's value on commas. */
+static bool api_version(const char *s)
+{
+    return token(s, 316, "._/-");
+}
+
+/* Argo CD's KUBE_VERSION: "1.29", "v1.29.3", "1.29.3+k3s1". */
+static bool kube_version(const char *s)
+{
+    return (s[0] == 'v' || (s[0] >= '0' && s[0] <= '9')) && token(s, 64, ".+-");
+}
+
+/* The release name Argo CD gives its own helm: the Application's name. For an Application outside the control
+ * plane's namespace ARGOCD_APP_NAME is "<namespace>_<name>", and Argo CD keeps the name (ParseInstanceName). */
+static const char *app_release_name(const char *app)
+{
+    const char *u = app ? strchr(app, '_') : NULL;
+    return u ? u + 1 : app;
+}
+
+static int check_fields(fn_ctx *c, const chart *ch, const char *release, const char *ns)
+{
+    if (ch->release && *ch->release) {
+        if (!dns_name(release, 53, true))
+            return fn_fail(c, ch->release_at,
+                           "%sreleaseName \"%s\" is not a release name helm accepts: at most 53 characters of "
+                           "lower-case letters, digits, '-' and '.', starting and ending with a letter or digit",
+                           ch->topts, shown(c->a, release));
+    } else if (release && !dns_name(release, 53, true)) {
+        return fn_fail(c, ch->at,
+                       "the release name \"%s\" (from ARGOCD_APP_NAME, the Application's name) is not one helm "
+                       "accepts: at most 53 characters of lower-case letters, digits, '-' and '.'; set %sreleaseName",
+                       shown(c->a, release), ch->topts);
+    }
+    if (ns && *ns && !dns_name(ns, 63, false))
+        return fn_fail(c, ch->namespace && *ch->namespace ? ch->namespace_at : ch->at,
+                       "%s \"%s\" is not a namespace name: at most 63 lower-case letters, digits and '-', starting and "
+                       "ending with a letter or digit",
+                       ch->namespace && *ch->namespace ? arena_printf(c->a, "%snamespace", ch->topts)
+                                                        : "ARGOCD_APP_NAMESPACE (the destination namespace)",
+                       shown(c->a, ns));
+    if (ch->repo && *ch->repo) {
+        if (strncmp(ch->repo, "oci://", 6) && !is_url(ch->repo))
+            return fn_fail(c, ch->repo_at, "%srepo must be an https:// or http:// chart repository or an oci:// registry",
+                           ch->args);
+        if (!url_chars(ch->repo, 2048) || !strchr(ch->repo, '/')[2])
+            return fn_fail(c, ch->repo_at, "%srepo is not a URL (no spaces or control characters, at most 2048 bytes)",
+                           ch->args);
+        if (!chart_name(ch->name))
+            return fn_fail(c, ch->name_at,
+                           "%sname \"%s\" is not a chart name: letters, digits, '.', '_', '-' and '/', starting with "
+                           "a letter or digit, no \"..\"",
+                           ch->args, shown(c->a, ch->name));
+    }
+    if (ch->version && *ch->version && !token(ch->version, 128, ".+-_~^*<>=!|, "))
+        return fn_fail(c, ch->version_at,
+                       "%sversion \"%s\" is not a chart version or range: letters, digits and . + - _ ~ ^ * < > = ! | "
+                       ", and spaces, starting with a letter or digit",
+                       ch->args, shown(c->a, ch->version));
+    for (uint32_t i = 0; is_seq(ch->api_versions) && i < ch->api_versions->c.n; i++) {
+        const node *v = ch->api_versions->c.kids[i];
+        if (!is_scalar(v) || !api_version(scalar(v)))
+            return fn_fail(c, v,
+                           "%sapiVersions[%u] is not an apiVersion (\"group/version\" or \"group/version/Kind\": "
+                           "letters, digits, '.', '_', '-' and '/', starting with a letter or digit)",
+                           ch->topts, i);
+    }
+    const char *kv = c->host->kube_version;
+    if (kv && !kube_version(kv))
+        return fn_fail(c, NULL, "KUBE_VERSION \"%s\" (from Argo CD) is not a Kubernetes version such as 1.29 or v1.29.3",
+                       shown(c->a, kv));
+    for (const char *p = c->host->kube_api_versions; p && *p;) {
+        size_t len = strcspn(p, ",");
+        const char *v = arena_strndup(c->a, p, len);
+        if (len && !api_version(v))
+            return fn_fail(c, NULL, "KUBE_API_VERSIONS entry \"%s\" (from Argo CD) is not an apiVersion", shown(c->a, v));
+        p += len + (p[len] == ',');
+    }
     return 0;
 }
 
@@ -137,6 +314,8 @@ static bool dependencies_present(fn_ctx *c, const char *chart_dir)
         const char *name = path_str(deps->c.kids[i], "name", NULL), *ver = path_str(deps->c.kids[i], "version", NULL);
         if (!name)
             continue;
+        if (strchr(name, '/') || (ver && strchr(ver, '/')))
+            return false; /* not a name: never look where it leads; helm says what is wrong with it */
         struct stat st;
         bool ok = (ver && stat(arena_printf(c->a, "%s/charts/%s-%s.tgz", chart_dir, name, ver), &st) == 0) ||
                   stat(arena_printf(c->a, "%s/charts/%s/Chart.yaml", chart_dir, name), &st) == 0;
@@ -146,17 +325,28 @@ static bool dependencies_present(fn_ctx *c, const char *chart_dir)
     return true;
 }
 
-/* helm may be NULL: it is looked up only when something has to be built. */
-int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir);
-int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir)
+/* helm may be NULL: it is looked up only when something has to be built. The chart is checked first (symlinks,
+ * file:// dependencies, schemas: helm_confine.h), since helm reads all of it, and so does dependencies_present. */
+int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, const node *at);
+int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, const node *at)
 {
+    char real[PATH_MAX], confined_real[PATH_MAX];
+    if (!realpath(chart_dir, real) || resolve_beneath(repo_root(c), real, confined_real) != CONFINED_OK)
+        return fn_fail(c, at, "chart %s leads outside the repository", chart_dir);
+    chart_dir = arena_strdup(c->a, confined_real);
+    if (helm_confine_dir(c, at, chart_dir) < 0)
+        return -1;
     if (dependencies_present(c, chart_dir))
         return 0;
+    const char *shown_dir = repo_relative(c, chart_dir);
     if (!helm && !(helm = find_tool(c->host->helm_bin, c->host->path, "helm")))
-        return fn_fail(c, NULL, "chart %s has dependencies to build but helm is not installed (set HELM_BIN)", chart_dir);
+        return fn_fail(c, at, "chart %s has dependencies to build but helm is not installed (set HELM_BIN)", shown_dir);
     helm = arena_strdup(c->a, helm);
-    const char *argv[] = {helm, "dependency", "build", chart_dir, "--skip-refresh", NULL};
-    return run_tool(c, arena_printf(c->a, "helm dependency build %s", chart_dir), argv, helm_environment(c->host), NULL);
+    const char *argv[] = {helm, "dependency", "build", "--skip-refresh", "--", chart_dir, NULL};
+    if (run_tool(c, arena_printf(c->a, "helm dependency build %s", shown_dir), argv, helm_environment(c->host), NULL) < 0)
+        return -1;
+    /* what came from a registry (oci:// dependencies need no repository setup) is checked like the rest */
+    return helm_confine_dir(c, at, chart_dir);
 }
 
 static void push(const char ***argv, size_t *n, size_t *cap, const char *s)
@@ -167,77 +357,138 @@ static void push(const char ***argv, size_t *n, size_t *cap, const char *s)
     (*argv)[*n] = NULL;
 }
 
+/* "--name=value": one argument, so the value can never be taken for an option of its own. */
+static void push_flag(fn_ctx *c, const char ***argv, size_t *n, size_t *cap, const char *name, const char *value)
+{
+    push(argv, n, cap, arena_printf(c->a, "--%s=%s", name, value));
+}
+
+/* The local chart: chartArgs.name under chartHome (default charts/), or name itself when it is a chart directory
+ * path; both relative to the package, and anywhere in the repository (Argo CD lets an Application read any directory
+ * of its repository, and so can a chart shared between packages). */
+static const char *local_chart(fn_ctx *c, const chart *ch)
+{
+    const node *at = ch->name_at ? ch->name_at : ch->at;
+    if (!strcmp(ch->name, "."))
+        return inside_repo(c, at, "chart", ".");
+    if (strchr(ch->name, '/')) {
+        char pkg[PATH_MAX], real[PATH_MAX];
+        if (realpath(step_dir(c), pkg) &&
+            resolve_beneath(repo_root(c), arena_printf(c->a, "%s/%s/Chart.yaml", pkg, ch->name), real) == CONFINED_OK)
+            return inside_repo(c, at, "chart", ch->name);
+    }
+    const char *rel = arena_printf(c->a, "%s/%s", ch->chart_home && *ch->chart_home ? ch->chart_home : "charts", ch->name);
+    const char *dir = inside_repo(c, at, "chart", rel);
+    char real[PATH_MAX];
+    if (dir && resolve_beneath(repo_root(c), arena_printf(c->a, "%s/Chart.yaml", dir), real) != CONFINED_OK)
+        return fn_fail(c, at, "chart \"%s\" has no Chart.yaml", shown(c->a, rel)), NULL;
+    return dir;
+}
+
+/* A chart from a repository or registry: pulled into scratch space first, so its contents are checked like a local
+ * chart's before helm template reads them (a values.schema.json may make helm fetch or read what it names). */
+static const char *pull_chart(fn_ctx *c, const char *helm, const chart *ch)
+{
+    static int pulls;
+    const char *dest = arena_printf(c->a, "%s/pull-%d", scratch_dir(c->host), ++pulls);
+    if (mkdir(dest, 0700) != 0)
+        return fn_fail(c, ch->at, "cannot create a temporary directory for the chart"), NULL;
+    const char **argv = NULL;
+    size_t n = 0, cap = 0;
+    bool oci = !strncmp(ch->repo, "oci://", 6);
+    push(&argv, &n, &cap, helm);
+    push(&argv, &n, &cap, "pull");
+    push_flag(c, &argv, &n, &cap, "destination", dest);
+    if (ch->version && *ch->version)
+        push_flag(c, &argv, &n, &cap, "version", ch->version);
+    if (!oci)
+        push_flag(c, &argv, &n, &cap, "repo", ch->repo);
+    push(&argv, &n, &cap, "--");
+    push(&argv, &n, &cap, oci ? arena_printf(c->a, "%s/%s", ch->repo, ch->name) : ch->name);
+    int rc = run_tool(c, arena_printf(c->a, "helm pull of chart %s", ch->name), argv, helm_environment(c->host), NULL);
+    free(argv);
+    if (rc < 0)
+        return NULL;
+    const char *tgz = NULL;
+    DIR *d = opendir(dest);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".tgz"))
+            tgz = arena_printf(c->a, "%s/%s", dest, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    if (!tgz)
+        return fn_fail(c, ch->at, "helm pull of chart %s left no chart archive", ch->name), NULL;
+    if (helm_confine_archive(c, ch->at, tgz, ch->name) < 0)
+        return NULL;
+    return tgz;
+}
+
+/* One values file the config names: a file in the repository, or a URL when the operator allows remote values. */
+static const char *values_file(fn_ctx *c, const chart *ch, const node *at, const char *f, uint32_t i)
+{
+    const char *field = ch->values_files_csv ? "data.valuesFiles" : "templateOptions.values.valuesFiles";
+    if (is_url(f)) {
+        /* the URL is not repeated: it may carry credentials */
+        if (!c->host->allow_remote_values)
+            return fn_fail(c, at,
+                           "%s entry %u is a URL; values files must be files in the repository (the sidecar's "
+                           "operator can allow remote values with CMP_ALLOW_REMOTE_VALUES=true)",
+                           field, i + 1),
+                   NULL;
+        if (!url_chars(f, 2048) || strchr(f, ','))
+            return fn_fail(c, at, "%s entry %u is not a URL helm can take (spaces, control characters or a comma)",
+                           field, i + 1),
+                   NULL;
+        return f;
+    }
+    const char *path = inside_repo(c, at, "values file", f);
+    if (path && strchr(path, ','))
+        return fn_fail(c, at, "values file \"%s\": its path has a comma, which helm's --values splits on", shown(c->a, f)),
+               NULL;
+    return path;
+}
+
 static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
 {
     const char **argv = NULL;
     size_t n = 0, cap = 0;
     const char *chart_ref;
-    const char *chart_dir = NULL;
     const char *repo = ch->repo && *ch->repo ? ch->repo : NULL;
+    const char *release = ch->release && *ch->release ? ch->release : app_release_name(c->host->app_name);
+    const char *ns = ch->namespace && *ch->namespace ? ch->namespace : c->host->app_namespace;
+    if (check_fields(c, ch, release, ns) < 0)
+        return -1;
     if (!repo) {
-        const char *rel = ch->name;
-        if (!strchr(rel, '/') || !file_exists(arena_printf(c->a, "%s/%s/Chart.yaml", step_dir(c), rel)))
-            rel = arena_printf(c->a, "%s/%s", ch->chart_home && *ch->chart_home ? ch->chart_home : "charts", ch->name);
-        if (!strcmp(ch->name, "."))
-            rel = ".";
-        chart_dir = strcmp(rel, ".") ? inside_package(c, ch->at, "chart", rel) : step_dir(c);
-        if (!chart_dir)
-            return -1;
-        if (!file_exists(arena_printf(c->a, "%s/Chart.yaml", chart_dir)))
-            return fn_fail(c, ch->at, "chart \"%s\" has no Chart.yaml", rel);
-        if (helm_dependency_build(c, helm, chart_dir) < 0)
+        const char *chart_dir = local_chart(c, ch);
+        if (!chart_dir || helm_dependency_build(c, helm, chart_dir, ch->at) < 0)
             return -1;
         chart_ref = chart_dir;
-    } else if (!strncmp(repo, "oci://", 6)) {
-        chart_ref = arena_printf(c->a, "%s/%s", repo, ch->name);
-    } else if (!strncmp(repo, "https://", 8) || !strncmp(repo, "http://", 7)) {
-        chart_ref = ch->name;
-    } else {
-        return fn_fail(c, ch->at, "chartArgs.repo must be an https:// chart repository or an oci:// registry");
+    } else if (!(chart_ref = pull_chart(c, helm, ch))) {
+        return -1;
     }
-    const char *release = ch->release && *ch->release ? ch->release : c->host->app_name;
-    const char *ns = ch->namespace && *ch->namespace ? ch->namespace : c->host->app_namespace;
     push(&argv, &n, &cap, helm);
     push(&argv, &n, &cap, "template");
-    push(&argv, &n, &cap, release && *release ? release : "release-name");
-    push(&argv, &n, &cap, chart_ref);
-    if (repo && strncmp(repo, "oci://", 6)) {
-        push(&argv, &n, &cap, "--repo");
-        push(&argv, &n, &cap, repo);
-    }
-    if (ch->version && *ch->version && repo) {
-        push(&argv, &n, &cap, "--version");
-        push(&argv, &n, &cap, ch->version);
-    }
-    if (ns && *ns) {
-        push(&argv, &n, &cap, "--namespace");
-        push(&argv, &n, &cap, ns);
-    }
+    if (ns && *ns)
+        push_flag(c, &argv, &n, &cap, "namespace", ns);
     if (ch->include_crds)
         push(&argv, &n, &cap, "--include-crds");
     if (ch->skip_tests)
         push(&argv, &n, &cap, "--skip-tests");
     const char *kv = c->host->kube_version;
-    if (kv && *kv) {
-        push(&argv, &n, &cap, "--kube-version");
-        push(&argv, &n, &cap, kv);
-    }
+    if (kv && *kv)
+        push_flag(c, &argv, &n, &cap, "kube-version", kv);
     const char *apis = c->host->kube_api_versions;
     for (const char *p = apis; p && *p;) {
         size_t len = strcspn(p, ",");
-        if (len) {
-            push(&argv, &n, &cap, "--api-versions");
-            push(&argv, &n, &cap, arena_strndup(c->a, p, len));
-        }
+        if (len)
+            push_flag(c, &argv, &n, &cap, "api-versions", arena_strndup(c->a, p, len));
         p += len + (p[len] == ',');
     }
-    for (uint32_t i = 0; is_seq(ch->api_versions) && i < ch->api_versions->c.n; i++) {
-        const char *v = scalar(ch->api_versions->c.kids[i]);
-        if (v) {
-            push(&argv, &n, &cap, "--api-versions");
-            push(&argv, &n, &cap, v);
-        }
-    }
+    for (uint32_t i = 0; is_seq(ch->api_versions) && i < ch->api_versions->c.n; i++)
+        push_flag(c, &argv, &n, &cap, "api-versions", scalar(ch->api_versions->c.kids[i]));
     /* values: files in order, inline values after them (override), before them (merge), or alone (replace) */
     const char *inline_file = NULL;
     if (is_map(ch->values_inline) && ch->values_inline->c.n) {
@@ -254,10 +505,8 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
         buf_free(&b);
     }
     const char *merge = ch->values_merge ? ch->values_merge : "override";
-    if (inline_file && !strcmp(merge, "merge")) {
-        push(&argv, &n, &cap, "--values");
-        push(&argv, &n, &cap, inline_file);
-    }
+    if (inline_file && !strcmp(merge, "merge"))
+        push_flag(c, &argv, &n, &cap, "values", inline_file);
     if (!inline_file || strcmp(merge, "replace")) {
         const char *csv = ch->values_files_csv;
         uint32_t count = is_seq(ch->values_files) ? ch->values_files->c.n : 0;
@@ -272,25 +521,23 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
                     return fn_fail(c, at, "valuesFiles entries must be paths");
                 }
             } else {
+                at = ch->values_files_at ? ch->values_files_at : ch->at;
                 size_t len = strcspn(csv, ",");
                 f = arena_strndup(c->a, csv, len);
                 csv += len + (csv[len] == ',');
                 if (!*f)
                     continue;
             }
-            const char *path = (!strncmp(f, "https://", 8) || !strncmp(f, "http://", 7)) ? f : inside_package(c, at, "values file", f);
+            const char *path = values_file(c, ch, at, f, i);
             if (!path) {
                 free(argv);
                 return -1;
             }
-            push(&argv, &n, &cap, "--values");
-            push(&argv, &n, &cap, path);
+            push_flag(c, &argv, &n, &cap, "values", path);
         }
     }
-    if (inline_file && strcmp(merge, "merge")) {
-        push(&argv, &n, &cap, "--values");
-        push(&argv, &n, &cap, inline_file);
-    }
+    if (inline_file && strcmp(merge, "merge"))
+        push_flag(c, &argv, &n, &cap, "values", inline_file);
     /* the Application's helm-values parameter comes last, so it wins over everything the package says */
     const char *override = c->host->helm_values;
     if (override && *override) {
@@ -302,9 +549,12 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
             free(argv);
             return fn_fail(c, ch->at, "cannot write the helm-values parameter to a temporary file");
         }
-        push(&argv, &n, &cap, "--values");
-        push(&argv, &n, &cap, f);
+        push_flag(c, &argv, &n, &cap, "values", f);
     }
+    /* the release and the chart are positional, after "--": never options, whatever they hold */
+    push(&argv, &n, &cap, "--");
+    push(&argv, &n, &cap, release && *release ? release : "release-name");
+    push(&argv, &n, &cap, chart_ref);
     int rc = run_tool_into_items(c, arena_printf(c->a, "helm template of chart %s", ch->name), argv, helm_environment(c->host),
                                  step_dir(c));
     free(argv);

@@ -13,14 +13,14 @@
 #include "util/diag.h"
 #include "util/fsutil.h"
 
-int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir);
+int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, const node *at);
 
 static int visit(fn_ctx *c, const char *dir, int depth)
 {
     if (depth > 32)
         return 0;
     bool chart = file_exists(path_join(c->a, dir, "Chart.yaml"));
-    if (chart && file_exists(path_join(c->a, dir, "Chart.lock")) && helm_dependency_build(c, NULL, dir) < 0)
+    if (chart && file_exists(path_join(c->a, dir, "Chart.lock")) && helm_dependency_build(c, NULL, dir, NULL) < 0)
         return -1;
     DIR *d = opendir(dir);
     if (!d)

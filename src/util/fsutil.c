@@ -20,6 +20,8 @@ limits cmp_limits = {
     .max_output_bytes = 100u << 20,
     .child_timeout_s = 30,
     .max_regex_steps = 1000000,
+    .max_chart_files = 10000,
+    .max_chart_bytes = (size_t)100 << 20,
 };
 
 static size_t total_read;
@@ -97,6 +99,8 @@ int limits_from_env(void)
         /* Argo CD gives a plugin 60 s (90 s at most by its own settings); an hour is far past any of it */
         {"CMP_CHILD_TIMEOUT", false, 3600, "a whole number of seconds from 1 to 3600", (unsigned long long)cmp_limits.child_timeout_s},
         {"CMP_MAX_REGEX_STEPS", false, UINT32_MAX, "a whole number of pcre2 match steps from 1 to 2^32-1", cmp_limits.max_regex_steps},
+        {"CMP_MAX_CHART_FILES", false, SIZE_MAX, "a whole number of files from 1 to 2^64-1", cmp_limits.max_chart_files},
+        {"CMP_MAX_CHART_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_chart_bytes},
     };
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (env_number(vars[i].name, vars[i].bytes, vars[i].max, vars[i].rule, &vars[i].value) < 0)
@@ -109,6 +113,8 @@ int limits_from_env(void)
     yaml_limits.max_alias_nodes = vars[5].value;
     cmp_limits.child_timeout_s = (int)vars[6].value;
     cmp_limits.max_regex_steps = (size_t)vars[7].value;
+    cmp_limits.max_chart_files = (size_t)vars[8].value;
+    cmp_limits.max_chart_bytes = (size_t)vars[9].value;
     return 0;
 }
 

@@ -12,6 +12,8 @@ typedef struct limits {
     size_t max_objects;
     size_t max_output_bytes;
     int child_timeout_s; /* CMP_CHILD_TIMEOUT: helm or kustomize is killed after this long */
+    size_t max_chart_files; /* CMP_MAX_CHART_FILES: entries in a local chart and its file:// dependencies */
+    size_t max_chart_bytes; /* CMP_MAX_CHART_BYTES: bytes of those files */
     size_t max_regex_steps; /* pcre2's match limit per match; the depth limit is a tenth of it */
 } limits;
 

@@ -1,0 +1,19 @@
+/* What helm will read of a chart, checked before helm runs: the package author wrote the chart, so a symlink, a
+ * file:// dependency or a JSON-schema $ref must not make helm read outside the repository or fetch a URL nobody
+ * declared. */
+#ifndef CMP_FUNCTIONS_HELM_CONFINE_H
+#define CMP_FUNCTIONS_HELM_CONFINE_H
+#include "functions/function.h"
+
+/* The local chart at chart_dir (a real path inside the repository): every entry under it, through symlinks (which
+ * must resolve inside the repository), the charts its file:// dependencies name (Chart.yaml, requirements.yaml and
+ * their lock files; each must resolve inside the repository and is checked the same way), the archives it holds,
+ * and every values.schema.json among them (its "$ref"s must stay inside the schema: helm fetches URLs and reads
+ * files they name). Counted against max_chart_files and max_chart_bytes. 0, or -1 with fn_fail naming the chart,
+ * the file and the rule. */
+int helm_confine_dir(fn_ctx *c, const node *at, const char *chart_dir);
+
+/* A chart archive helm pulled from a chart repository (shown as name in messages): the same checks on its
+ * contents. */
+int helm_confine_archive(fn_ctx *c, const node *at, const char *tgz, const char *name);
+#endif
