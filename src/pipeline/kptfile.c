@@ -253,12 +253,22 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
         return fail(file, (int)n->line, "%s: a function needs exactly one of image and exec", s->label);
     s->ref = image && *image ? image : exec;
     s->is_exec = !(image && *image);
-    const char *base = fn_basename(a, s->ref);
+    const char *fnref = s->ref;
+    if (s->is_exec) {
+        const char *why;
+        fnref = fn_exec_ref(a, exec, &why);
+        if (!fnref)
+            return fail(file, (int)n->line, "%s: exec \"%s\" %s; exec steps are never run, only mapped to built-in "
+                        "functions (built-in functions: %s)", s->label, exec, why, fn_names(a));
+    }
+    const char *base = fn_basename(a, fnref);
     s->fn = fn_lookup(base);
     s->label = arena_printf(a, "pipeline.%s[%zu] (%s)", list, index, base);
     if (!s->fn)
         return fail(file, (int)n->line, "%s: unknown function \"%s\" (from \"%s\"); built-in functions: %s", s->label,
                     base, s->ref, fn_names(a));
+    fn_version_resolve(a, s->fn->name, fn_ref_tag(a, fnref), path_str(n, "tag", NULL), &s->version,
+                       &s->version_warning);
     const node *cm = map_get(n, "configMap");
     const node *cp = map_get(n, "configPath");
     if (cm && !is_null(cm) && cp && !is_null(cp))
