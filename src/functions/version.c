@@ -290,7 +290,7 @@ static void resolve_tag(arena *a, const char *fn, const char *tag, const char *s
 {
     int p[3];
     int k = parse_partial(tag, strlen(tag), p);
-    if (k < 0 || (k < 3 && strpbrk(tag, "xX*"))) {
+    if (k < 0) {
         if (!strcmp(tag, "latest") || !strcmp(tag, "unstable") || is_short_sha(tag))
             return; /* master: the newest behaviour, said plainly */
         *warning = arena_printf(a, "%s: tag \"%s\" is not a release version; using the newest known behaviour",
