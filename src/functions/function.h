@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "functions/host.h"
+#include "functions/version.h"
 #include "package/package.h"
 #include "package/resource.h"
 #include "yaml/tree.h"
@@ -34,6 +35,7 @@ typedef struct fn_ctx {
     fn_results *results;
     bool validator;
     const fn_host *host;     /* tools, scratch space, the Application: NULL where no tool may run (unit tests) */
+    fn_version version;      /* the catalog release the step pins; zero: the newest behaviour */
 } fn_ctx;
 
 typedef int (*fn_run)(fn_ctx *c);
@@ -48,6 +50,10 @@ typedef struct fn_def {
 const fn_def *fn_lookup(const char *name);
 /* "set-labels" from "gcr.io/kpt-fn/set-labels:v0.1.5", "set-labels@sha256:..", "set-labels-v0.1.5", "./bin/set-labels" */
 const char *fn_basename(arena *a, const char *ref);
+/* An exec: command line mapped to the built-in it stands for: `/path/cmp-generate fn NAME` gives NAME, a wrapper
+ * named after a function (`./bin/set-labels`, `set-labels-v0.1.5`, no arguments) gives its own name. Anything else
+ * is NULL with *why saying what is wrong. Nothing is ever run. */
+const char *fn_exec_ref(arena *a, const char *cmd, const char **why);
 /* Comma-separated names of every built-in, for messages. */
 const char *fn_names(arena *a);
 const fn_def *const *fn_all(void);

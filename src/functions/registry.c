@@ -105,6 +105,96 @@ const char *fn_basename(arena *a, const char *ref)
     return base;
 }
 
+/* Splits a command line the way kpt does (shell-like words: quotes and backslashes, no expansion). Returns the
+ * number of words (at most max), or -1 for an unterminated quote. */
+static int split_words(arena *a, const char *cmd, const char **words, int max)
+{
+    int n = 0;
+    const char *p = cmd;
+    buf w = {0};
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        w.len = 0;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+            if (*p == '\'') {
+                const char *e = strchr(p + 1, '\'');
+                if (!e) {
+                    buf_free(&w);
+                    return -1;
+                }
+                buf_put(&w, p + 1, (size_t)(e - p - 1));
+                p = e + 1;
+            } else if (*p == '"') {
+                for (p++; *p && *p != '"'; p++) {
+                    if (*p == '\\' && p[1])
+                        p++;
+                    buf_put(&w, p, 1);
+                }
+                if (!*p) {
+                    buf_free(&w);
+                    return -1;
+                }
+                p++;
+            } else {
+                if (*p == '\\' && p[1])
+                    p++;
+                buf_put(&w, p, 1);
+                p++;
+            }
+        }
+        if (n < max)
+            words[n] = arena_strndup(a, w.data ? w.data : "", w.len);
+        n++;
+    }
+    buf_free(&w);
+    return n;
+}
+
+const char *fn_exec_ref(arena *a, const char *cmd, const char **why)
+{
+    const char *w[4];
+    int n = split_words(a, cmd, w, 4);
+    *why = NULL;
+    if (n < 0) {
+        *why = "has an unterminated quote";
+        return NULL;
+    }
+    if (n == 0) {
+        *why = "is empty";
+        return NULL;
+    }
+    /* the program's own name: a path may hold spaces here, so not fn_basename's first-word rule */
+    const char *slash = strrchr(w[0], '/');
+    char *prog = arena_strdup(a, slash ? slash + 1 : w[0]);
+    size_t pl = strlen(prog);
+    if (pl > 4 && !strcmp(prog + pl - 4, ".exe"))
+        prog[pl - 4] = 0;
+    if (!strcmp(prog, "cmp-generate")) {
+        if (n != 3 || strcmp(w[1], "fn")) {
+            *why = "runs cmp-generate with other arguments than `fn NAME` (the only form a pipeline may use)";
+            return NULL;
+        }
+        if (!fn_lookup(fn_basename(a, w[2]))) {
+            *why = arena_printf(a, "names \"%s\", which is not a built-in function", w[2]);
+            return NULL;
+        }
+        return w[2];
+    }
+    if (!fn_lookup(prog)) {
+        *why = arena_printf(a, "runs \"%s\", which is neither cmp-generate nor named after a built-in function", w[0]);
+        return NULL;
+    }
+    if (n > 1) {
+        *why = arena_printf(a, "passes arguments to \"%s\"; a wrapper named after a built-in function is mapped to "
+                               "the built-in and never run, so its arguments would be lost", w[0]);
+        return NULL;
+    }
+    return w[0];
+}
+
 const char *fn_names(arena *a)
 {
     buf b = {0};

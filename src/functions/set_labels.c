@@ -1,4 +1,8 @@
-/* set-labels: labels on metadata, selectors and pod templates (catalog set-labels, kustomize commonLabels). */
+/* set-labels: labels on metadata, selectors and pod templates (catalog set-labels, kustomize commonLabels).
+ * Two behaviours, by the release a step pins: v0.1.x ran kustomize's commonLabels field specs (pod templates created
+ * when missing, config kinds SetLabelConfig/fieldSpecs, no results; up to v0.1.4 local-config items were dropped,
+ * v0.1.5 labelled them, the Kptfile too); v0.2.0 onwards (a rewrite, unchanged through latest) visits a pod template
+ * only where it exists, skips local-config items and reports `set N labels in total`. */
 #include <string.h>
 
 #include "functions/fieldspec.h"
@@ -27,7 +31,7 @@ static const fieldspec label_specs[] = {
     {"batch", NULL, "CronJob", "spec/jobTemplate/spec/selector/matchLabels", false},
     {"batch", NULL, "CronJob", "spec/jobTemplate/spec/template/metadata/labels", true},
     {"apps", NULL, "StatefulSet", "spec/volumeClaimTemplates[]/metadata/labels", true},
-    {"apps", NULL, "StatefulSet", "spec/volumeClaimTemplates[]/spec/selector/matchLabels", false},
+    {"apps", NULL, "StatefulSet", "spec/volumeClaimTemplates[]/spec/selector/matchLabels", false}, /* >= v0.2 */
     {"networking.k8s.io", NULL, "NetworkPolicy", "spec/podSelector/matchLabels", false},
     {"networking.k8s.io", NULL, "NetworkPolicy", "spec/ingress/from/podSelector/matchLabels", false},
     {"networking.k8s.io", NULL, "NetworkPolicy", "spec/egress/to/podSelector/matchLabels", false},
@@ -71,8 +75,95 @@ static bool is_local_config_for_sdk(const resource *r)
     return v && *v && strcmp(v, "false") != 0;
 }
 
+/* v0.2 visits a pod template's labels only when the template is already there. */
+static bool template_exists(const resource *r, const char *path)
+{
+    if (!strncmp(path, "spec/jobTemplate/spec/template/", 31))
+        return is_map(path_get(r->root, "spec", "jobTemplate", "spec", "template", NULL));
+    if (!strncmp(path, "spec/jobTemplate/", 17))
+        return is_map(path_get(r->root, "spec", "jobTemplate", NULL));
+    if (!strncmp(path, "spec/template/", 14))
+        return is_map(path_get(r->root, "spec", "template", NULL));
+    return true;
+}
+
+/* fieldSpecs / additionalLabelFields of v0.1.x: [{group, version, kind, path, create}] */
+static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!list || is_null(list))
+        return 0;
+    if (list->kind != N_SEQ)
+        return fn_fail(c, list, "additionalLabelFields must be a list of field specs");
+    *out = arena_alloc(c->a, (list->c.n + 1) * sizeof **out);
+    for (uint32_t i = 0; i < list->c.n; i++) {
+        const node *e = list->c.kids[i];
+        const char *path = is_map(e) ? path_str(e, "path", NULL) : NULL;
+        if (!path || !*path)
+            return fn_fail(c, e, "a field spec must be a map with a path (and group, version, kind, create)");
+        const char *create = path_str(e, "create", NULL), *group = path_str(e, "group", NULL);
+        (*out)[(*n)++] = (fieldspec){group && *group ? group : NULL, path_str(e, "version", NULL),
+                                     path_str(e, "kind", NULL), path, create && !strcmp(create, "true")};
+    }
+    return 0;
+}
+
+/* v0.1.x: kustomize's commonLabels over every item the release kept. */
+static int run_v01(fn_ctx *c)
+{
+    bool era_a = fn_version_before(&c->version, 0, 1, 5); /* kustomize api 0.7: local-config items dropped */
+    const node *labels_node = NULL, *extra = NULL;
+    if (c->config && config_is(c->config, "ConfigMap", "")) {
+        labels_node = map_get(c->config, "data");
+    } else if (c->config && (config_is(c->config, "SetLabelConfig", "fn.kpt.dev") ||
+                             (!era_a && config_is(c->config, "SetLabels", "fn.kpt.dev")))) {
+        labels_node = map_get(c->config, "labels");
+        const node *a1 = map_get(c->config, "additionalLabelFields"), *a2 = map_get(c->config, "fieldSpecs");
+        if (a1 && a2)
+            return fn_fail(c, a2, "failed to configure function: give additionalLabelFields or fieldSpecs, not both");
+        extra = a1 ? a1 : a2;
+    } else {
+        return fn_fail(c, c->config, "failed to configure function: function config must be a ConfigMap or %s",
+                       era_a ? "SetLabelConfig" : "SetLabels");
+    }
+    kvlist labels;
+    fieldspec *specs;
+    size_t nspecs;
+    if (kvlist_from_map(c, labels_node, "labels", &labels) < 0 || read_specs(c, extra, &specs, &nspecs) < 0)
+        return -1;
+    if (labels.n == 0)
+        return fn_fail(c, c->config, "failed to configure function: input label list cannot be empty");
+    int changed = 0;
+    for (size_t i = 0; i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (!r)
+            continue;
+        if (era_a && res_annotation(r, "config.kubernetes.io/local-config")) {
+            c->items->v[i] = NULL; /* this release's kustomize dropped them, whatever the value */
+            continue;
+        }
+        for (size_t s = 0; s < sizeof label_specs / sizeof *label_specs; s++)
+            if (fieldspec_applies(&label_specs[s], r) && !strstr(label_specs[s].path, "volumeClaimTemplates[]/spec"))
+                apply(c, r, label_specs[s].path, label_specs[s].create, &labels, &changed);
+        for (size_t s = 0; s < nspecs; s++)
+            if (fieldspec_applies(&specs[s], r))
+                apply(c, r, specs[s].path, specs[s].create, &labels, &changed);
+        /* pod (anti-)affinity and topology spread selectors: apps Deployment and StatefulSet only */
+        const char *kind = res_kind(r);
+        char group[256];
+        res_group(r, group, sizeof group);
+        if (kind && !strcmp(group, "apps") && (!strcmp(kind, "Deployment") || !strcmp(kind, "StatefulSet")))
+            for (const char *const *p = pod_selector_paths; *p; p++)
+                apply(c, r, arena_printf(c->a, "spec/template/spec/%s", *p), false, &labels, &changed);
+    }
+    return 0; /* kustomize-based releases report nothing on success */
+}
+
 static int run(fn_ctx *c)
 {
+    if (fn_version_before(&c->version, 0, 2, 0))
+        return run_v01(c);
     const node *labels_node;
     if (!c->config)
         return fn_fail(c, NULL, "`FunctionConfig` is not given: set-labels needs a ConfigMap or SetLabels config");
@@ -95,12 +186,14 @@ static int run(fn_ctx *c)
         return 0;
     }
     int changed = 0;
+    size_t seen = 0;
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
         if (!r || is_local_config_for_sdk(r))
             continue;
+        seen++;
         for (size_t s = 0; s < sizeof label_specs / sizeof *label_specs; s++)
-            if (fieldspec_applies(&label_specs[s], r))
+            if (fieldspec_applies(&label_specs[s], r) && template_exists(r, label_specs[s].path))
                 apply(c, r, label_specs[s].path, label_specs[s].create, &labels, &changed);
         const char *kind = res_kind(r);
         if (!kind)
@@ -115,7 +208,10 @@ static int run(fn_ctx *c)
             for (const char *const *p = pod_selector_paths; *p; p++)
                 apply(c, r, arena_printf(c->a, "spec/jobTemplate/spec/template/spec/%s", *p), false, &labels, &changed);
     }
-    fn_result_add(c, SEV_INFO, NULL, NULL, "set %d labels in total", changed);
+    if (!seen)
+        fn_result_add(c, SEV_INFO, NULL, NULL, "no input resources");
+    else
+        fn_result_add(c, SEV_INFO, NULL, NULL, "set %d labels in total", changed);
     return 0;
 }
 

@@ -505,13 +505,50 @@ static int read_config(fn_ctx *c, const char **newns, const char **matcher)
     return 1;
 }
 
+/* Kinds kustomize and the v0.4.0-0.4.1 rewrite knew to be cluster-scoped beyond the SDK table: a kind outside the
+ * table that is not one of these is namespaced in those releases, so it gets a namespace even when it has none. */
+static bool unknown_kind_gets_namespace(const resource *r)
+{
+    const char *av = str_or_empty(res_api_version(r)), *kind = str_or_empty(res_kind(r));
+    for (size_t i = 0; i < sizeof scopes / sizeof *scopes; i++)
+        if (!strcmp(scopes[i].api_version, av) && !strcmp(scopes[i].kind, kind))
+            return false; /* known: the table decides */
+    return !namespace_node(r) && *kind && strcmp(kind, "CustomResourceDefinition") && strcmp(kind, "Namespace");
+}
+
 static int run(fn_ctx *c)
 {
     const char *newns = "", *matcher = "";
+    /* Releases (catalog-function-versions): <= v0.2.0 kustomize (unknown kinds namespaced; up to v0.1.3 local-config
+     * items dropped), v0.3.x only existing namespace fields change, v0.4.0-0.4.1 replace-all where unknown kinds get
+     * a namespace and namespaceMatcher is not read; v0.4.2+ (master) as below. Before v0.4.2 a bad config exits 1. */
+    const fn_version *v = &c->version;
+    bool before_042 = fn_version_before(v, 0, 4, 2), before_040 = fn_version_before(v, 0, 4, 0);
+    bool before_030 = fn_version_before(v, 0, 3, 0), era_a = fn_version_before(v, 0, 1, 4);
+    size_t nres = c->results ? c->results->n : 0;
     int rc = read_config(c, &newns, &matcher);
+    if (rc > 0 && before_042 && c->results && c->results->n > nres)
+        return fn_fail(c, c->config, "%s", c->results->v[c->results->n - 1].message);
     if (rc)
         return rc < 0 ? -1 : 0;
+    bool v03 = !before_030 && before_040;
+    if (before_042 && !v03)
+        matcher = ""; /* no namespaceMatcher before v0.3.0, and v0.4.0-0.4.1 did not read it */
     walk w = {.c = c, .newns = newns, .matcher = *matcher ? matcher : NULL};
+    if (era_a)
+        for (size_t i = 0; i < c->items->n; i++)
+            if (c->items->v[i] && res_annotation(c->items->v[i], "config.kubernetes.io/local-config"))
+                c->items->v[i] = NULL; /* kustomize api 0.7 dropped them, whatever the value */
+    if (before_042 && !v03)
+        for (size_t i = 0; i < c->items->n; i++) {
+            resource *r = c->items->v[i];
+            node *md = r && !is_local_config(r) && unknown_kind_gets_namespace(r)
+                           ? map_ensure_map(c->a, r->root, "metadata") : NULL;
+            if (md) {
+                map_set_str(c->a, md, "namespace", newns);
+                w.count++;
+            }
+        }
 
     /* Identities before the change, for depends-on. */
     gknn *ids = arena_alloc(c->a, (c->items->n + 1) * sizeof *ids);
@@ -529,10 +566,10 @@ static int run(fn_ctx *c)
     }
     qsort(ids, nids, sizeof *ids, cmp_gknn);
 
-    /* Origins: every namespaced item with an upstream-identifier names the namespace it came from. */
+    /* Origins: every namespaced item with an upstream-identifier names the namespace it came from (v0.4.2+). */
     strset origins = {0};
     size_t first_warning = c->results ? c->results->n : 0;
-    for (size_t i = 0; i < c->items->n; i++) {
+    for (size_t i = 0; !before_042 && i < c->items->n; i++) {
         resource *r = c->items->v[i];
         if (!r || is_local_config(r))
             continue;
@@ -576,6 +613,8 @@ static int run(fn_ctx *c)
         resource *r = c->items->v[i];
         if (!r || is_local_config(r) || !is_namespaced(r))
             continue;
+        if (v03 && !namespace_node(r))
+            continue; /* v0.3.x changed existing namespace fields only */
         origin_t o;
         if (origin_of(c, r, &o) < 0)
             return -1;

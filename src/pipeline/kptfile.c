@@ -1,5 +1,6 @@
 #include "pipeline/kptfile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,181 @@
 static const char *kptfile_name(arena *a, package *p)
 {
     return p->rel && *p->rel ? arena_printf(a, "%s/Kptfile", p->rel) : "Kptfile";
+}
+
+/* The kpt.dev/v1 Kptfile schema, field for field as kpt's pkg/api/kptfile/v1 types. kpt decodes a Kptfile with
+ * unknown fields refused (yaml.v3 KnownFields), so a typo such as `targetResources:` in a step fails there instead of
+ * silently running the step on everything: we refuse it the same way, naming the field, the type and the line. */
+enum ftype { F_STR, F_INT, F_STRMAP, F_STRLIST, F_OBJ, F_OBJLIST };
+
+typedef struct kschema kschema;
+typedef struct kfield {
+    const char *name;
+    enum ftype type;
+    const kschema *sub; /* F_OBJ, F_OBJLIST */
+} kfield;
+struct kschema {
+    const char *type; /* kpt's Go type name, as its error messages print it */
+    const kfield *fields;
+};
+
+#define END {NULL, F_STR, NULL}
+static const kfield f_meta[] = {{"name", F_STR, NULL}, {"namespace", F_STR, NULL}, {"labels", F_STRMAP, NULL},
+                                {"annotations", F_STRMAP, NULL}, END};
+static const kschema s_meta = {"yaml.ObjectMeta", f_meta};
+static const kfield f_git[] = {{"repo", F_STR, NULL}, {"directory", F_STR, NULL}, {"ref", F_STR, NULL}, END};
+static const kschema s_git = {"v1.Git", f_git};
+static const kfield f_upstream[] = {{"type", F_STR, NULL}, {"git", F_OBJ, &s_git}, {"updateStrategy", F_STR, NULL}, END};
+static const kschema s_upstream = {"v1.Upstream", f_upstream};
+static const kfield f_gitlock[] = {{"repo", F_STR, NULL}, {"directory", F_STR, NULL}, {"ref", F_STR, NULL},
+                                   {"commit", F_STR, NULL}, END};
+static const kschema s_gitlock = {"v1.GitLock", f_gitlock};
+static const kfield f_genlock[] = {{"storeID", F_STR, NULL}, {"resourceID", F_STR, NULL},
+                                   {"resourceVersion", F_STR, NULL}, END};
+static const kschema s_genlock = {"v1.GenericLock", f_genlock};
+static const kfield f_lock[] = {{"type", F_STR, NULL}, {"git", F_OBJ, &s_gitlock}, {"generic", F_OBJ, &s_genlock}, END};
+static const kschema s_lock = {"v1.Locator", f_lock};
+static const kfield f_gate[] = {{"conditionType", F_STR, NULL}, END};
+static const kschema s_gate = {"v1.ReadinessGate", f_gate};
+static const kfield f_info[] = {{"site", F_STR, NULL}, {"emails", F_STRLIST, NULL}, {"license", F_STR, NULL},
+                                {"licenseFile", F_STR, NULL}, {"description", F_STR, NULL},
+                                {"keywords", F_STRLIST, NULL}, {"man", F_STR, NULL},
+                                {"readinessGates", F_OBJLIST, &s_gate}, END};
+static const kschema s_info = {"v1.PackageInfo", f_info};
+static const kfield f_selector[] = {{"apiVersion", F_STR, NULL}, {"kind", F_STR, NULL}, {"name", F_STR, NULL},
+                                    {"namespace", F_STR, NULL}, {"labels", F_STRMAP, NULL},
+                                    {"annotations", F_STRMAP, NULL}, END};
+static const kschema s_selector = {"v1.Selector", f_selector};
+static const kfield f_function[] = {{"image", F_STR, NULL}, {"exec", F_STR, NULL}, {"configPath", F_STR, NULL},
+                                    {"configMap", F_STRMAP, NULL}, {"name", F_STR, NULL}, {"tag", F_STR, NULL},
+                                    {"selectors", F_OBJLIST, &s_selector}, {"exclude", F_OBJLIST, &s_selector}, END};
+static const kschema s_function = {"v1.Function", f_function};
+static const kfield f_pipeline[] = {{"mutators", F_OBJLIST, &s_function}, {"validators", F_OBJLIST, &s_function}, END};
+static const kschema s_pipeline = {"v1.Pipeline", f_pipeline};
+static const kfield f_inventory[] = {{"namespace", F_STR, NULL}, {"name", F_STR, NULL}, {"inventoryID", F_STR, NULL},
+                                     {"labels", F_STRMAP, NULL}, {"annotations", F_STRMAP, NULL}, END};
+static const kschema s_inventory = {"v1.Inventory", f_inventory};
+static const kfield f_ref[] = {{"apiVersion", F_STR, NULL}, {"kind", F_STR, NULL}, {"name", F_STR, NULL},
+                               {"namespace", F_STR, NULL}, END};
+static const kschema s_ref = {"v1.ResourceRef", f_ref};
+static const kfield f_fieldref[] = {{"path", F_STR, NULL}, {"currentValue", F_STR, NULL},
+                                    {"proposedValue", F_STR, NULL}, END};
+static const kschema s_fieldref = {"v1.FieldRef", f_fieldref};
+static const kfield f_fileref[] = {{"path", F_STR, NULL}, {"index", F_INT, NULL}, END};
+static const kschema s_fileref = {"v1.FileRef", f_fileref};
+static const kfield f_item[] = {{"message", F_STR, NULL}, {"severity", F_STR, NULL}, {"resourceRef", F_OBJ, &s_ref},
+                                {"field", F_OBJ, &s_fieldref}, {"file", F_OBJ, &s_fileref}, END};
+static const kschema s_item = {"v1.ResultItem", f_item};
+static const kfield f_stepres[] = {{"name", F_STR, NULL}, {"image", F_STR, NULL}, {"exec", F_STR, NULL},
+                                   {"executionError", F_STR, NULL}, {"stderr", F_STR, NULL},
+                                   {"exitCode", F_INT, NULL}, {"results", F_OBJLIST, &s_item},
+                                   {"errorResults", F_OBJLIST, &s_item}, END};
+static const kschema s_stepres = {"v1.PipelineStepResult", f_stepres};
+static const kfield f_render[] = {{"mutationSteps", F_OBJLIST, &s_stepres}, {"validationSteps", F_OBJLIST, &s_stepres},
+                                  {"errorSummary", F_STR, NULL}, END};
+static const kschema s_render = {"v1.RenderStatus", f_render};
+static const kfield f_cond[] = {{"type", F_STR, NULL}, {"status", F_STR, NULL}, {"reason", F_STR, NULL},
+                                {"message", F_STR, NULL}, END};
+static const kschema s_cond = {"v1.Condition", f_cond};
+static const kfield f_status[] = {{"conditions", F_OBJLIST, &s_cond}, {"renderStatus", F_OBJ, &s_render}, END};
+static const kschema s_status = {"v1.Status", f_status};
+static const kfield f_kptfile[] = {{"apiVersion", F_STR, NULL}, {"kind", F_STR, NULL}, {"metadata", F_OBJ, &s_meta},
+                                   {"upstream", F_OBJ, &s_upstream}, {"upstreamLock", F_OBJ, &s_lock},
+                                   {"info", F_OBJ, &s_info}, {"pipeline", F_OBJ, &s_pipeline},
+                                   {"inventory", F_OBJ, &s_inventory}, {"status", F_OBJ, &s_status}, END};
+static const kschema s_kptfile = {"v1.KptFile", f_kptfile};
+#undef END
+
+static const char *kind_name(const node *n)
+{
+    return n->kind == N_MAP ? "a map" : n->kind == N_SEQ ? "a list" : "a scalar";
+}
+
+static int check_schema(const char *file, const node *n, const kschema *s, const char *where);
+
+/* "pipeline.mutators[0]" style paths for messages */
+static const char *join(char *out, size_t cap, const char *where, const char *key, long index)
+{
+    if (index >= 0)
+        snprintf(out, cap, "%s%s%s[%ld]", where, *where ? "." : "", key, index);
+    else
+        snprintf(out, cap, "%s%s%s", where, *where ? "." : "", key);
+    return out;
+}
+
+static int check_value(const char *file, const node *v, const kfield *f, const char *parent)
+{
+    char where[512], item[512];
+    join(where, sizeof where, parent, f->name, -1);
+    if (is_null(v))
+        return 0; /* an empty value decodes to the zero value in kpt too */
+    switch (f->type) {
+    case F_STR:
+    case F_INT:
+        if (v->kind != N_SCALAR)
+            return fail(file, (int)v->line, "%s must be a %s, not %s (kpt refuses this Kptfile)", where,
+                        f->type == F_INT ? "number" : "string", kind_name(v));
+        if (f->type == F_INT) {
+            const char *t = scalar(v);
+            size_t i = (*t == '-' || *t == '+') ? 1 : 0;
+            if (!t[i] || strspn(t + i, "0123456789") != strlen(t + i))
+                return fail(file, (int)v->line, "%s must be a number, not \"%s\" (kpt refuses this Kptfile)",
+                            where, t);
+        }
+        return 0;
+    case F_STRMAP:
+        if (v->kind != N_MAP)
+            return fail(file, (int)v->line, "%s must be a map of strings, not %s (kpt refuses this Kptfile)",
+                        where, kind_name(v));
+        for (uint32_t i = 0; i < v->c.n; i++)
+            if (map_key(v, i)->kind != N_SCALAR || map_val(v, i)->kind != N_SCALAR)
+                return fail(file, (int)map_key(v, i)->line,
+                            "%s must be a map of strings (kpt refuses this Kptfile)", where);
+        return 0;
+    case F_STRLIST:
+    case F_OBJLIST:
+        if (v->kind != N_SEQ)
+            return fail(file, (int)v->line, "%s must be a list, not %s (kpt refuses this Kptfile)", where,
+                        kind_name(v));
+        for (uint32_t i = 0; i < v->c.n; i++) {
+            const node *e = v->c.kids[i];
+            if (f->type == F_STRLIST) {
+                if (!is_null(e) && e->kind != N_SCALAR)
+                    return fail(file, (int)e->line, "%s must be a string (kpt refuses this Kptfile)",
+                                join(item, sizeof item, parent, f->name, i));
+            } else if (check_schema(file, e, f->sub, join(item, sizeof item, parent, f->name, i)) < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    case F_OBJ:
+        return check_schema(file, v, f->sub, where);
+    }
+    return 0;
+}
+
+static int check_schema(const char *file, const node *n, const kschema *s, const char *where)
+{
+    if (is_null(n))
+        return 0;
+    if (n->kind != N_MAP)
+        return fail(file, (int)n->line, "%s must be a map (%s), not %s (kpt refuses this Kptfile)",
+                    *where ? where : "the Kptfile", s->type, kind_name(n));
+    for (uint32_t i = 0; i < n->c.n; i++) {
+        const node *k = map_key(n, i);
+        const char *key = scalar(k);
+        const kfield *f = NULL;
+        for (const kfield *c = s->fields; key && c->name; c++)
+            if (!strcmp(c->name, key))
+                f = c;
+        if (!f)
+            return fail(file, (int)k->line,
+                        "field %s not found in type %s%s%s (kpt refuses a Kptfile with unknown fields)",
+                        key ? key : "(not a string)", s->type, *where ? " at " : "", where);
+        if (check_value(file, map_val(n, i), f, where) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int read_selector(arena *a, const char *file, const node *n, selector *out)
@@ -77,12 +253,22 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
         return fail(file, (int)n->line, "%s: a function needs exactly one of image and exec", s->label);
     s->ref = image && *image ? image : exec;
     s->is_exec = !(image && *image);
-    const char *base = fn_basename(a, s->ref);
+    const char *fnref = s->ref;
+    if (s->is_exec) {
+        const char *why;
+        fnref = fn_exec_ref(a, exec, &why);
+        if (!fnref)
+            return fail(file, (int)n->line, "%s: exec \"%s\" %s; exec steps are never run, only mapped to built-in "
+                        "functions (built-in functions: %s)", s->label, exec, why, fn_names(a));
+    }
+    const char *base = fn_basename(a, fnref);
     s->fn = fn_lookup(base);
     s->label = arena_printf(a, "pipeline.%s[%zu] (%s)", list, index, base);
     if (!s->fn)
         return fail(file, (int)n->line, "%s: unknown function \"%s\" (from \"%s\"); built-in functions: %s", s->label,
                     base, s->ref, fn_names(a));
+    fn_version_resolve(a, s->fn->name, fn_ref_tag(a, fnref), path_str(n, "tag", NULL), &s->version,
+                       &s->version_warning);
     const node *cm = map_get(n, "configMap");
     const node *cp = map_get(n, "configPath");
     if (cm && !is_null(cm) && cp && !is_null(cp))
@@ -107,8 +293,6 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
             clean += 2;
         s->config_path = clean;
     }
-    if (map_get(n, "configRef"))
-        return fail(file, (int)map_get(n, "configRef")->line, "%s: configRef is not supported; use configPath", s->label);
     if (read_selectors(a, file, map_get(n, "selectors"), "selectors", &s->selectors, &s->nselectors) < 0 ||
         read_selectors(a, file, map_get(n, "exclude"), "exclude", &s->excludes, &s->nexcludes) < 0)
         return -1;
@@ -130,6 +314,8 @@ int kptfile_pipeline(arena *a, package *p, pipeline *out)
     if (!av || (strcmp(av, "kpt.dev/v1") && strcmp(av, "kpt.dev/v1alpha2")))
         return fail(file, (int)k->line, "apiVersion \"%s\" is not supported; use kpt.dev/v1 (kpt fn fix migrates v1alpha1)",
                     av ? av : "");
+    if (check_schema(file, k, &s_kptfile, "") < 0)
+        return -1;
     const node *pl = map_get(k, "pipeline");
     if (!pl || is_null(pl))
         return 0;

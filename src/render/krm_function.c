@@ -1,6 +1,7 @@
 /* `cmp-generate fn NAME`: a built-in as a KRM function (ResourceList on stdin, ResourceList on stdout), so that
  * kpt's exec: and kustomize's exec KRM functions can call it. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,6 +108,10 @@ int krm_function(const char *name, buf *out)
     host_find_repo_root(a, &host, ".");
     fn_ctx c = {.a = a, .st = st, .items = &items, .config = is_null(config) ? NULL : config, .results = &results,
                 .config_file = "functionConfig", .host = &host};
+    const char *vwarn; /* `cmp-generate fn set-labels:v0.1.5` behaves as that release */
+    fn_version_resolve(a, fn->name, fn_ref_tag(a, name), NULL, &c.version, &vwarn);
+    if (vwarn)
+        fprintf(stderr, "cmp-generate: warning: %s\n", vwarn);
     if (fn->run(&c) < 0)
         goto done;
     rlist_compact(&items);

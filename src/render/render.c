@@ -267,6 +267,7 @@ int eval_in_place(const eval_opts *o)
         fail(NULL, 0, "unknown function \"%s\"; built-in functions: %s", o->fn, fn_names(a));
         goto done;
     }
+    fn_version_resolve(a, s.fn->name, fn_ref_tag(a, o->fn), NULL, &s.version, &s.version_warning);
     load_ctx lc = {.a = a, .st = st};
     if (package_load(&lc, o->dir, false, &root) < 0)
         goto done;
