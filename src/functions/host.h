@@ -20,5 +20,10 @@ typedef struct fn_host {
     const char *app_name, *app_namespace;               /* ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE: NULL when unset */
     /* the Application's parameters that reach tools */
     const char *helm_values;                            /* the helm-values parameter: YAML text, NULL when unset */
+    /* argocd */
+    /* Helm's default release name: ARGOCD_APP_NAME after its first '_'. For an Application outside the control-plane
+     * namespace Argo CD sends "<namespace>_<name>", which helm refuses as a release name; Argo CD's own Helm source
+     * keeps the part after the '_' (util/argo ParseInstanceName). NULL when ARGOCD_APP_NAME is unset. */
+    const char *release_name;
 } fn_host;
 #endif

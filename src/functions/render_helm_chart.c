@@ -195,7 +195,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     } else {
         return fn_fail(c, ch->at, "chartArgs.repo must be an https:// chart repository or an oci:// registry");
     }
-    const char *release = ch->release && *ch->release ? ch->release : c->host->app_name;
+    const char *release = ch->release && *ch->release ? ch->release : c->host->release_name;
     const char *ns = ch->namespace && *ch->namespace ? ch->namespace : c->host->app_namespace;
     push(&argv, &n, &cap, helm);
     push(&argv, &n, &cap, "template");

@@ -120,6 +120,7 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
     else if (is_source_dir(a, o->dir))
         fn = "kustomize-build", key = "path";
     if (!fn) {
+        lc->directory_source = true;
         if (package_load(lc, o->dir, false, root) < 0)
             return -1;
         return hydrate(R, *root, items);
