@@ -21,6 +21,7 @@ void app_meta_from_env(app_meta *m)
     m->repo = env("ARGOCD_APP_SOURCE_REPO_URL");
     m->target_revision = env("ARGOCD_APP_SOURCE_TARGET_REVISION");
     m->path = env("ARGOCD_APP_SOURCE_PATH");
+    m->package_revision = NULL;
 }
 
 /* A DNS subdomain (RFC 1123), as Kubernetes requires for an annotation key prefix. */
@@ -97,6 +98,7 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
     } stamps[] = {
         {"app", m->name},         {"app-namespace", m->namespace},
         {"project", m->project},  {"revision", m->revision},
+        {"package-revision", m->package_revision},
         {"repo", m->repo},        {"target-revision", m->target_revision},
         {"path", m->path},
     };

@@ -1,9 +1,9 @@
 #include "pipeline/executor.h"
 
 #include <stdlib.h>
-
 #include <string.h>
 
+#include "argocd/settings.h"
 #include "pipeline/selector.h"
 #include "util/diag.h"
 
@@ -57,7 +57,15 @@ static void override_setters(run_ctx *R, node *config)
     }
     for (uint32_t i = 0; i < o->c.n; i++) {
         const char *k = scalar(map_key(o, i));
-        if (k && map_get(data, k)) {
+        if (k && R->setter_keys_escaped) {
+            for (uint32_t d = 0; d < data->c.n; d++) {
+                const char *name = scalar(map_key(data, d));
+                if (name && !strcmp(settings_escape(R->a, "", name), k)) {
+                    map_set(R->a, data, name, node_str(R->a, scalar(map_val(o, i))));
+                    R->setter_used[i] = true;
+                }
+            }
+        } else if (k && map_get(data, k)) {
             map_set(R->a, data, k, node_str(R->a, scalar(map_val(o, i))));
             R->setter_used[i] = true;
         }

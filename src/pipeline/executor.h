@@ -21,6 +21,7 @@ typedef struct run_ctx {
     step_report *reports;
     size_t nreports;
     const node *setter_overrides; /* map: values that replace apply-setters config values */
+    bool setter_keys_escaped;     /* its keys are setter names as Argo CD escapes them in PARAM_SETTERS_<KEY> */
     bool *setter_used;
     const fn_host *host; /* handed to every step */
 } run_ctx;
