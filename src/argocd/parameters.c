@@ -204,7 +204,7 @@ int print_parameters(const char *dir, buf *out)
     strtab *st = strtab_new(a);
     package *root = NULL;
     /* documents that are not objects (values files) do not matter for announcements */
-    load_ctx lc = {.a = a, .st = st, .defer_non_krm = true};
+    load_ctx lc = {.a = a, .st = st, .defer_non_krm = true, .keep_lists = true};
     node *setters = node_map(a);
     announced_values hv = {0};
     int rc = 0;

@@ -47,7 +47,7 @@ static bool is_kustomization_name(const char *base)
 
 /* Kind "List" and the typed lists (ConfigMapList, ...): Argo CD's repo-server flattens any object whose items is
  * a list into its items (reposerver/repository/repository.go GenerateManifests, unstructured IsList), and drops a
- * list whose items is null (isNullList). kpt's reader unwraps "List" the same way. */
+ * list whose items is null (isNullList), so the functions should see the items too. */
 static bool list_kind(const char *kind)
 {
     size_t n = kind ? strlen(kind) : 0;
@@ -99,22 +99,33 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
     node *items = map_get(root, "items");
     if (list_kind(res_kind(r)) && (is_seq(items) || (items && is_null(items)))) {
         const char *kind = res_kind(r);
-        for (uint32_t i = 0; is_seq(items) && i < items->c.n; i++) {
+        rlist checked = {0}, *into = s->list;
+        if (s->c->keep_lists)
+            s->list = &checked; /* the items are checked all the same; the List goes in whole */
+        int rc = 0;
+        for (uint32_t i = 0; rc == 0 && is_seq(items) && i < items->c.n; i++) {
             node *item = items->c.kids[i];
             const char *where = arena_printf(s->c->a, "%s items[%u]", kind, i);
-            if (item->kind != N_MAP)
-                return fail(s->display, (int)item->line, "%s: item is a %s, not a Kubernetes object", where,
-                            item->kind == N_SEQ ? "list" : "scalar");
-            if (i && ++s->c->objects > cmp_limits.max_objects)
-                return fail(s->display, (int)item->line,
-                            "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)", cmp_limits.max_objects);
-            resource *ir = resource_new(s->c->a, item, s->pkg, s->path, index);
-            ir->seq_wide = (uint8_t)seq_wide;
-            ir->line = item->line;
-            if (take_object(s, ir, item->line, where) < 0)
-                return -1;
+            if (item->kind != N_MAP) {
+                rc = fail(s->display, (int)item->line, "%s: item is a %s, not a Kubernetes object", where,
+                          item->kind == N_SEQ ? "list" : "scalar");
+            } else if (i && ++s->c->objects > cmp_limits.max_objects) {
+                rc = fail(s->display, (int)item->line,
+                          "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)", cmp_limits.max_objects);
+            } else {
+                resource *ir = resource_new(s->c->a, item, s->pkg, s->path, index);
+                ir->seq_wide = (uint8_t)seq_wide;
+                ir->line = item->line;
+                rc = take_object(s, ir, item->line, where);
+            }
         }
-        return 0;
+        s->list = into;
+        rlist_free(&checked);
+        if (rc == 0 && s->c->keep_lists) {
+            r->flags |= R_LIST;
+            rlist_push(s->list, r);
+        }
+        return rc;
     }
     return take_object(s, r, line, NULL);
 }

@@ -24,6 +24,7 @@ typedef struct run_ctx {
     bool setter_keys_escaped;     /* its keys are setter names as Argo CD escapes them in PARAM_SETTERS_<KEY> */
     bool *setter_used;
     const fn_host *host; /* handed to every step */
+    bool flatten_lists;  /* split R_LIST resources into their items, except a step's configPath (not in place) */
 } run_ctx;
 
 void run_ctx_free(run_ctx *R);

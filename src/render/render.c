@@ -207,7 +207,7 @@ int render(const render_opts *o, buf *out)
     rlist items = {0};
     fn_host host;
     host_from_env(&host);
-    run_ctx R = {.a = a, .st = st, .host = &host};
+    run_ctx R = {.a = a, .st = st, .host = &host, .flatten_lists = !o->in_place};
     settings set;
     app_meta meta;
     int rc = -1;
@@ -223,7 +223,7 @@ int render(const render_opts *o, buf *out)
         host.helm_values = set.helm_values;
     }
     diag_set_step("read");
-    load_ctx lc = {.a = a, .st = st};
+    load_ctx lc = {.a = a, .st = st, .keep_lists = true};
     if (load_or_convention(&lc, &R, o, &root, &items) < 0)
         goto done;
     if (o->in_place) {
@@ -296,7 +296,7 @@ int eval_in_place(const eval_opts *o)
         fail(NULL, 0, "unknown function \"%s\"; built-in functions: %s", o->fn, fn_names(a));
         goto done;
     }
-    load_ctx lc = {.a = a, .st = st};
+    load_ctx lc = {.a = a, .st = st, .keep_lists = true}; /* written back in place: a List stays a List */
     if (package_load(&lc, o->dir, false, &root) < 0)
         goto done;
     /* the root's own list becomes the whole tree, so a package-less run can still write back by path */

@@ -48,6 +48,25 @@ TEST(lists_are_flattened_at_load)
     arena_free(a);
 }
 
+TEST(lists_kept_whole_are_still_checked)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    rlist l = {0};
+    load_ctx lc = {.a = a, .st = st, .keep_lists = true};
+    package p = {.abs = "/nonexistent", .rel = ""};
+    const char *ok = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n";
+    CHECK(load_resources_from_text(&lc, &p, "r.yaml", "r.yaml", ok, strlen(ok), &l) == 0);
+    CHECK(l.n == 1 && (l.v[0]->flags & R_LIST) && !strcmp(res_kind(l.v[0]), "List"));
+    rlist_free(&l);
+    const char *bad = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n";
+    CHECK(load_resources_from_text(&lc, &p, "r.yaml", "r.yaml", bad, strlen(bad), &l) < 0);
+    CHECK(l.n == 0 && strstr(diag_message(), "r.yaml:4") && strstr(diag_message(), "metadata.name is missing"));
+    diag_reset();
+    strtab_release(st);
+    arena_free(a);
+}
+
 TEST(generate_name_passes_the_load_check)
 {
     arena *a = arena_new();
