@@ -283,6 +283,8 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
                 if (rc == 0) {
                     *subs = xrealloc(*subs, (*nsubs + 1) * sizeof **subs);
                     (*subs)[(*nsubs)++] = sub;
+                } else {
+                    package_free(sub); /* what it read before failing is nobody's */
                 }
                 continue;
             }
