@@ -35,13 +35,17 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 999 argocd \
  && useradd --uid 999 --gid 999 --home-dir /home/argocd --no-create-home --shell /usr/sbin/nologin argocd \
- && mkdir -p /home/argocd/cmp-server/config /home/argocd/cmp-server/plugins \
+ && mkdir -p /home/argocd/cmp-server/config /home/argocd/cmp-server/config-named /home/argocd/cmp-server/plugins \
  && chown 999:999 /home/argocd /home/argocd/cmp-server/plugins
 
 COPY --from=build /src/cmp-generate /usr/local/bin/cmp-generate
 COPY --from=helm /usr/bin/helm /usr/local/bin/helm
 COPY --from=kustomize /app/kustomize /usr/local/bin/kustomize
+# Two plugin configurations, one per sidecar (argocd-cmp-server serves one): kpt packages found by discovery
+# (kustomize/component), and Applications that name the plugin for a chart, an overlay or plain YAML
+# (kustomize/component-named, which passes --config-dir-path /home/argocd/cmp-server/config-named).
 COPY plugin.yaml /home/argocd/cmp-server/config/plugin.yaml
+COPY plugin-named.yaml /home/argocd/cmp-server/config-named/plugin.yaml
 
 # Fail the build if a shared library is missing or a binary does not start.
 RUN ! ldd /usr/local/bin/cmp-generate | grep -q 'not found' \

@@ -22,6 +22,15 @@ static int flag(const char *v)
     return !strcmp(v, "true") ? 1 : -1;
 }
 
+/* Argo CD's InstanceName is "<app namespace>_<name>" for an Application outside the control-plane namespace; its
+ * Helm source templates with the part after the first '_' (strings.SplitN(name, "_", 2) in ParseInstanceName). An
+ * Application name cannot hold '_' (a DNS subdomain), so the cut is never inside the name. */
+static const char *release_name(const char *app_name)
+{
+    const char *u = app_name ? strchr(app_name, '_') : NULL;
+    return u && u[1] ? u + 1 : app_name;
+}
+
 void host_from_env(fn_host *h)
 {
     h->helm_bin = env("HELM_BIN");
@@ -47,6 +56,7 @@ void host_from_env(fn_host *h)
     h->allow_remote_values = flag(env("CMP_ALLOW_REMOTE_VALUES")) == 1;
     h->max_chart_files = cmp_limits.max_chart_files;
     h->max_chart_bytes = cmp_limits.max_chart_bytes;
+    h->release_name = release_name(h->app_name);
 }
 
 /* "a/b/c" minus the path "b/c" is "a": the source path must be the exact tail of dir, component by component. */

@@ -118,6 +118,7 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
     } stamps[] = {
         {"app", m->name},         {"app-namespace", m->namespace},
         {"project", m->project},  {"revision", m->revision},
+        {"package-revision", m->package_revision},
         {"repo", m->repo},        {"target-revision", m->target_revision},
         {"path", m->path},
     };

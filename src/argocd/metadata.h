@@ -7,6 +7,7 @@
 
 typedef struct app_meta {
     const char *name, *namespace, *project, *revision, *repo, *target_revision, *path;
+    const char *package_revision; /* the last commit that changed the package directory (from .git); NULL: unknown */
 } app_meta;
 
 /* ARGOCD_APP_* from the environment; unset (or empty) variables stay NULL. Each must be printable UTF-8 text
@@ -22,8 +23,9 @@ int check_annotation_domain(const char *domain);
  * objects unless keep_config. */
 void drop_unapplied(rlist *items, bool keep_config);
 
-/* Strips kpt's bookkeeping annotations and stamps <domain>/app, /app-namespace, /project, /revision, /repo,
- * /target-revision, /path; enabled(key) chooses which. */
+/* Strips kpt's bookkeeping annotations and stamps <domain>/app, /app-namespace, /project, /revision,
+ * /package-revision, /repo, /target-revision, /path; enabled(key) chooses which. A value that is not known
+ * leaves its key out. */
 void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domain, bool (*enabled)(const void *, const char *),
                     const void *ud);
 #endif

@@ -59,6 +59,48 @@ static int final_step(run_ctx *R, package *root, rlist *items, const char *fn, c
     return run_step(R, root, &s, items);
 }
 
+/* Where the labels parameter goes unless update-selectors is on: metadata, and the pod templates Kubernetes lets a
+ * live object change. Never a selector: the selector of a live Deployment, ReplicaSet, DaemonSet, StatefulSet or
+ * Job is immutable, so the sync of an Application whose labels changed would fail. Nor a Job's pod template or a
+ * StatefulSet's volumeClaimTemplates, immutable too. The new labels join the template's, so selectors still match. */
+static const struct {
+    const char *kind;
+    const char *path[5];
+} label_templates[] = {
+    {"Deployment", {"spec", "template", NULL}},      {"ReplicaSet", {"spec", "template", NULL}},
+    {"DaemonSet", {"spec", "template", NULL}},       {"StatefulSet", {"spec", "template", NULL}},
+    {"ReplicationController", {"spec", "template", NULL}},
+    {"CronJob", {"spec", "jobTemplate", NULL}},      {"CronJob", {"spec", "jobTemplate", "spec", "template", NULL}},
+};
+
+static void set_labels_under(arena *a, node *holder, const node *labels)
+{
+    node *md = map_ensure_map(a, holder, "metadata");
+    node *l = md ? map_ensure_map(a, md, "labels") : NULL;
+    for (uint32_t i = 0; l && i < labels->c.n; i++)
+        map_set_str(a, l, scalar(map_key(labels, i)), scalar(map_val(labels, i)));
+}
+
+static void labels_without_selectors(run_ctx *R, rlist *items, const node *labels)
+{
+    for (size_t i = 0; i < items->n; i++) {
+        resource *r = items->v[i];
+        if (!r || !is_map(r->root))
+            continue;
+        set_labels_under(R->a, r->root, labels);
+        const char *kind = res_kind(r);
+        for (size_t t = 0; kind && t < sizeof label_templates / sizeof *label_templates; t++) {
+            if (strcmp(kind, label_templates[t].kind))
+                continue;
+            node *h = r->root;
+            for (const char *const *k = label_templates[t].path; *k && h; k++)
+                h = map_get(h, *k);
+            if (is_map(h))
+                set_labels_under(R->a, h, labels);
+        }
+    }
+}
+
 int apply_final_steps(run_ctx *R, package *root, rlist *items, const settings *s)
 {
     if (s->namespace) {
@@ -67,8 +109,13 @@ int apply_final_steps(run_ctx *R, package *root, rlist *items, const settings *s
         if (final_step(R, root, items, "set-namespace", "namespace", d) < 0)
             return -1;
     }
-    if (s->labels && s->labels->c.n && final_step(R, root, items, "set-labels", "labels", s->labels) < 0)
+    if (s->labels && s->labels->c.n && s->update_selectors &&
+        final_step(R, root, items, "set-labels", "labels", s->labels) < 0)
         return -1;
+    if (s->labels && s->labels->c.n && !s->update_selectors) {
+        diag_set_step("parameter labels");
+        labels_without_selectors(R, items, s->labels);
+    }
     if (s->annotations && s->annotations->c.n &&
         final_step(R, root, items, "set-annotations", "annotations", s->annotations) < 0)
         return -1;

@@ -1,8 +1,13 @@
 /* `cmp-generate parameters`: what Argo CD shows in the Parameters tab besides the static settings. The package's
  * setters (from its apply-setters configs) are announced as one map parameter with their current values, so a user
- * sees and overrides them. The output is always a JSON array, even for a broken package. */
+ * sees and overrides them. helm-values is announced with the values the package already passes to helm, commented
+ * out: Argo CD's UI sends a parameter whole once one part of it is edited, so an announced default that were live
+ * YAML would, on the first edit, pin every value the package sets (and revert values the package sets on top of the
+ * chart's values.yaml). Commented out, the default applied unchanged sets nothing, and uncommenting one key
+ * overrides that key alone. The output is always a JSON array, even for a broken package. */
 #include "argocd/parameters.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +17,7 @@
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
+#include "yaml/load.h"
 
 static const node *config_of(package *p, const step *s)
 {
@@ -25,55 +31,130 @@ static const node *config_of(package *p, const step *s)
     return NULL;
 }
 
-/* The chart a render-helm-chart step renders from the package, when it is local: its values.yaml text. */
-static const char *local_chart_values(arena *a, package *p, const step *s)
+/* A YAML map from a file inside dir, or NULL (an announcement is best effort: anything unreadable is left out). */
+static node *values_file(arena *a, strtab *st, const char *dir, const char *rel)
+{
+    if (!rel || !safe_relative_path(rel))
+        return NULL;
+    const char *path = arena_printf(a, "%s/%s", dir, rel);
+    char *text;
+    size_t len;
+    node *n = NULL;
+    if (file_exists(path) && inside(dir, path) && read_text_file(path, rel, &text, &len) == 0) {
+        if (yaml_load_one(a, st, rel, text, len, &n) < 0)
+            n = NULL;
+        free(text);
+    }
+    diag_clear();
+    return is_map(n) ? n : NULL;
+}
+
+/* Helm's coalescing of values files: maps merge key by key, anything else replaces, null removes the key. */
+static node *coalesce(arena *a, node *base, const node *over)
+{
+    if (!is_map(over))
+        return base;
+    if (!is_map(base))
+        base = node_map(a);
+    for (uint32_t i = 0; i < over->c.n; i++) {
+        const char *k = scalar(map_key(over, i));
+        const node *v = map_val(over, i);
+        if (!k)
+            continue;
+        if (is_null(v))
+            map_delete(base, k);
+        else if (is_map(v) && is_map(map_get(base, k)))
+            coalesce(a, map_get(base, k), v);
+        else
+            map_set(a, base, k, node_clone(a, v));
+    }
+    return base;
+}
+
+typedef struct announced_values {
+    node *values; /* what the package passes, merged as helm merges it */
+    bool remote;  /* the chart is fetched: its own values.yaml is not here to show */
+    bool urls;    /* some values files are URLs, not shown */
+} announced_values;
+
+static void add_files(arena *a, strtab *st, const char *dir, announced_values *v, const node *seq, const char *csv)
+{
+    for (uint32_t i = 0; is_seq(seq) && i < seq->c.n; i++) {
+        const char *f = scalar(seq->c.kids[i]);
+        if (f && (!strncmp(f, "https://", 8) || !strncmp(f, "http://", 7)))
+            v->urls = true;
+        else
+            v->values = coalesce(a, v->values, values_file(a, st, dir, f));
+    }
+    for (const char *p = csv; p && *p;) {
+        size_t len = strcspn(p, ",");
+        const char *f = arena_strndup(a, p, len);
+        p += len + (p[len] == ',');
+        if (!strncmp(f, "https://", 8) || !strncmp(f, "http://", 7))
+            v->urls = true;
+        else if (*f)
+            v->values = coalesce(a, v->values, values_file(a, st, dir, f));
+    }
+}
+
+/* The values one render-helm-chart step passes: the chart's values.yaml (a local chart), then its values files and
+ * inline values in the order render-helm-chart gives them to helm (valuesMerge: override, merge or replace). */
+static void step_values(arena *a, strtab *st, package *p, const step *s, announced_values *v)
 {
     const node *cfg = config_of(p, s);
-    const char *name = NULL, *home = NULL;
+    const node *chart = NULL, *files = NULL, *inl = NULL;
+    const char *name = NULL, *home = NULL, *repo = NULL, *csv = NULL, *merge = NULL;
     if (s->config_map) {
         name = path_str(cfg, "name", NULL);
         home = path_str(cfg, "chartHome", NULL);
-        if (path_str(cfg, "repo", NULL))
-            return NULL;
+        repo = path_str(cfg, "repo", NULL);
+        csv = path_str(cfg, "valuesFiles", NULL);
     } else if (s->config_path) {
-        for (size_t k = 0; k < p->own.n; k++) {
+        for (size_t k = 0; k < p->own.n && !chart; k++) {
             if (strcmp(p->own.v[k]->path, s->config_path))
                 continue;
-            const node *chart = path_get(p->own.v[k]->root, "helmCharts", NULL);
+            chart = path_get(p->own.v[k]->root, "helmCharts", NULL);
             chart = is_seq(chart) && chart->c.n ? chart->c.kids[0] : NULL;
-            if (path_str(chart, "chartArgs", "repo", NULL))
-                return NULL;
-            name = path_str(chart, "chartArgs", "name", NULL);
             home = path_str(chart, "chartHome", NULL);
             if (!home)
                 home = path_str(p->own.v[k]->root, "helmGlobals", "chartHome", NULL);
         }
+        name = path_str(chart, "chartArgs", "name", NULL);
+        repo = path_str(chart, "chartArgs", "repo", NULL);
+        const node *vals = path_get(chart, "templateOptions", "values", NULL);
+        files = map_get(vals, "valuesFiles");
+        inl = map_get(vals, "valuesInline");
+        merge = path_str(vals, "valuesMerge", NULL);
     }
-    if (!name || !safe_relative_path(name) || (home && !safe_relative_path(home)))
-        return NULL;
-    const char *candidates[] = {arena_printf(a, "%s/%s/values.yaml", p->abs, name),
-                                arena_printf(a, "%s/%s/%s/values.yaml", p->abs, home ? home : "charts", name)};
-    for (int i = 0; i < 2; i++) {
-        char *text;
-        size_t len;
-        if (file_exists(candidates[i]) && inside(p->abs, candidates[i]) &&
-            read_text_file(candidates[i], candidates[i], &text, &len) == 0) {
-            const char *v = arena_strndup(a, text, len);
-            free(text);
-            return v;
-        }
-        diag_clear();
+    if (!name)
+        return;
+    v->values = node_map(a);
+    if (repo && *repo) {
+        v->remote = true;
+    } else if (!strcmp(name, ".")) {
+        v->values = coalesce(a, v->values, values_file(a, st, p->abs, "values.yaml"));
+    } else if (safe_relative_path(name) && (!home || safe_relative_path(home))) {
+        node *cv = values_file(a, st, p->abs, arena_printf(a, "%s/values.yaml", name));
+        if (!cv)
+            cv = values_file(a, st, p->abs, arena_printf(a, "%s/%s/values.yaml", home ? home : "charts", name));
+        v->values = coalesce(a, v->values, cv);
     }
-    return NULL;
+    bool has_inline = is_map(inl) && inl->c.n;
+    if (has_inline && merge && !strcmp(merge, "merge"))
+        v->values = coalesce(a, v->values, inl);
+    if (!has_inline || !merge || strcmp(merge, "replace"))
+        add_files(a, st, p->abs, v, files, csv);
+    if (has_inline && (!merge || strcmp(merge, "merge")))
+        v->values = coalesce(a, v->values, inl);
 }
 
-static void collect(arena *a, package *p, node *setters, const char **helm_values)
+static void collect(arena *a, strtab *st, package *p, node *setters, announced_values *hv)
 {
     pipeline pl;
     if (kptfile_pipeline(a, p, &pl) == 0) {
         for (size_t i = 0; i < pl.n; i++) {
-            if (!strcmp(pl.steps[i].fn->name, "render-helm-chart") && !*helm_values)
-                *helm_values = local_chart_values(a, p, &pl.steps[i]);
+            if (!strcmp(pl.steps[i].fn->name, "render-helm-chart") && !hv->values)
+                step_values(a, st, p, &pl.steps[i], hv);
             if (strcmp(pl.steps[i].fn->name, "apply-setters"))
                 continue;
             const node *d = config_of(p, &pl.steps[i]);
@@ -84,8 +165,37 @@ static void collect(arena *a, package *p, node *setters, const char **helm_value
             }
         }
     }
+    diag_clear();
     for (size_t i = 0; i < p->nsubs; i++)
-        collect(a, p->subs[i], setters, helm_values);
+        collect(a, st, p->subs[i], setters, hv);
+}
+
+/* The helm-values default: a header, then the values with every line commented out. */
+static const char *commented_values(arena *a, const announced_values *v)
+{
+    buf b = {0};
+    buf_puts(&b, "# The values this package passes to helm, for reference (uncomment a key and change it to override it\n"
+                 "# for this Application; left as it is, this sets nothing).\n");
+    if (v->remote)
+        buf_puts(&b, "# The chart is fetched from its repository: its own values.yaml is not shown.\n");
+    if (v->urls)
+        buf_puts(&b, "# Values files given as URLs are not shown.\n");
+    buf y = {0};
+    if (is_map(v->values) && v->values->c.n) {
+        emit_opts eo = {.seq_wide = false, .comments = true};
+        emit_yaml(&y, v->values, &eo);
+    }
+    for (const char *s = buf_cstr(&y); *s;) {
+        size_t n = strcspn(s, "\n");
+        buf_puts(&b, n ? "# " : "#");
+        buf_put(&b, s, n);
+        buf_putc(&b, '\n');
+        s += n + (s[n] == '\n');
+    }
+    const char *out = arena_strndup(a, buf_cstr(&b), b.len);
+    buf_free(&y);
+    buf_free(&b);
+    return out;
 }
 
 int print_parameters(const char *dir, buf *out)
@@ -94,14 +204,24 @@ int print_parameters(const char *dir, buf *out)
     strtab *st = strtab_new(a);
     package *root = NULL;
     /* documents that are not objects (values files) do not matter for announcements */
-    load_ctx lc = {.a = a, .st = st, .defer_non_krm = true};
+    load_ctx lc = {.a = a, .st = st, .defer_non_krm = true, .keep_lists = true};
     node *setters = node_map(a);
-    const char *helm_values = NULL;
+    announced_values hv = {0};
     int rc = 0;
-    if (package_load(&lc, dir, true, &root) < 0)
+    if (!file_exists(path_join(a, dir, "Kptfile")) && file_exists(path_join(a, dir, "Chart.yaml"))) {
+        /* a chart rendered by convention (no Kptfile): its values.yaml is what helm gets */
+        char real[PATH_MAX];
+        package p = {.abs = realpath(dir, real) ? real : dir, .rel = ""};
+        step s = {.config_map = node_map(a)};
+        map_set(a, (node *)s.config_map, "name", node_str(a, "."));
+        step_values(a, st, &p, &s, &hv);
+    } else if (!file_exists(path_join(a, dir, "Kptfile"))) {
+        /* a Kustomize overlay or plain YAML: nothing to announce */
+    } else if (package_load(&lc, dir, true, &root) < 0) {
         rc = -1;
-    else
-        collect(a, root, setters, &helm_values);
+    } else {
+        collect(a, st, root, setters, &hv);
+    }
     if (rc == 0 && diag_failed())
         rc = -1;
     buf_putc(out, '[');
@@ -118,13 +238,14 @@ int print_parameters(const char *dir, buf *out)
         }
         buf_puts(out, "}}");
     }
-    if (helm_values) {
+    if (hv.values) {
         if (setters->c.n)
             buf_putc(out, ',');
         buf_puts(out, "{\"name\":\"helm-values\",\"title\":\"Helm values\",\"tooltip\":");
-        json_quote(out, "The chart's values.yaml; edit it here to override values for this Application.");
+        json_quote(out, "YAML merged over the values the package passes to helm: only the keys you set change. The "
+                        "default lists those values, commented out.");
         buf_puts(out, ",\"collectionType\":\"string\",\"string\":");
-        json_quote(out, helm_values);
+        json_quote(out, commented_values(a, &hv));
         buf_putc(out, '}');
     }
     buf_puts(out, "]\n");

@@ -10,17 +10,29 @@
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
+#define DEFAULT_STAMP "app,app-namespace,project,repo,target-revision,path"
+
+/* No escaped name may be another's escaped name plus "_...": PARAM_<NAME>_<KEY> would then be ambiguous (the unit
+ * tests check it). That is why the selector switch is update-selectors and not labels-selectors. */
 const setting_def setting_defs[] = {
     {"annotation-domain", SETTING_STRING, "Annotation domain",
-     "Prefix of the annotations that carry the Argo CD application metadata (<domain>/app, /revision, ...).",
+     "Prefix of the annotations that carry the Argo CD application metadata (<domain>/app, /path, ...).",
      "cmp-generate", false},
     {"stamp", SETTING_STRING, "Metadata annotations",
-     "Which metadata annotations to stamp on every object: all, none, or a comma-separated list of app, "
-     "app-namespace, project, revision, repo, target-revision, path.",
-     "all", false},
+     "Which metadata annotations to stamp on every object: a comma-separated list of app, app-namespace, project, "
+     "repo, target-revision, path, revision (the commit: changes every object on every commit), package-revision "
+     "(the last commit that changed the package directory; needs .git), or all, or none.",
+     DEFAULT_STAMP, false},
     {"namespace", SETTING_STRING, "Namespace",
      "Applied after the package's pipeline as a final set-namespace step (namespaced objects and references).", NULL, false},
-    {"labels", SETTING_MAP, "Labels", "Labels applied last, as a set-labels step over every object.", NULL, false},
+    {"labels", SETTING_MAP, "Labels",
+     "Labels applied last, to metadata and to the pod templates of Deployments, ReplicaSets, DaemonSets, "
+     "StatefulSets, ReplicationControllers and CronJobs; selectors are left alone (see update-selectors).",
+     NULL, false},
+    {"update-selectors", SETTING_STRING, "Labels in selectors",
+     "\"true\": the labels parameter also sets selectors, as set-labels does. Kubernetes refuses to change the "
+     "selector of a live Deployment, StatefulSet, DaemonSet or Job, so turn it on only before the first sync.",
+     "false", false},
     {"annotations", SETTING_MAP, "Annotations", "Annotations applied last, as a set-annotations step over every object.",
      NULL, false},
     {"images", SETTING_ARRAY, "Images",
@@ -32,21 +44,39 @@ const setting_def setting_defs[] = {
      "package defines.",
      NULL, true},
     {"helm-values", SETTING_STRING, "Helm values",
-     "YAML values merged over the values of every render-helm-chart step (passed to helm template last, so they win).",
+     "YAML values merged over the values of every render-helm-chart step (passed to helm template last, so they "
+     "win); only the keys it sets change.",
      NULL, true},
     {"timeout", SETTING_STRING, "Time budget (seconds)",
      "The render fails cleanly after this many seconds, before Argo CD's 60 s deadline.", "45", false},
 };
 const int setting_count = (int)(sizeof setting_defs / sizeof *setting_defs);
 
-static const char *const stamp_keys[] = {"app", "app-namespace", "project", "revision", "repo", "target-revision",
-                                         "path", NULL};
+static const char *const stamp_keys[] = {"app", "app-namespace", "project", "revision", "package-revision", "repo",
+                                         "target-revision", "path", NULL};
 
-static char *escape_name(arena *a, const char *prefix, const char *name)
+/* strings.ToUpper, then every rune outside [A-Z0-9_] becomes one '_' (ApplicationSourcePluginParameters.Environ).
+ * The two non-ASCII runes Go upper-cases to ASCII are mapped too. */
+char *settings_escape(arena *a, const char *prefix, const char *name)
 {
-    char *s = arena_printf(a, "%s%s", prefix, name);
-    for (char *p = s + strlen(prefix); *p; p++)
-        *p = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
+    size_t pl = strlen(prefix);
+    char *s = arena_alloc(a, pl + strlen(name) + 1);
+    memcpy(s, prefix, pl);
+    char *w = s + pl;
+    for (const unsigned char *p = (const unsigned char *)name; *p;) {
+        if (*p < 0x80) {
+            *w++ = isalnum(*p) ? (char)toupper(*p) : '_';
+            p++;
+            continue;
+        }
+        size_t l = (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 1;
+        for (size_t i = 1; i < l; i++)
+            if ((p[i] & 0xC0) != 0x80)
+                l = 1;
+        *w++ = l == 2 && p[0] == 0xC4 && p[1] == 0xB1 ? 'I' : l == 2 && p[0] == 0xC5 && p[1] == 0xBF ? 'S' : '_';
+        p += l;
+    }
+    *w = 0;
     return s;
 }
 
@@ -56,10 +86,13 @@ static const char *env(const char *name)
     return v && *v ? v : NULL;
 }
 
+extern char **environ;
+
 struct reader {
     arena *a;
     strtab *st;
     node *params; /* ARGOCD_APP_PARAMETERS, a sequence, or NULL */
+    bool escaped; /* the map just read came from PARAM_<NAME>_<KEY> */
 };
 
 static const node *param_entry(struct reader *R, const char *name)
@@ -68,6 +101,11 @@ static const node *param_entry(struct reader *R, const char *name)
         if (scalar_is(map_get(R->params->c.kids[i], "name"), name))
             return R->params->c.kids[i];
     return NULL;
+}
+
+static bool valid_utf8(const char *s)
+{
+    return utf8_check((const unsigned char *)s, strlen(s)) == strlen(s);
 }
 
 /* Text from plugin env or sidecar env holding a list or a map: YAML/JSON, or "a,b" / "k=v,k2=v2". */
@@ -109,68 +147,133 @@ static int parse_text(struct reader *R, const char *what, const char *text, enum
     return 0;
 }
 
+static const char *const kind_names[] = {"string", "array", "map"};
+
+/* The setting from ARGOCD_APP_PARAMETERS; 1 when it was there, 0 when not, -1 on an error. */
+static int from_json(struct reader *R, const setting_def *d, const char **str, node **coll)
+{
+    const node *e = param_entry(R, d->name);
+    if (!e)
+        return 0;
+    for (int k = 0; k < 3; k++) {
+        const node *v = map_get(e, kind_names[k]);
+        if (!v || is_null(v))
+            continue;
+        if (k != (int)d->kind)
+            return fail(NULL, 0, "parameter \"%s\" must be a%s %s, got a%s %s", d->name, d->kind == SETTING_ARRAY ? "n" : "",
+                        kind_names[d->kind], k == SETTING_ARRAY ? "n" : "", kind_names[k]);
+        if (k == SETTING_STRING) {
+            if (!scalar(v))
+                return fail(NULL, 0, "parameter \"%s\" must be a string", d->name);
+            *str = scalar(v);
+        } else {
+            if ((k == SETTING_ARRAY && !is_seq(v)) || (k == SETTING_MAP && !is_map(v)))
+                return fail(NULL, 0, "parameter \"%s\" must be a%s %s", d->name, k == 1 ? "n" : "", kind_names[k]);
+            uint32_t slots = k == SETTING_MAP ? 2 * v->c.n : v->c.n;
+            for (uint32_t i = 0; i < slots; i++)
+                if (!scalar(v->c.kids[i]))
+                    return fail(NULL, 0, "parameter \"%s\" must hold strings only", d->name);
+            *coll = (node *)v;
+        }
+        return 1;
+    }
+    *str = d->def; /* named without a value: as if not given */
+    return 1;
+}
+
+/* The setting from Argo CD's PARAM_ variables; 1 when there, 0 when not, -1 on an error. */
+static int from_param_vars(struct reader *R, const setting_def *d, const char **str, node **coll)
+{
+    const char *base = settings_escape(R->a, "PARAM_", d->name);
+    const char *plain = env(base);
+    if (plain && d->kind != SETTING_STRING)
+        return fail(NULL, 0, "%s: parameter \"%s\" is a%s %s, which Argo CD sends as %s_%s, not as a string",
+                    base, d->name, d->kind == SETTING_ARRAY ? "n" : "", kind_names[d->kind], base,
+                    d->kind == SETTING_ARRAY ? "<i>" : "<KEY>");
+    if (d->kind == SETTING_STRING) {
+        if (!plain)
+            return 0;
+        if (!valid_utf8(plain))
+            return fail(NULL, 0, "%s (parameter \"%s\") is not valid UTF-8", base, d->name);
+        *str = plain;
+        return 1;
+    }
+    if (d->kind == SETTING_ARRAY) {
+        node *s = NULL;
+        for (int i = 0;; i++) {
+            const char *name = arena_printf(R->a, "%s_%d", base, i);
+            const char *v = getenv(name); /* an empty item is still an item */
+            if (!v)
+                break;
+            if (!valid_utf8(v))
+                return fail(NULL, 0, "%s (parameter \"%s\") is not valid UTF-8", name, d->name);
+            if (!s)
+                s = node_seq(R->a);
+            seq_append(R->a, s, node_str(R->a, v));
+        }
+        *coll = s;
+        return s ? 1 : 0;
+    }
+    /* a map: every PARAM_<NAME>_<KEY>, sorted by variable name (Argo CD's order is random) */
+    size_t bl = strlen(base);
+    node *m = NULL;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, base, bl) || (*e)[bl] != '_')
+            continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq || eq == *e + bl + 1)
+            continue;
+        const char *key = arena_strndup(R->a, *e + bl + 1, (size_t)(eq - *e - bl - 1));
+        if (!valid_utf8(eq + 1))
+            return fail(NULL, 0, "%s_%s (parameter \"%s\") is not valid UTF-8", base, key, d->name);
+        if (!m)
+            m = node_map(R->a);
+        uint32_t at = 0;
+        while (at < m->c.n && strcmp(scalar(map_key(m, at)), key) < 0)
+            at++;
+        map_set(R->a, m, key, node_str(R->a, eq + 1));
+        /* keep it sorted: map_set appends, so rotate the new pair into place */
+        for (uint32_t i = m->c.n - 1; i > at; i--) {
+            node *k = m->c.kids[2 * i], *v = m->c.kids[2 * i + 1];
+            m->c.kids[2 * i] = m->c.kids[2 * i - 2];
+            m->c.kids[2 * i + 1] = m->c.kids[2 * i - 1];
+            m->c.kids[2 * i - 2] = k;
+            m->c.kids[2 * i - 1] = v;
+        }
+    }
+    if (!m)
+        return 0;
+    if (strcmp(d->name, "setters"))
+        return fail(NULL, 0, "parameter \"%s\" arrived only as %s_<KEY> variables, whose names do not keep the keys' "
+                             "spelling (Argo CD sends ARGOCD_APP_PARAMETERS along with them; set it, or give the map "
+                             "as plugin env ARGOCD_ENV_%s)",
+                    d->name, base, base + 6);
+    R->escaped = true;
+    *coll = m;
+    return 1;
+}
+
 static int read_setting(struct reader *R, const setting_def *d, const char **str, node **coll)
 {
     *str = NULL;
     *coll = NULL;
-    const node *e = param_entry(R, d->name);
-    const char *kinds[] = {"string", "array", "map"};
-    if (e) {
-        for (int k = 0; k < 3; k++) {
-            const node *v = map_get(e, kinds[k]);
-            if (!v || is_null(v))
-                continue;
-            if (k != (int)d->kind)
-                return fail(NULL, 0, "parameter \"%s\" must be a %s, got a %s", d->name, kinds[d->kind], kinds[k]);
-            if (k == SETTING_STRING) {
-                if (!scalar(v))
-                    return fail(NULL, 0, "parameter \"%s\" must be a string", d->name);
-                *str = scalar(v);
-            } else {
-                if ((k == SETTING_ARRAY && !is_seq(v)) || (k == SETTING_MAP && !is_map(v)))
-                    return fail(NULL, 0, "parameter \"%s\" must be a%s %s", d->name, k == 1 ? "n" : "", kinds[k]);
-                uint32_t slots = k == SETTING_MAP ? 2 * v->c.n : v->c.n;
-                for (uint32_t i = 0; i < slots; i++)
-                    if (!scalar(v->c.kids[i]))
-                        return fail(NULL, 0, "parameter \"%s\" must hold strings only", d->name);
-                *coll = (node *)v;
-            }
-            return 0;
-        }
-        *str = d->def; /* named without a value: as if not given */
-        return 0;
-    }
-    const char *pname = escape_name(R->a, "PARAM_", d->name);
-    if (d->kind == SETTING_STRING && env(pname)) {
-        *str = env(pname);
-        if (utf8_check((const unsigned char *)*str, strlen(*str)) != strlen(*str))
-            return fail(NULL, 0, "%s (parameter \"%s\") is not valid UTF-8", pname, d->name);
-        return 0;
-    }
-    if (d->kind == SETTING_ARRAY && env(arena_printf(R->a, "%s_0", pname))) {
-        node *s = node_seq(R->a);
-        for (int i = 0;; i++) {
-            const char *v = env(arena_printf(R->a, "%s_%d", pname, i));
-            if (!v)
-                break;
-            if (utf8_check((const unsigned char *)v, strlen(v)) != strlen(v))
-                return fail(NULL, 0, "%s_%d (parameter \"%s\") is not valid UTF-8", pname, i, d->name);
-            seq_append(R->a, s, node_str(R->a, v));
-        }
-        *coll = s;
-        return 0;
-    }
-    const char *text = env(escape_name(R->a, "ARGOCD_ENV_", d->name));
-    const char *from = escape_name(R->a, "ARGOCD_ENV_", d->name);
+    R->escaped = false;
+    int got = from_json(R, d, str, coll);
+    if (got == 0)
+        got = from_param_vars(R, d, str, coll);
+    if (got != 0)
+        return got < 0 ? -1 : 0;
+    const char *text = env(settings_escape(R->a, "ARGOCD_ENV_", d->name));
+    const char *from = settings_escape(R->a, "ARGOCD_ENV_", d->name);
     if (!text) {
-        text = env(escape_name(R->a, "", d->name));
-        from = escape_name(R->a, "", d->name);
+        text = env(settings_escape(R->a, "", d->name));
+        from = settings_escape(R->a, "", d->name);
     }
     if (!text) {
         *str = d->def;
         return 0;
     }
-    if (utf8_check((const unsigned char *)text, strlen(text)) != strlen(text))
+    if (!valid_utf8(text))
         return fail(NULL, 0, "%s (parameter \"%s\") is not valid UTF-8", from, d->name);
     if (d->kind == SETTING_STRING) {
         *str = text;
@@ -187,12 +290,13 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
 
 bool settings_stamps(const settings *s, const char *key)
 {
-    if (!s->stamp || !strcmp(s->stamp, "all"))
+    const char *stamp = s->stamp ? s->stamp : DEFAULT_STAMP;
+    if (!strcmp(stamp, "all"))
         return true;
-    if (!strcmp(s->stamp, "none"))
+    if (!strcmp(stamp, "none"))
         return false;
     size_t n = strlen(key);
-    for (const char *p = s->stamp; *p;) {
+    for (const char *p = stamp; *p;) {
         while (*p == ' ' || *p == ',')
             p++;
         size_t len = strcspn(p, ", ");
@@ -218,17 +322,56 @@ static int check_stamp(const char *stamp)
             ok = strlen(*k) == len && !strncmp(*k, p, len);
         if (!ok)
             return fail(NULL, 0, "parameter \"stamp\": unknown annotation \"%.*s\" (all, none, or a list of app, "
-                                 "app-namespace, project, revision, repo, target-revision, path)",
+                                 "app-namespace, project, repo, target-revision, path, revision, package-revision)",
                         (int)len, p);
         p += len;
     }
     return 0;
 }
 
+const char *settings_names(arena *a)
+{
+    const char *s = setting_defs[0].name;
+    for (int k = 1; k < setting_count; k++)
+        s = arena_printf(a, "%s, %s", s, setting_defs[k].name);
+    return s;
+}
+
+static bool known_name(const char *name)
+{
+    for (int k = 0; k < setting_count; k++)
+        if (!strcmp(setting_defs[k].name, name))
+            return true;
+    return false;
+}
+
+static void add_unknown(arena *a, const char **list, const char *name)
+{
+    *list = *list ? arena_printf(a, "%s, \"%s\"", *list, name) : arena_printf(a, "\"%s\"", name);
+}
+
+/* Without ARGOCD_APP_PARAMETERS, the PARAM_ variables no setting reads: a parameter nobody knows. */
+static void unknown_param_vars(arena *a, const char **list)
+{
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "PARAM_", 6))
+            continue;
+        size_t nl = strcspn(*e, "=");
+        bool known = false;
+        for (int k = 0; k < setting_count && !known; k++) {
+            const char *esc = settings_escape(a, "PARAM_", setting_defs[k].name);
+            size_t el = strlen(esc);
+            known = nl >= el && !strncmp(*e, esc, el) && (nl == el || (*e)[el] == '_');
+        }
+        if (!known)
+            add_unknown(a, list, arena_strndup(a, *e, nl));
+    }
+}
+
 int settings_load(arena *a, strtab *st, settings *out)
 {
     memset(out, 0, sizeof *out);
-    struct reader R = {a, st, NULL};
+    struct reader R = {a, st, NULL, false};
     const char *raw = env("ARGOCD_APP_PARAMETERS");
     if (raw && strcmp(raw, "null")) {
         node *p = NULL;
@@ -248,14 +391,11 @@ int settings_load(arena *a, strtab *st, settings *out)
             const char *name = path_str(e, "name", NULL);
             if (!is_map(e) || !name)
                 return fail(NULL, 0, "ARGOCD_APP_PARAMETERS: entry %u has no name", i);
-            bool known = false;
-            for (int k = 0; k < setting_count && !known; k++)
-                known = !strcmp(setting_defs[k].name, name);
-            if (!known)
-                return fail(NULL, 0, "unknown parameter \"%s\" (known: annotation-domain, stamp, namespace, labels, "
-                                     "annotations, images, setters, helm-values, timeout)",
-                            name);
+            if (!known_name(name))
+                add_unknown(a, &out->unknown, name);
         }
+    } else {
+        unknown_param_vars(a, &out->unknown);
     }
     for (int i = 0; i < setting_count; i++) {
         const setting_def *d = &setting_defs[i];
@@ -271,20 +411,26 @@ int settings_load(arena *a, strtab *st, settings *out)
             out->namespace = s && *s ? s : NULL;
         else if (!strcmp(d->name, "labels"))
             out->labels = c;
-        else if (!strcmp(d->name, "annotations"))
+        else if (!strcmp(d->name, "update-selectors")) {
+            if (s && strcmp(s, "true") && strcmp(s, "false"))
+                return fail(NULL, 0, "parameter \"update-selectors\" must be \"true\" or \"false\", got \"%s\"", s);
+            out->update_selectors = s && !strcmp(s, "true");
+        } else if (!strcmp(d->name, "annotations"))
             out->annotations = c;
         else if (!strcmp(d->name, "images"))
             out->images = c;
-        else if (!strcmp(d->name, "setters"))
+        else if (!strcmp(d->name, "setters")) {
             out->setters = c;
-        else if (!strcmp(d->name, "helm-values")) {
+            out->setters_escaped = R.escaped;
+        } else if (!strcmp(d->name, "helm-values")) {
             if (s && *s) {
                 node *v = NULL;
                 if (yaml_load_one(a, st, "helm-values", s, strlen(s), &v) < 0 || (v && !is_null(v) && !is_map(v))) {
                     diag_clear();
                     return fail(NULL, 0, "parameter \"helm-values\" must be a YAML map of Helm values");
                 }
-                out->helm_values = s;
+                /* the announced default is the package's values commented out: unchanged, it sets nothing */
+                out->helm_values = v && is_map(v) ? s : NULL;
             }
         } else if (!strcmp(d->name, "timeout")) {
             unsigned long long t;
@@ -298,7 +444,7 @@ int settings_load(arena *a, strtab *st, settings *out)
 
 static const char *kind_name(enum setting_kind k)
 {
-    return k == SETTING_STRING ? "string" : k == SETTING_ARRAY ? "array" : "map";
+    return kind_names[k];
 }
 
 void settings_announce_json(buf *b)
@@ -360,15 +506,19 @@ void settings_announce_yaml(buf *b, int indent)
     arena_free(a);
 }
 
+/* The variables Argo CD sets for a parameter, as the README lists them, then plugin env and sidecar env. */
 void settings_markdown(buf *b)
 {
     buf_puts(b, "| parameter | type | default | environment | what it does |\n| --- | --- | --- | --- | --- |\n");
     arena *a = arena_new();
     for (int i = 0; i < setting_count; i++) {
         const setting_def *d = &setting_defs[i];
-        buf_printf(b, "| `%s` | %s | %s | `PARAM_%s`, `ARGOCD_ENV_%s`, `%s` | %s |\n", d->name, kind_name(d->kind),
-                   d->def ? arena_printf(a, "`%s`", d->def) : "", escape_name(a, "", d->name) ,
-                   escape_name(a, "", d->name), escape_name(a, "", d->name), d->tooltip);
+        const char *esc = settings_escape(a, "", d->name);
+        const char *param = d->kind == SETTING_STRING ? arena_printf(a, "`PARAM_%s`", esc)
+                            : d->kind == SETTING_ARRAY ? arena_printf(a, "`PARAM_%s_<i>`", esc)
+                                                       : arena_printf(a, "`PARAM_%s_<KEY>`", esc);
+        buf_printf(b, "| `%s` | %s | %s | %s, `ARGOCD_ENV_%s`, `%s` | %s |\n", d->name, kind_name(d->kind),
+                   d->def ? arena_printf(a, "`%s`", d->def) : "", param, esc, esc, d->tooltip);
     }
     arena_free(a);
 }

@@ -1,7 +1,10 @@
 /* One table of settings drives the code, the parameters announced to Argo CD and the README.
- * A setting is read from ARGOCD_APP_PARAMETERS (the structured form of the Application's plugin parameters), then
- * PARAM_<NAME> (Argo CD's escaping: upper case, anything else '_'), then ARGOCD_ENV_<NAME> (plugin env), then the
- * sidecar's own <NAME>, then its default. */
+ * A setting is read from ARGOCD_APP_PARAMETERS (the JSON Argo CD sends with every plugin parameter), then from the
+ * variables Argo CD derives from it: PARAM_<NAME> for a string, PARAM_<NAME>_<i> for each item of an array,
+ * PARAM_<NAME>_<KEY> for each entry of a map (NAME and KEY escaped as Argo CD does: upper case, anything outside
+ * [A-Z0-9_] becomes '_'), then ARGOCD_ENV_<NAME> (plugin env), then the sidecar's own <NAME>, then its default.
+ * A parameter the table does not know is reported and ignored: a stale parameter left on an Application must not
+ * block its syncs. */
 #ifndef CMP_ARGOCD_SETTINGS_H
 #define CMP_ARGOCD_SETTINGS_H
 #include <stdbool.h>
@@ -25,12 +28,17 @@ extern const int setting_count;
 
 typedef struct settings {
     const char *annotation_domain;
-    const char *stamp;     /* "all", "none", or a comma list of app,app-namespace,project,revision,repo,target-revision,path */
+    const char *stamp;     /* "all", "none", or a comma list of stamp keys (see settings_stamps) */
     const char *namespace; /* NULL: none */
     node *labels, *annotations, *setters; /* maps of strings, NULL when unset */
+    bool update_selectors; /* the labels parameter also sets selectors */
+    /* The setters map came from PARAM_SETTERS_<KEY> alone, whose names keep only Argo CD's escaping of each key:
+     * a key then names the setter whose escaped name it equals. */
+    bool setters_escaped;
     node *images;          /* sequence of strings, NULL when unset */
-    const char *helm_values; /* YAML text, NULL when unset */
+    const char *helm_values; /* YAML text, NULL when unset or when it holds no values (only comments) */
     int timeout_seconds;
+    const char *unknown;   /* the parameters nobody reads, quoted and comma-separated, for one warning; NULL: none */
 } settings;
 
 /* Reads every setting; errors name the parameter. */
@@ -39,6 +47,11 @@ int settings_load(arena *a, strtab *st, settings *out);
 void settings_announce_json(buf *b);
 void settings_announce_yaml(buf *b, int indent);
 void settings_markdown(buf *b);
-/* Is this stamp key enabled ("app", "revision", ...)? */
+/* Is this stamp key enabled? Keys: app, app-namespace, project, revision, package-revision, repo, target-revision,
+ * path. The default leaves out revision and package-revision. */
 bool settings_stamps(const settings *s, const char *key);
+/* Argo CD's escaping of a parameter name or map key for its PARAM_ variables, after prefix. */
+char *settings_escape(arena *a, const char *prefix, const char *name);
+/* "annotation-domain, stamp, ...": every parameter name, for messages. */
+const char *settings_names(arena *a);
 #endif

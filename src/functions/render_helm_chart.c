@@ -201,14 +201,6 @@ static bool kube_version(const char *s)
     return (s[0] == 'v' || (s[0] >= '0' && s[0] <= '9')) && token(s, 64, ".+-");
 }
 
-/* The release name Argo CD gives its own helm: the Application's name. For an Application outside the control
- * plane's namespace ARGOCD_APP_NAME is "<namespace>_<name>", and Argo CD keeps the name (ParseInstanceName). */
-static const char *app_release_name(const char *app)
-{
-    const char *u = app ? strchr(app, '_') : NULL;
-    return u ? u + 1 : app;
-}
-
 static int check_fields(fn_ctx *c, const chart *ch, const char *release, const char *ns)
 {
     if (ch->release && *ch->release) {
@@ -457,7 +449,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     size_t n = 0, cap = 0;
     const char *chart_ref;
     const char *repo = ch->repo && *ch->repo ? ch->repo : NULL;
-    const char *release = ch->release && *ch->release ? ch->release : app_release_name(c->host->app_name);
+    const char *release = ch->release && *ch->release ? ch->release : c->host->release_name;
     const char *ns = ch->namespace && *ch->namespace ? ch->namespace : c->host->app_namespace;
     if (check_fields(c, ch, release, ns) < 0)
         return -1;

@@ -156,6 +156,8 @@ static int check_object(fn_ctx *c, const node *obj, const char *what)
     static const char *const need[][2] = {{"apiVersion", NULL}, {"kind", NULL}, {"metadata", "name"}};
     for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
         const char *v = path_str(obj, need[i][0], need[i][1], NULL);
+        if (i == 2 && (!v || !*v)) /* a hook written with generateName only: inserted, never matched */
+            v = path_str(obj, "metadata", "generateName", NULL);
         if (!v || !*v)
             return fn_fail(c, obj, "%s must have %s%s%s set to a string", what, need[i][0], need[i][1] ? "." : "",
                            need[i][1] ? need[i][1] : "");
@@ -181,6 +183,10 @@ static int upsert_one(fn_ctx *c, const node *obj)
 {
     const char *av = path_str(obj, "apiVersion", NULL), *kind = path_str(obj, "kind", NULL);
     const char *name = path_str(obj, "metadata", "name", NULL);
+    /* Kubernetes names a generateName-only object at creation, so no item is "the same object": always added */
+    bool generated = !name || !*name;
+    if (generated)
+        name = path_str(obj, "metadata", "generateName", NULL);
     const char *ns = str_or_empty(path_str(obj, "metadata", "namespace", NULL));
     const char *target = path_str(obj, "metadata", "annotations", TARGET_PATH, NULL);
     if (target && !*target)
@@ -192,7 +198,7 @@ static int upsert_one(fn_ctx *c, const node *obj)
     bool replaced = false;
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (!r || !is_map(r->root) || is_function_config(r))
+        if (generated || !r || !is_map(r->root) || is_function_config(r))
             continue;
         if (!same_group(av, res_api_version(r)) || strcmp(kind, str_or_empty(res_kind(r))) ||
             strcmp(name, str_or_empty(res_name(r))) || strcmp(ns, str_or_empty(res_namespace(r))))

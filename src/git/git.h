@@ -25,6 +25,14 @@ void git_support_shutdown(void);
  * *found = false, nothing filled, returns 0. A repository libgit2 cannot read: fail() and -1. */
 int git_app_meta(arena *a, const char *pkg_dir, app_meta *m, bool *found);
 
+/* The package-revision stamp: the last commit that changed the package directory, following first parents from
+ * start (a full SHA; NULL or unknown: HEAD), so the value stays the same across commits that leave the package
+ * alone and a change merged from a branch counts at its merge. repo_root: open exactly that work tree (under Argo
+ * CD, the repository copy; an operator may have excluded .git from it); NULL: the repository that holds pkg_dir.
+ * *out is NULL when it cannot be known: no repository, no commits, or a shallow clone (its cut-off would pose as
+ * the change). fail() and -1 only for a repository libgit2 cannot read. */
+int git_path_revision(arena *a, const char *repo_root, const char *pkg_dir, const char *start, const char **out);
+
 /* Argo CD's ARGOCD_APP_REVISION_SHORT (n = 7) and ARGOCD_APP_REVISION_SHORT_8 (n = 8): the first n characters of
  * revision, all of it when shorter; NULL for NULL. */
 const char *git_revision_short(arena *a, const char *revision, size_t n);

@@ -150,3 +150,107 @@ done:
     git_libgit2_shutdown();
     return rc;
 }
+
+/* The id of path in commit's tree (the tree itself for ""); false when the path is absent. */
+static int id_at(git_commit *c, const char *path, git_oid *out, bool *present)
+{
+    git_tree *tree = NULL;
+    *present = false;
+    if (git_commit_tree(&tree, c) < 0)
+        return -1;
+    if (!*path) {
+        git_oid_cpy(out, git_tree_id(tree));
+        *present = true;
+        git_tree_free(tree);
+        return 0;
+    }
+    git_tree_entry *e = NULL;
+    int rc = git_tree_entry_bypath(&e, tree, path);
+    if (rc == 0) {
+        git_oid_cpy(out, git_tree_entry_id(e));
+        *present = true;
+        git_tree_entry_free(e);
+    }
+    git_tree_free(tree);
+    return rc == 0 || rc == GIT_ENOTFOUND ? 0 : -1;
+}
+
+int git_path_revision(arena *a, const char *repo_root, const char *pkg_dir, const char *start, const char **out)
+{
+    *out = NULL;
+    char abs[PATH_MAX], work[PATH_MAX];
+    if (!realpath(pkg_dir, abs))
+        return 0;
+    git_libgit2_init();
+    git_repository *repo = NULL;
+    git_commit *cur = NULL, *parent = NULL;
+    int rc = 0;
+    int orc;
+    if (repo_root) {
+        orc = git_repository_open_ext(&repo, repo_root, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+        if (orc == GIT_EOWNER) {
+            git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+            orc = git_repository_open_ext(&repo, repo_root, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+            git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 1);
+        }
+    } else {
+        orc = git_open_discover(&repo, abs);
+    }
+    const char *wd = orc == 0 ? git_repository_workdir(repo) : NULL;
+    /* no repository (or .git left out of the copy), or history cut short: not knowable */
+    if (!wd || !realpath(wd, work) || git_repository_is_shallow(repo) == 1)
+        goto done;
+    size_t wn = strlen(work);
+    const char *rel;
+    if (!strcmp(abs, work))
+        rel = "";
+    else if (!strcmp(work, "/"))
+        rel = abs + 1;
+    else if (!strncmp(abs, work, wn) && abs[wn] == '/')
+        rel = abs + wn + 1;
+    else
+        goto done;
+    git_oid oid;
+    bool have = false;
+    if (start && git_oid_fromstrp(&oid, start) == 0 && git_commit_lookup(&cur, repo, &oid) == 0)
+        have = true;
+    if (!have) {
+        git_reference *head = NULL;
+        if (git_repository_head(&head, repo) == 0 && git_commit_lookup(&cur, repo, git_reference_target(head)) == 0)
+            have = true;
+        git_reference_free(head);
+    }
+    if (!have)
+        goto done;
+    git_oid at_cur;
+    bool present;
+    if (id_at(cur, rel, &at_cur, &present) < 0)
+        goto broken;
+    for (;;) {
+        if (git_commit_parentcount(cur) == 0)
+            break;
+        if (git_commit_parent(&parent, cur, 0) < 0)
+            goto broken;
+        git_oid at_parent;
+        bool parent_present;
+        if (id_at(parent, rel, &at_parent, &parent_present) < 0)
+            goto broken;
+        if (parent_present != present || (present && !git_oid_equal(&at_parent, &at_cur)))
+            break;
+        git_commit_free(cur);
+        cur = parent;
+        parent = NULL;
+    }
+    char sha[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(sha, sizeof sha, git_commit_id(cur));
+    *out = arena_strdup(a, sha);
+    goto done;
+broken:
+    rc = fail(pkg_dir, 0, "package-revision: cannot read the git history: %s", git_last_message());
+done:
+    git_commit_free(parent);
+    git_commit_free(cur);
+    git_repository_free(repo);
+    git_libgit2_shutdown();
+    return rc;
+}

@@ -33,6 +33,13 @@ typedef struct load_ctx {
     non_krm *non_krm;
     size_t n_non_krm;
     bool defer_non_krm;
+    /* A plain directory of manifests (no Kptfile): read the way Argo CD's directory source reads one, so files
+     * holding its skip-file-rendering marker are left out and Jsonnet is refused. */
+    bool directory_source;
+    /* Keep a List (kind List or a typed list) as one resource flagged R_LIST instead of splitting it into its
+     * items: a List may be a function's config (configPath), and kpt's in-place modes write files back whole.
+     * The render splits the others before the pipeline (pipeline/executor.c hydrate). */
+    bool keep_lists;
 } load_ctx;
 
 /* Discovers the package tree at dir and reads every resource. require_kptfile: a missing Kptfile is an error. */

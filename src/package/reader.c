@@ -46,6 +46,37 @@ static bool is_kustomization_name(const char *base)
     return !strcmp(base, "kustomization.yaml") || !strcmp(base, "kustomization.yml") || !strcmp(base, "Kustomization");
 }
 
+/* Kind "List" and the typed lists (ConfigMapList, ...): Argo CD's repo-server flattens any object whose items is
+ * a list into its items (reposerver/repository/repository.go GenerateManifests, unstructured IsList), and drops a
+ * list whose items is null (isNullList), so the functions should see the items too. */
+static bool list_kind(const char *kind)
+{
+    size_t n = kind ? strlen(kind) : 0;
+    return n >= 4 && !strcmp(kind + n - 4, "List");
+}
+
+/* The KRM check one object must pass. An object may have metadata.generateName instead of metadata.name: Argo CD
+ * and Helm hooks (a PreSync Job, a test Pod) are written that way, and Kubernetes names them at creation.
+ * Returns 0 when the object went into the list (or was deferred), -1 on an error. */
+static int take_object(struct doc_sink *s, resource *r, uint32_t line, const char *where)
+{
+    const char *av = res_api_version(r), *kind = res_kind(r), *name = res_name(r);
+    const char *gen = path_str(r->root, "metadata", "generateName", NULL);
+    const char *missing = !av || !*av ? "apiVersion" : !kind || !*kind ? "kind"
+                          : (!name || !*name) && (!gen || !*gen) ? "metadata.name"
+                                                                  : NULL;
+    if (missing && s->c->defer_non_krm && s->pkg && !where) {
+        s->c->non_krm = xrealloc(s->c->non_krm, (s->c->n_non_krm + 1) * sizeof *s->c->non_krm);
+        s->c->non_krm[s->c->n_non_krm++] = (non_krm){s->pkg, s->path, s->display, missing, (int)line};
+        return 0;
+    }
+    if (missing)
+        return fail(s->display, (int)line, "%s%sresource must have apiVersion, kind and metadata.name (%s is missing)",
+                    where ? where : "", where ? ": " : "", missing);
+    rlist_push(s->list, r);
+    return 0;
+}
+
 static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
 {
     struct doc_sink *s = ud;
@@ -66,18 +97,38 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
     if (root->kind != N_MAP)
         return fail(s->display, (int)line, "document is a %s, not a Kubernetes object",
                     root->kind == N_SEQ ? "list" : "scalar");
-    const char *missing = !av || !*av ? "apiVersion" : !res_kind(r) || !*res_kind(r) ? "kind"
-                          : !res_name(r) || !*res_name(r)                  ? "metadata.name"
-                                                                            : NULL;
-    if (missing && s->c->defer_non_krm && s->pkg) {
-        s->c->non_krm = xrealloc(s->c->non_krm, (s->c->n_non_krm + 1) * sizeof *s->c->non_krm);
-        s->c->non_krm[s->c->n_non_krm++] = (non_krm){s->pkg, s->path, s->display, missing, (int)line};
-        return 0;
+    node *items = map_get(root, "items");
+    if (list_kind(res_kind(r)) && (is_seq(items) || (items && is_null(items)))) {
+        const char *kind = res_kind(r);
+        rlist checked = {0}, *into = s->list;
+        if (s->c->keep_lists)
+            s->list = &checked; /* the items are checked all the same; the List goes in whole */
+        int rc = 0;
+        for (uint32_t i = 0; rc == 0 && is_seq(items) && i < items->c.n; i++) {
+            node *item = items->c.kids[i];
+            const char *where = arena_printf(s->c->a, "%s items[%u]", kind, i);
+            if (item->kind != N_MAP) {
+                rc = fail(s->display, (int)item->line, "%s: item is a %s, not a Kubernetes object", where,
+                          item->kind == N_SEQ ? "list" : "scalar");
+            } else if (i && ++s->c->objects > cmp_limits.max_objects) {
+                rc = fail(s->display, (int)item->line,
+                          "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)", cmp_limits.max_objects);
+            } else {
+                resource *ir = resource_new(s->c->a, item, s->pkg, s->path, index);
+                ir->seq_wide = (uint8_t)seq_wide;
+                ir->line = item->line;
+                rc = take_object(s, ir, item->line, where);
+            }
+        }
+        s->list = into;
+        rlist_free(&checked);
+        if (rc == 0 && s->c->keep_lists) {
+            r->flags |= R_LIST;
+            rlist_push(s->list, r);
+        }
+        return rc;
     }
-    if (missing)
-        return fail(s->display, (int)line, "resource must have apiVersion, kind and metadata.name (%s is missing)", missing);
-    rlist_push(s->list, r);
-    return 0;
+    return take_object(s, r, line, NULL);
 }
 
 int load_resources_from_text(load_ctx *c, package *pkg, const char *path, const char *display, const char *data,
@@ -151,6 +202,33 @@ static const char *display_of(load_ctx *c, package *pkg, const char *relpath)
     return pkg->rel && *pkg->rel ? arena_printf(c->a, "%s/%s", pkg->rel, relpath) : relpath;
 }
 
+/* Files Argo CD owns, never manifests: its parameter override files, .argocd-source.yaml and
+ * .argocd-source-<app>.yaml (reposerver/repository/repository.go repoSourceFile, appSourceFile). The repo-server
+ * merges them into the Application's source before the plugin runs, and still sends them along in the repository
+ * copy, so the plugin sees them as *.yaml files next to the package. */
+static bool argocd_file(const char *name)
+{
+    size_t n = strlen(name);
+    return !strcmp(name, ".argocd-source.yaml") ||
+           (n > 20 && !strncmp(name, ".argocd-source-", 15) && !strcmp(name + n - 5, ".yaml"));
+}
+
+/* Argo CD's directory source skips a file that contains this marker (repository.go skipFileRenderingMarker). */
+static const char skip_marker[] = "+argocd:skip-file-rendering";
+
+static bool has_skip_marker(const char *data, size_t len)
+{
+    size_t m = sizeof skip_marker - 1;
+    for (const char *p = data, *end = data + len; (size_t)(end - p) >= m; p++) {
+        p = memchr(p, '+', (size_t)(end - p) - m + 1);
+        if (!p)
+            return false;
+        if (!memcmp(p, skip_marker, m))
+            return true;
+    }
+    return false;
+}
+
 static int read_file_into(load_ctx *c, package *pkg, const char *abs, const char *relpath)
 {
     const char *display = display_of(c, pkg, relpath);
@@ -158,6 +236,10 @@ static int read_file_into(load_ctx *c, package *pkg, const char *abs, const char
     size_t len;
     if (read_text_file(abs, display, &data, &len) < 0)
         return -1;
+    if (c->directory_source && has_skip_marker(data, len)) {
+        free(data);
+        return 0;
+    }
     int rc = load_resources_from_text(c, pkg, relpath, display, data, len, &pkg->own);
     free(data);
     return rc;
@@ -173,7 +255,7 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const char *name = names[i];
-        if (!strcmp(name, ".git"))
+        if (!strcmp(name, ".git") || argocd_file(name))
             continue;
         char *abs = path_join(c->a, absdir, name);
         char *rel = *reldir ? path_join(c->a, reldir, name) : arena_strdup(c->a, name);
@@ -212,6 +294,13 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
                 continue;
             }
             rc = walk(c, pkg, abs, rel, subs, nsubs);
+            continue;
+        }
+        if (S_ISREG(st.st_mode) && c->directory_source && has_suffix(name, ".jsonnet") &&
+            !krmignore_match(pkg->ignore, rel, false)) {
+            /* Argo CD's directory source would evaluate it; quietly leaving it out would render less than Argo CD */
+            rc = fail(display_of(c, pkg, rel), 0, "Jsonnet is not supported: render it to YAML or JSON, or point the "
+                                                  "Application at Argo CD's own directory source");
             continue;
         }
         if (!S_ISREG(st.st_mode) || !resource_file_name(name) || krmignore_match(pkg->ignore, rel, false))

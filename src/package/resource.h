@@ -15,6 +15,7 @@ enum resource_flags {
     R_SELECTED = 2,    /* scratch mark used while merging a step's output back */
     R_KUSTOMIZE = 4,   /* a kustomization file: exempt from the KRM check, never applied */
     R_SURVIVED = 8,    /* scratch mark: still in a step's output */
+    R_LIST = 16,       /* a List kept whole at load (load_ctx.keep_lists): its items were checked, not split out */
 };
 
 typedef struct resource {

@@ -2,9 +2,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-
 #include <string.h>
 
+#include "argocd/settings.h"
 #include "pipeline/selector.h"
 #include "util/diag.h"
 
@@ -58,7 +58,15 @@ static void override_setters(run_ctx *R, node *config)
     }
     for (uint32_t i = 0; i < o->c.n; i++) {
         const char *k = scalar(map_key(o, i));
-        if (k && map_get(data, k)) {
+        if (k && R->setter_keys_escaped) {
+            for (uint32_t d = 0; d < data->c.n; d++) {
+                const char *name = scalar(map_key(data, d));
+                if (name && !strcmp(settings_escape(R->a, "", name), k)) {
+                    map_set(R->a, data, name, node_str(R->a, scalar(map_val(o, i))));
+                    R->setter_used[i] = true;
+                }
+            }
+        } else if (k && map_get(data, k)) {
             map_set(R->a, data, k, node_str(R->a, scalar(map_val(o, i))));
             R->setter_used[i] = true;
         }
@@ -142,6 +150,27 @@ int run_step(run_ctx *R, package *p, const step *s, rlist *items)
     return 0;
 }
 
+/* A List the loader kept whole, as the pipeline sees it: its items (what Argo CD will deploy), unless a step of
+ * this package names its file as configPath (upsert-resource takes a List as its config). */
+static void push_own(run_ctx *R, const pipeline *pl, resource *r, rlist *items)
+{
+    bool split = R->flatten_lists && (r->flags & R_LIST);
+    for (size_t s = 0; split && s < pl->n; s++)
+        if (pl->steps[s].config_path && !strcmp(pl->steps[s].config_path, r->path))
+            split = false;
+    if (!split) {
+        rlist_push(items, r);
+        return;
+    }
+    const node *list = map_get(r->root, "items");
+    for (uint32_t i = 0; is_seq(list) && i < list->c.n; i++) {
+        resource *ir = resource_new(R->a, list->c.kids[i], r->pkg, r->path, r->index);
+        ir->seq_wide = r->seq_wide;
+        ir->line = list->c.kids[i]->line;
+        rlist_push(items, ir);
+    }
+}
+
 int hydrate(run_ctx *R, package *p, rlist *out)
 {
     pipeline pl;
@@ -150,7 +179,7 @@ int hydrate(run_ctx *R, package *p, rlist *out)
         return -1;
     rlist items = {0};
     for (size_t i = 0; i < p->own.n; i++)
-        rlist_push(&items, p->own.v[i]);
+        push_own(R, &pl, p->own.v[i], &items);
     for (size_t i = 0; i < p->nsubs; i++) {
         rlist sub = {0};
         if (hydrate(R, p->subs[i], &sub) < 0) {

@@ -21,8 +21,10 @@ typedef struct run_ctx {
     step_report *reports;
     size_t nreports;
     const node *setter_overrides; /* map: values that replace apply-setters config values */
+    bool setter_keys_escaped;     /* its keys are setter names as Argo CD escapes them in PARAM_SETTERS_<KEY> */
     bool *setter_used;
     const fn_host *host; /* handed to every step */
+    bool flatten_lists;  /* split R_LIST resources into their items, except a step's configPath (not in place) */
 } run_ctx;
 
 void run_ctx_free(run_ctx *R);

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -120,6 +121,7 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
     else if (is_source_dir(a, o->dir))
         fn = "kustomize-build", key = "path";
     if (!fn) {
+        lc->directory_source = true;
         if (package_load(lc, o->dir, false, root) < 0)
             return -1;
         return hydrate(R, *root, items);
@@ -140,12 +142,18 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
 
 /* The Application's metadata: Argo CD's environment; outside Argo CD (no ARGOCD_APP_NAME), whatever is missing
  * comes from the git repository holding the package, so a local dry run shows what the sidecar would stamp. */
-static int app_metadata(arena *a, const render_opts *o, const fn_host *host, app_meta *meta)
+static int app_metadata(arena *a, const render_opts *o, const fn_host *host, const settings *set, app_meta *meta)
 {
-    if (o->no_git_metadata || host->app_name)
+    if (o->no_git_metadata)
         return 0;
     bool found;
-    return git_app_meta(a, o->dir, meta, &found);
+    if (!host->app_name && git_app_meta(a, o->dir, meta, &found) < 0)
+        return -1;
+    /* opt-in: the repository's history, from the copy Argo CD sends (.git included unless the operator excludes it) */
+    if (settings_stamps(set, "package-revision"))
+        return git_path_revision(a, host->app_name ? host->repo_root : NULL, o->dir, meta->revision,
+                                 &meta->package_revision);
+    return 0;
 }
 
 /* The end of every run, failed or not: the results file when asked for (a run that cannot write it fails), then
@@ -162,6 +170,30 @@ static int finish(const char *results_dir, run_ctx *R, rlist *items, package *ro
     return rc;
 }
 
+#define ALLOW_EMPTY "cmp-generate.dev/allow-empty"
+
+/* Argo CD takes empty output as "this Application has no objects" and, with automated pruning, deletes every live
+ * one. A render that comes out empty is therefore an error unless the package says it means it, with
+ * cmp-generate.dev/allow-empty: "true" on its Kptfile. */
+static int check_not_empty(const render_opts *o, const package *root, const rlist *items)
+{
+    if (items->n)
+        return 0;
+    const resource *k = root ? root->kptfile : NULL;
+    const char *v = k ? res_annotation(k, ALLOW_EMPTY) : NULL;
+    if (v && !strcmp(v, "true"))
+        return 0;
+    if (v && strcmp(v, "false"))
+        return fail("Kptfile", (int)k->line, "annotation %s must be \"true\" or \"false\", got \"%s\"", ALLOW_EMPTY, v);
+    if (k)
+        return fail("Kptfile", 0, "the package rendered no objects, and Argo CD would prune every live object of the "
+                                  "Application; if that is meant, annotate the Kptfile with %s: \"true\"",
+                    ALLOW_EMPTY);
+    return fail(o->dir, 0, "nothing to deploy: no objects were rendered, and Argo CD would prune every live object of "
+                           "the Application (only a kpt package can allow that, with %s: \"true\" on its Kptfile)",
+                ALLOW_EMPTY);
+}
+
 static bool stamp_enabled(const void *ud, const char *key)
 {
     return settings_stamps(ud, key);
@@ -175,7 +207,7 @@ int render(const render_opts *o, buf *out)
     rlist items = {0};
     fn_host host;
     host_from_env(&host);
-    run_ctx R = {.a = a, .st = st, .host = &host};
+    run_ctx R = {.a = a, .st = st, .host = &host, .flatten_lists = !o->in_place};
     settings set;
     app_meta meta;
     int rc = -1;
@@ -191,10 +223,11 @@ int render(const render_opts *o, buf *out)
             goto done;
         start_deadline(set.timeout_seconds);
         R.setter_overrides = set.setters;
+        R.setter_keys_escaped = set.setters_escaped;
         host.helm_values = set.helm_values;
     }
     diag_set_step("read");
-    load_ctx lc = {.a = a, .st = st};
+    load_ctx lc = {.a = a, .st = st, .keep_lists = true};
     if (load_or_convention(&lc, &R, o, &root, &items) < 0)
         goto done;
     if (o->in_place) {
@@ -208,8 +241,11 @@ int render(const render_opts *o, buf *out)
     drop_unapplied(&items, o->keep_config);
     if (apply_final_steps(&R, root, &items, &set) < 0)
         goto done;
+    diag_set_step("output");
+    if (!o->print_env && check_not_empty(o, root, &items) < 0)
+        goto done;
     diag_set_step("annotate");
-    if (app_metadata(a, o, &host, &meta) < 0)
+    if (app_metadata(a, o, &host, &set, &meta) < 0)
         goto done;
     if (o->print_env) {
         buf env = {0};
@@ -230,6 +266,10 @@ int render(const render_opts *o, buf *out)
     rc = emit_stream(&items, o->json, out, o->out_fd);
     if (rc == 0)
         results_dir = NULL;
+    /* only on success: a failed render says one thing on stderr, its error */
+    if (rc == 0 && set.unknown)
+        fprintf(stderr, "cmp-generate: warning: parameters: ignoring unknown parameter%s %s (known: %s)\n",
+                strchr(set.unknown, ',') ? "s" : "", set.unknown, settings_names(a));
 done:
     return finish(results_dir, &R, &items, root, st, a, rc);
 }
@@ -268,7 +308,7 @@ int eval_in_place(const eval_opts *o)
         goto done;
     }
     fn_version_resolve(a, s.fn->name, fn_ref_tag(a, o->fn), NULL, &s.version, &s.version_warning);
-    load_ctx lc = {.a = a, .st = st};
+    load_ctx lc = {.a = a, .st = st, .keep_lists = true}; /* written back in place: a List stays a List */
     if (package_load(&lc, o->dir, false, &root) < 0)
         goto done;
     /* the root's own list becomes the whole tree, so a package-less run can still write back by path */

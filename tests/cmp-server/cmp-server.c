@@ -1,19 +1,31 @@
 /* cmp-server: a test stand-in for argocd-cmp-server and the repo-server side that feeds it, written from the
  * behaviour described in shared/docs/argocd-cmp-contract.md (no Argo CD code is used or copied).
  *
- *   cmp-server run --config plugin.yaml --app app.yaml --repos DIR --out DIR [--tmp DIR]
+ *   cmp-server run --config plugin.yaml [--config plugin2.yaml]... --app app.yaml --repos DIR --out DIR [--tmp DIR]
  *                  [--subst FROM=TO]... [--env NAME=VALUE]... [--set KEY=VALUE]...
- *       One Application against one plugin.yaml, the three calls Argo CD makes:
- *         match      MatchRepository with the generate env (discover.fileName / find.glob / find.command)
+ *       One Application against the plugins of one repo-server pod (one --config per sidecar), the calls Argo CD
+ *       makes:
+ *         select     which plugin: a named Application dials <name>.sock (its discovery rule, if it has one, must
+ *                    match too: util/app/discovery/discovery.go cmpSupports); an Application without a name probes
+ *                    the plugins with discovery in socket-name order, the first match wins, plugins without
+ *                    discovery are skipped; no match: Argo CD's built-in sources would take the path
+ *         match      MatchRepository with the generate env (discover.fileName / find.glob with ** / find.command)
  *         generate   a fresh copy of the repository, init then generate in the app dir, one deadline
  *         params     a fresh copy, MatchRepository then parameters.dynamic with the params env
- *       Each call copies the repository (cp -r, then files 0644 and dirs 0755, as the untar does) into
- *       <tmp>/_cmp_server/<random>, runs the commands there with no shell, and removes the copy.
+ *       Each call sends the repository the way the repo-server tars it and the cmp-server untars it into
+ *       <tmp>/_cmp_server/<random>: files 0644, dirs 0755, FIFOs and devices left out, the operator's
+ *       --plugin-tar-exclude globs (cmp-server.test/tar-exclude, ';'-separated, matched against repo-relative
+ *       paths; a pattern for what is under .git leaves an empty .git), symlinks recreated with relative targets
+ *       and the whole request refused ("illegal filepath in symlink") when one resolves outside the copy; .git
+ *       travels like any other directory. The commands run there with no shell, and the copy is removed.
+ *       Before anything, the repo-server's mergeSourceParameters: .argocd-source.yaml and
+ *       .argocd-source-<app>.yaml in the app path are JSON merge patches over spec.source (their plugin parameters
+ *       and env reach the plugin), and they stay in the copy the plugin gets.
  *       The Application is an Argo CD Application manifest; what is not in one (the commit the target revision
  *       resolved to, the cluster's version, the deadline, which test repository) comes from annotations
  *       cmp-server.test/<key> or --set <key>=<value> (--set wins). Keys: repo (a directory under --repos),
- *       revision, kube-version, kube-api-versions, deadline (seconds, default 60), drop-env (names removed from
- *       the request env after it is built: a test knob, not something Argo CD does).
+ *       revision, kube-version, kube-api-versions, deadline (seconds, default 60), tar-exclude, drop-env (names
+ *       removed from the request env after it is built: a test knob, not something Argo CD does).
  *       Results in --out: report (key=value lines), env.{match,generate,params} (sorted), {init,generate,
  *       params}.{stdout,stderr}, objects.tsv (the parsed objects), params.tsv (the parsed announcements).
  *   cmp-server parse < stdout          Argo CD's reading of generate output: objects.tsv on stdout, or the error
@@ -26,7 +38,10 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <ftw.h>
 #include <glob.h>
 #include <poll.h>
@@ -1463,16 +1478,6 @@ static void write_env(const char *dir, const char *name, char **envp)
 
 /* ---- the work dir: copy, reset modes, remove ------------------------------------------------------------------ */
 
-static int reset_mode(const char *p, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)ftw;
-    if (type == FTW_D || type == FTW_DP)
-        chmod(p, 0755);
-    else if (type == FTW_F && S_ISREG(st->st_mode))
-        chmod(p, 0644);
-    return 0;
-}
-
 static int remove_one(const char *p, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)st;
@@ -1489,27 +1494,191 @@ static void remove_tree(const char *dir)
         nftw(dir, remove_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
-/* a fresh <tmp>/_cmp_server/<random> holding the repository */
-static char *new_workdir(const char *tmp, const char *repo)
+/* filepath.Clean of an absolute path */
+static char *clean_abs(const char *p)
+{
+    strv parts = {0};
+    char *r = xstrdup(p);
+    for (char *tok = strtok(r, "/"); tok; tok = strtok(NULL, "/")) {
+        if (!strcmp(tok, "."))
+            continue;
+        if (!strcmp(tok, "..")) {
+            if (parts.n)
+                free(parts.v[--parts.n]);
+            continue;
+        }
+        sv_push(&parts, tok);
+    }
+    buf b = {0};
+    for (size_t i = 0; i < parts.n; i++)
+        b_printf(&b, "/%s", parts.v[i]);
+    if (!parts.n)
+        b_puts(&b, "/");
+    free(r);
+    return b.p;
+}
+
+static strv split_path(const char *p)
+{
+    strv v = {0};
+    char *r = xstrdup(p);
+    for (char *tok = strtok(r, "/"); tok; tok = strtok(NULL, "/"))
+        sv_push(&v, tok);
+    free(r);
+    return v;
+}
+
+/* filepath.Rel(from, to) for clean absolute paths */
+static char *rel_path(const char *from, const char *to)
+{
+    strv a = split_path(from), t = split_path(to);
+    size_t k = 0;
+    while (k < a.n && k < t.n && !strcmp(a.v[k], t.v[k]))
+        k++;
+    buf b = {0};
+    for (size_t i = k; i < a.n; i++)
+        b_puts(&b, b.n ? "/.." : "..");
+    for (size_t i = k; i < t.n; i++)
+        b_printf(&b, "%s%s", b.n ? "/" : "", t.v[i]);
+    if (!b.n)
+        b_puts(&b, ".");
+    return b.p;
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* the entries of dir in byte order (filepath.Walk reads directories sorted) */
+static strv sorted_entries(const char *dir)
+{
+    strv v = {0};
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            sv_push(&v, e->d_name);
+    if (d)
+        closedir(d);
+    if (v.n)
+        qsort(v.v, v.n, sizeof *v.v, cmp_name);
+    return v;
+}
+
+typedef struct {
+    const char *src, *dst; /* the repository; the work dir (realpath) */
+    const char *excl;      /* ';'-separated filepath.Match globs against repo-relative paths */
+    char *err;
+    size_t files;
+} copier;
+
+static bool excluded(const copier *k, const char *rel)
+{
+    for (const char *p = k->excl; p && *p;) {
+        size_t l = strcspn(p, ";");
+        char *pat = xstrndup(p, l);
+        bool hit = *pat && fnmatch(pat, rel, FNM_PATHNAME) == 0;
+        free(pat);
+        if (hit)
+            return true;
+        p += l + (p[l] == ';');
+    }
+    return false;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char tmp[65536];
+    size_t n;
+    while (in && out && (n = fread(tmp, 1, sizeof tmp, in)) > 0)
+        fwrite(tmp, 1, n, out);
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    chmod(to, 0644);
+}
+
+/* util/io/files/tar.go: tgzFile walks the repository (symlinks not followed, exclusions skip a directory's whole
+ * subtree), Untgz recreates it; a symlink's target is Join(Dir(target), linkname) (an absolute linkname lands
+ * inside the copy), resolved, refused outside the copy, and written back relative. */
+static int copy_tree(copier *k, const char *rel)
+{
+    char sdir[PATH_MAX];
+    snprintf(sdir, sizeof sdir, "%s%s%s", k->src, *rel ? "/" : "", rel);
+    strv names = sorted_entries(sdir);
+    for (size_t i = 0; i < names.n && !k->err; i++) {
+        char crel[PATH_MAX], from[2 * PATH_MAX + 2], to[2 * PATH_MAX + 2];
+        snprintf(crel, sizeof crel, "%s%s%s", rel, *rel ? "/" : "", names.v[i]);
+        snprintf(from, sizeof from, "%s/%s", k->src, crel);
+        snprintf(to, sizeof to, "%s/%s", k->dst, crel);
+        struct stat st;
+        if (lstat(from, &st) < 0 || excluded(k, crel))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            mkdir(to, 0755);
+            copy_tree(k, crel);
+        } else if (S_ISREG(st.st_mode)) {
+            copy_file(from, to);
+            k->files++;
+        } else if (S_ISLNK(st.st_mode)) {
+            char link[PATH_MAX];
+            ssize_t n = readlink(from, link, sizeof link - 1);
+            if (n < 0)
+                continue;
+            link[n] = 0;
+            char *dir = xstrdup(to);
+            *strrchr(dir, '/') = 0;
+            buf j = {0};
+            b_printf(&j, "%s/%s", dir, link);
+            char *target = clean_abs(j.p), real[PATH_MAX];
+            const char *resolved = target;
+            if (realpath(target, real))
+                resolved = real;
+            else if (errno != ENOENT && errno != ENOTDIR) {
+                buf e = {0};
+                b_printf(&e, "error checking symlink realpath: %s", strerror(errno));
+                k->err = e.p;
+                break;
+            }
+            size_t dl = strlen(k->dst);
+            if (strncmp(resolved, k->dst, dl) || resolved[dl] != '/') {
+                buf e = {0};
+                b_printf(&e, "illegal filepath in symlink: %s", target);
+                k->err = e.p;
+                break;
+            }
+            char *relt = rel_path(dir, resolved);
+            if (symlink(relt, to) < 0)
+                die("symlink %s: %s", to, strerror(errno));
+        }
+    }
+    return k->err ? -1 : 0;
+}
+
+/* a fresh <tmp>/_cmp_server/<random> holding the repository as the cmp-server unpacks it; *err when the request
+ * fails while sending or unpacking (the copy is still there to remove) */
+static char *new_workdir(const char *tmp, const char *repo, const char *excl, char **err)
 {
     char path[4096];
+    *err = NULL;
     snprintf(path, sizeof path, "%s/_cmp_server", tmp);
     mkdir(path, 0700);
     snprintf(path, sizeof path, "%s/_cmp_server/XXXXXX", tmp);
     if (!mkdtemp(path))
         die("mkdtemp %s: %s", path, strerror(errno));
-    char src[4096];
-    snprintf(src, sizeof src, "%s/.", repo);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execlp("cp", "cp", "-r", src, path, (char *)NULL);
-        _exit(127);
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        die("realpath %s: %s", path, strerror(errno));
+    chmod(real, 0755);
+    copier k = {repo, real, excl, NULL, 0};
+    if (copy_tree(&k, "") == 0 && !k.files)
+        k.err = xstrdup("no files to send");
+    if (k.err) {
+        buf e = {0};
+        b_printf(&e, "error receiving stream: %s", k.err);
+        *err = e.p;
     }
-    int status;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-        die("cp -r %s %s failed", src, path);
-    nftw(path, reset_mode, 32, FTW_PHYS);
-    return xstrdup(path);
+    return xstrdup(real);
 }
 
 /* Clean(workDir + "/" + appRelPath), which must stay inside workDir */
@@ -1751,11 +1920,13 @@ static char *command_error(char **shown_argv, const result *r)
 /* ---- the run ---------------------------------------------------------------------------------------------------- */
 
 typedef struct {
-    plugin pl;
+    plugin pl;     /* the plugin Argo CD chose for the Application */
+    plugin *all;   /* every sidecar's plugin (one --config each) */
+    size_t nall;
     app a;
     env base;
     strv subst; /* FROM=TO */
-    const char *repo, *tmp, *out, *path_env;
+    const char *repo, *tmp, *out, *path_env, *excl;
     buf report;
 } run_ctx;
 
@@ -1796,13 +1967,58 @@ static void save_result(run_ctx *c, const char *name, const result *r)
     write_file(c->out, fn, r->err.p ? r->err.p : "", r->err.n);
 }
 
+/* zglob's matching of a '/'-separated path: "**" spans any number of directories (none included), the rest
+ * matches one path element at a time as filepath.Match does. */
+static bool zmatch(const char *pat, const char *path)
+{
+    if (!strcmp(pat, "**"))
+        return true;
+    if (!strncmp(pat, "**/", 3)) {
+        for (const char *p = path;; p++) {
+            if ((p == path || p[-1] == '/') && zmatch(pat + 3, p))
+                return true;
+            if (!*p)
+                return false;
+        }
+    }
+    size_t pl = strcspn(pat, "/"), sl = strcspn(path, "/");
+    char *ps = xstrndup(pat, pl), *ss = xstrndup(path, sl);
+    bool ok = fnmatch(ps, ss, 0) == 0;
+    free(ps);
+    free(ss);
+    if (!ok)
+        return false;
+    if (!pat[pl] || !path[sl])
+        return !pat[pl] && !path[sl];
+    return zmatch(pat + pl + 1, path + sl + 1);
+}
+
+/* find.glob: zglob.Glob(Join(appDir, glob)), a match when anything under appDir matches */
+static bool zglob_any(const char *root, const char *rel, const char *pat)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s%s%s", root, *rel ? "/" : "", rel);
+    strv names = sorted_entries(dir);
+    bool hit = false;
+    for (size_t i = 0; i < names.n && !hit; i++) {
+        char crel[PATH_MAX], full[2 * PATH_MAX + 2];
+        snprintf(crel, sizeof crel, "%s%s%s", rel, *rel ? "/" : "", names.v[i]);
+        snprintf(full, sizeof full, "%s/%s", root, crel);
+        struct stat st;
+        hit = zmatch(pat, crel);
+        if (!hit && stat(full, &st) == 0 && S_ISDIR(st.st_mode))
+            hit = zglob_any(root, crel, pat);
+    }
+    return hit;
+}
+
 /* MatchRepository in dir: 1 match, 0 no match, -1 error (*err) */
 static int match(run_ctx *c, const char *dir, char **envp, long long deadline, char **err)
 {
     *err = NULL;
-    if (c->pl.file_name || c->pl.find_glob) {
+    if (c->pl.file_name) { /* filepath.Glob: no "**", and "*" matches dot files too */
         char pat[8192];
-        snprintf(pat, sizeof pat, "%s/%s", dir, c->pl.file_name ? c->pl.file_name : c->pl.find_glob);
+        snprintf(pat, sizeof pat, "%s/%s", dir, c->pl.file_name);
         glob_t g;
         int rc = glob(pat, GLOB_PERIOD | GLOB_NOSORT, NULL, &g);
         bool hit = rc == 0 && g.gl_pathc > 0;
@@ -1810,6 +2026,8 @@ static int match(run_ctx *c, const char *dir, char **envp, long long deadline, c
             globfree(&g);
         return hit;
     }
+    if (c->pl.find_glob)
+        return zglob_any(dir, "", c->pl.find_glob);
     result r;
     char **argv = substituted(c, &c->pl.find_cmd);
     run_command(argv, dir, envp, c->path_env, deadline, &r);
@@ -1832,10 +2050,10 @@ static void call_match(run_ctx *c)
         rep(c, "discover", "unconfigured");
         return;
     }
-    char *work = new_workdir(c->tmp, c->repo);
-    char *dir = app_dir(work, c->a.path);
     char *err = NULL;
-    int m = dir ? match(c, dir, envp, now_ms() + 60000, &err) : -1;
+    char *work = new_workdir(c->tmp, c->repo, c->excl, &err);
+    char *dir = app_dir(work, c->a.path);
+    int m = err ? -1 : dir ? match(c, dir, envp, now_ms() + 60000, &err) : -1;
     rep(c, "discover", "%s", m == 1 ? "true" : m == 0 ? "false" : "error");
     if (err)
         rep(c, "discover_error", "%s", err);
@@ -1861,8 +2079,14 @@ static void call_generate(run_ctx *c)
         rep(c, "generate_rc", "not-run");
         return;
     }
-    char *work = new_workdir(c->tmp, c->repo);
+    char *work = new_workdir(c->tmp, c->repo, c->excl, &err);
     char *dir = app_dir(work, c->a.path);
+    if (err) {
+        rep(c, "error", "%s", err);
+        rep(c, "generate_rc", "not-run");
+        remove_tree(work);
+        return;
+    }
     if (!dir) {
         rep(c, "error", "illegal appPath: out of workDir bound");
         rep(c, "generate_rc", "not-run");
@@ -1882,7 +2106,7 @@ static void call_generate(run_ctx *c)
         }
         /* the real flow matches on one copy and generates on another */
         remove_tree(work);
-        work = new_workdir(c->tmp, c->repo);
+        work = new_workdir(c->tmp, c->repo, c->excl, &err);
         dir = app_dir(work, c->a.path);
     }
     bool lingering = false, timed_out = false;
@@ -1952,9 +2176,15 @@ static void call_params(run_ctx *c)
         return;
     }
     long long deadline = now_ms() + 60000;
-    char *work = new_workdir(c->tmp, c->repo);
-    char *dir = app_dir(work, c->a.path);
     char *err = NULL;
+    char *work = new_workdir(c->tmp, c->repo, c->excl, &err);
+    char *dir = app_dir(work, c->a.path);
+    if (err) {
+        rep(c, "params_rc", "not-run");
+        rep(c, "params_error", "%s", err);
+        remove_tree(work);
+        return;
+    }
     if (discovery_configured(&c->pl) && (!dir || match(c, dir, envp, deadline, &err) != 1)) {
         rep(c, "params_rc", "not-run");
         rep(c, "params_error", "could not find cmp-server plugin with name \"%s\" supporting the given repository",
@@ -1997,18 +2227,131 @@ static void call_params(run_ctx *c)
     remove_tree(work);
 }
 
+static void del(node *m, const char *key)
+{
+    for (size_t i = 0; m && m->t == T_MAP && i < m->n; i++)
+        if (!strcmp(m->k[i], key)) {
+            memmove(m->k + i, m->k + i + 1, (m->n - i - 1) * sizeof *m->k);
+            memmove(m->v + i, m->v + i + 1, (m->n - i - 1) * sizeof *m->v);
+            m->n--;
+            return;
+        }
+}
+
+/* RFC 7386, as jsonpatch.MergePatch applies it: objects merge key by key, null deletes, anything else replaces */
+static node *merge_patch(node *target, const node *patch)
+{
+    if (!patch || patch->t != T_MAP)
+        return (node *)patch;
+    if (!target || target->t != T_MAP)
+        target = mk(T_MAP, NULL);
+    for (size_t i = 0; i < patch->n; i++) {
+        if (patch->v[i]->t == T_NULL)
+            del(target, patch->k[i]);
+        else
+            add(target, patch->k[i], merge_patch(get(target, patch->k[i]), patch->v[i]));
+    }
+    return target;
+}
+
+/* repository.go mergeSourceParameters: .argocd-source.yaml, then .argocd-source-<appName>.yaml, from the app path,
+ * merged over spec.source; chart, path, repoURL and targetRevision stay the Application's. */
+static node *merge_overrides(run_ctx *c, node *src, const char *repo_app_dir)
+{
+    char files[2][PATH_MAX];
+    snprintf(files[0], sizeof files[0], "%s/.argocd-source.yaml", repo_app_dir);
+    snprintf(files[1], sizeof files[1], "%s/.argocd-source-%s.yaml", repo_app_dir, c->a.instance);
+    buf applied = {0};
+    b_put(&applied, "", 0);
+    node *merged = src ? src : mk(T_MAP, NULL);
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        if (stat(files[i], &st) < 0 || S_ISDIR(st.st_mode))
+            continue;
+        node *patch = load_file_yaml(files[i]);
+        const char *keep[] = {"chart", "path", "repoURL", "targetRevision"};
+        node *saved[4];
+        for (int k = 0; k < 4; k++)
+            saved[k] = get(merged, keep[k]);
+        merged = merge_patch(merged, patch);
+        for (int k = 0; k < 4; k++) {
+            del(merged, keep[k]);
+            if (saved[k])
+                add(merged, keep[k], saved[k]);
+        }
+        b_printf(&applied, "%s%s", applied.n ? "," : "", strrchr(files[i], '/') + 1);
+    }
+    rep(c, "overrides", "%s", applied.p);
+    return merged;
+}
+
+/* Which sidecar serves the Application (util/app/discovery/discovery.go DetectConfigManagementPlugin): a name
+ * dials that socket; no name probes, in socket-name order, the plugins that have discovery. false: none. */
+static bool select_plugin(run_ctx *c)
+{
+    const char *want = c->a.plugin_name && *c->a.plugin_name ? c->a.plugin_name : NULL;
+    if (want) {
+        for (size_t i = 0; i < c->nall; i++)
+            if (!strcmp(c->all[i].name, want)) {
+                c->pl = c->all[i];
+                return true;
+            }
+        c->pl = c->all[0]; /* reported as unreachable by call_generate */
+        return true;
+    }
+    size_t *order = xrealloc(NULL, (c->nall + 1) * sizeof *order);
+    for (size_t i = 0; i < c->nall; i++)
+        order[i] = i;
+    for (size_t i = 1; i < c->nall; i++) /* insertion sort by socket name */
+        for (size_t k = i; k > 0 && strcmp(c->all[order[k - 1]].name, c->all[order[k]].name) > 0; k--) {
+            size_t t = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = t;
+        }
+    env req = {0};
+    build_env(&c->a, CALL_GENERATE, &req);
+    char **envp = final_env(&c->base, &req);
+    buf probed = {0};
+    b_put(&probed, "", 0);
+    bool found = false;
+    char *last = NULL;
+    for (size_t i = 0; i < c->nall && !found; i++) {
+        c->pl = c->all[order[i]];
+        if (!discovery_configured(&c->pl))
+            continue;
+        b_printf(&probed, "%s%s", probed.n ? "," : "", c->pl.name);
+        char *err = NULL;
+        char *work = new_workdir(c->tmp, c->repo, c->excl, &err);
+        char *dir = app_dir(work, c->a.path);
+        found = !err && dir && match(c, dir, envp, now_ms() + 60000, &err) == 1;
+        if (err)
+            last = err;
+        remove_tree(work);
+    }
+    rep(c, "probed", "%s", probed.p);
+    free(order);
+    if (!found) {
+        rep(c, "error", "could not find plugin supporting the given repository%s%s", last ? ": " : "",
+            last ? last : "");
+        rep(c, "generate_rc", "not-run");
+        rep(c, "params_rc", "not-run");
+    }
+    return found;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     run_ctx c;
     memset(&c, 0, sizeof c);
-    const char *config = NULL, *app_file = NULL, *repos = NULL;
+    const char *app_file = NULL, *repos = NULL;
+    strv configs = {0};
     for (int i = 0; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
             die("%s needs a value", o);
         i++;
         if (!strcmp(o, "--config"))
-            config = v;
+            sv_push(&configs, v);
         else if (!strcmp(o, "--app"))
             app_file = v;
         else if (!strcmp(o, "--repos"))
@@ -2033,11 +2376,13 @@ static int cmd_run(int argc, char **argv)
         } else
             die("unknown option %s", o);
     }
-    if (!config || !app_file || !repos || !c.out)
+    if (!configs.n || !app_file || !repos || !c.out)
         die("run needs --config, --app, --repos and --out");
     if (!c.tmp)
         c.tmp = "/tmp";
-    read_plugin(config, &c.pl);
+    c.all = xrealloc(NULL, configs.n * sizeof *c.all);
+    for (size_t i = 0; i < configs.n; i++)
+        read_plugin(configs.v[i], &c.all[c.nall++]);
     node *a = load_file_yaml(app_file);
     app *ap = &c.a;
     ap->name = sget(a, "metadata", "name", NULL);
@@ -2055,15 +2400,8 @@ static int cmd_run(int argc, char **argv)
     ap->annotations = nget(a, "metadata", "annotations", NULL);
     ap->project = sget(a, "spec", "project", NULL);
     ap->dest_ns = sget(a, "spec", "destination", "namespace", NULL);
-    const node *src = nget(a, "spec", "source", NULL);
-    ap->repo_url = sget(src, "repoURL", NULL);
+    node *src = (node *)nget(a, "spec", "source", NULL);
     ap->path = sget(src, "path", NULL);
-    ap->target_rev = sget(src, "targetRevision", NULL);
-    const node *plug = get(src, "plugin");
-    ap->has_plugin = plug != NULL;
-    ap->plugin_name = sget(plug, "name", NULL);
-    ap->env = get(plug, "env");
-    ap->params = get(plug, "parameters");
     if (!ap->path)
         ap->path = ".";
     const char *repo = test_setting(ap, "repo", NULL);
@@ -2075,12 +2413,25 @@ static int cmd_run(int argc, char **argv)
     struct stat st;
     if (stat(c.repo, &st) < 0 || !S_ISDIR(st.st_mode))
         die("repository %s: not a directory", c.repo);
+    c.excl = test_setting(ap, "tar-exclude", NULL);
     mkdir(c.out, 0755);
-    rep(&c, "plugin", "%s", c.pl.name);
+    char *repo_app = app_dir(c.repo, ap->path);
+    if (repo_app)
+        src = merge_overrides(&c, src, repo_app);
+    ap->repo_url = sget(src, "repoURL", NULL);
+    ap->target_rev = sget(src, "targetRevision", NULL);
+    const node *plug = get(src, "plugin");
+    ap->has_plugin = plug != NULL;
+    ap->plugin_name = sget(plug, "name", NULL);
+    ap->env = get(plug, "env");
+    ap->params = get(plug, "parameters");
     rep(&c, "app_name", "%s", ap->instance);
-    call_match(&c);
-    call_generate(&c);
-    call_params(&c);
+    if (select_plugin(&c)) {
+        rep(&c, "plugin", "%s", c.pl.name);
+        call_match(&c);
+        call_generate(&c);
+        call_params(&c);
+    }
     write_file(c.out, "report", b_str(&c.report), c.report.n);
     return 0;
 }
@@ -2108,7 +2459,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "lists=%d\n", o.lists);
         return 0;
     }
-    fputs("usage: cmp-server run --config plugin.yaml --app app.yaml --repos DIR --out DIR [--tmp DIR]\n"
+    fputs("usage: cmp-server run --config plugin.yaml [--config ...] --app app.yaml --repos DIR --out DIR [--tmp DIR]\n"
           "                      [--subst FROM=TO]... [--env NAME=VALUE]... [--set KEY=VALUE]...\n"
           "       cmp-server parse < generate-stdout\n"
           "       cmp-server params < parameters-stdout\n",
