@@ -57,6 +57,7 @@ HANG_BODY='sleep 300 & echo $! >"$rec/grandchild.pid"
 setsid sleep 302 & echo $! >"$rec/escaped.pid"
 echo cached >"$HOME/cache-file"; mkdir -p "$HELM_CACHE_HOME" && echo x >"$HELM_CACHE_HOME/index.yaml"
 echo tmp >"$TMPDIR/helm-tmp-file"
+mkdir "$HOME/many" && for i in $(seq 5000); do : >"$HOME/many/$i"; done # removal takes a while
 for a in "$@"; do case $a in /proc/self/fd/*) cat "$a" >/dev/null;; esac; done
 echo ready >"$rec/ready"'
 
@@ -82,11 +83,20 @@ wait_ready() {
   return 1
 }
 
-# finish: waits for cmp-generate (20 s at most, then SIGKILL to its group); sets $rc. (stderr: bash's job notices)
+# finish [S]: waits for cmp-generate (S seconds at most, default 20, then SIGKILL to its group); sets $rc.
+# (stderr: bash's job notices)
 finish() {
-  for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq $(( ${1:-20} * 10 ))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -0 "$pid" 2>/dev/null && kill -KILL -- "-$pid" 2>/dev/null
   wait "$pid"; rc=$?
+} 2>/dev/null
+
+# finish_now: like finish for a process about to exit, but returns the moment it does (a blocking wait, with a
+# 20 s guard), so leftovers 0 right after shows what was still there when it exited.
+finish_now() {
+  (sleep 20; kill -KILL -- "-$pid") >/dev/null 2>&1 & local guard=$!
+  wait "$pid"; rc=$?
+  kill "$guard"; wait "$guard"
 } 2>/dev/null
 
 alive() { # PID is a process and not a zombie

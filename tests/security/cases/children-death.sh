@@ -17,12 +17,13 @@ exec sleep 301"
   start_cg "$bin" PARAM_TIMEOUT=2 CMP_CHILD_TIMEOUT=60; finish
   verdict children-render-deadline "$tag" 1 'the render went over its time budget of 2 s' "$(leftovers 5)"
 
-  # ... by SIGTERM to us (a shutdown); our handler kills, removes and waits, so nothing is left when we are gone
-  start_cg "$bin"; wait_ready; kill -TERM "$pid"; finish
+  # ... by SIGTERM to us (a shutdown); our handler kills, removes and waits, so nothing is left the moment we are
+  # gone (the fake helm made 5,000 files in scratch, which take a while to remove)
+  start_cg "$bin"; wait_ready; kill -TERM "$pid"; finish_now
   verdict children-sigterm "$tag" 1 'stopped by SIGTERM' "$(leftovers 0)"
 
   # ... by SIGINT to us (Ctrl-C)
-  start_cg "$bin"; wait_ready; kill -INT "$pid"; finish
+  start_cg "$bin"; wait_ready; kill -INT "$pid"; finish_now
   verdict children-sigint "$tag" 1 'interrupted \(SIGINT\)' "$(leftovers 0)"
 
   # ... by SIGKILL to us alone (the OOM killer, say): no handler runs; the supervisor and the janitor see us die

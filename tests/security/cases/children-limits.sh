@@ -10,11 +10,11 @@ printf '{{- $x := repeat 2000000000 "x" }}\napiVersion: v1\nkind: ConfigMap\nmet
   >"$pkg/charts/web/templates/cm.yaml"
 for b in "${bins[@]}"; do
   bin=${b%:*} tag=${b##*:}
-  start_cg "$bin" HELM_BIN="$realhelm" CMP_CHILD_TIMEOUT=120; finish # filling 1 GB is slow on a busy machine
+  start_cg "$bin" HELM_BIN="$realhelm" CMP_CHILD_TIMEOUT=120; finish 130 # filling 1 GB is slow on a busy machine
   verdict children-memory-one-allocation "$tag" 1 'helm template of chart web ran out of memory: a child may use 1024 MB \(raise it with CMP_CHILD_MAX_MEMORY_MB\)' "$(leftovers 0)"
 done
 
-# ... or in many: a list that keeps growing (RLIMIT_DATA stops it inside Go's runtime)
+# ... or in many: a list that keeps growing (RLIMIT_DATA stops it inside Go's runtime, or the watchdog)
 printf '{{- $l := list }}{{- range until 40 }}{{- $l = append $l (repeat 50000000 "x") }}{{- end }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m{{ len $l }}\n' \
   >"$pkg/charts/web/templates/cm.yaml"
 for b in "${bins[@]}"; do
