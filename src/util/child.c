@@ -283,7 +283,7 @@ static int remove_tree(const char *path)
     return -1;
 }
 
-static void janitor(int life)
+static _Noreturn void janitor(int life)
 {
     helper_signals();
     sigset_t none;
@@ -426,7 +426,7 @@ static void set_limit(int resource, long long want)
 }
 
 /* In the tool's process, between fork and exec. */
-static void exec_tool(const child_opts *o, const char *prog, char *const *env, pid_t sup, int out_w, int err_w)
+static _Noreturn void exec_tool(const child_opts *o, const char *prog, char *const *env, pid_t sup, int out_w, int err_w)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != sup)
@@ -470,7 +470,7 @@ static void exec_tool(const child_opts *o, const char *prog, char *const *env, p
     _exit(127);
 }
 
-static void supervise(const child_opts *o, const char *prog, char *const *env, int life, int out_w, int err_w)
+static _Noreturn void supervise(const child_opts *o, const char *prog, char *const *env, int life, int out_w, int err_w)
 {
     pid_t me = getpid();
     int sp[2];
@@ -735,6 +735,10 @@ int child_run(const child_opts *o, buf *out, buf *err, child_result *r)
     r->outcome = why;
     if (why != CHILD_EXITED)
         return 0;
+    if (rep_got != sizeof rep) { /* poll failed before the report came */
+        r->outcome = CHILD_LOST;
+        return 0;
+    }
     if (!rep.started)
         return fail(NULL, 0, "cannot run %s: %s", o->argv[0], strerror(rep.err));
     r->cpu_ms = rep.cpu_ms;
