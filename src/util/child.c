@@ -165,14 +165,20 @@ static void helper_signals(void)
     sigaction(SIGALRM, &sa, NULL);
 }
 
+/* Reaps pid, waiting ms milliseconds at most: short sleeps first, since a helper usually ends within a millisecond
+ * (async-signal-safe, unlike a blocking wait with an alarm). */
 static void wait_gone(pid_t pid, int ms)
 {
-    struct timespec ts = {0, 5 * 1000 * 1000};
-    for (int i = 0; i < ms / 5; i++) {
+    long step_us = 100, waited_us = 0;
+    for (;;) {
         pid_t w = waitpid(pid, NULL, WNOHANG);
-        if (w == pid || (w < 0 && errno != EINTR))
+        if (w == pid || (w < 0 && errno != EINTR) || waited_us >= ms * 1000L)
             return;
+        struct timespec ts = {0, step_us * 1000};
         nanosleep(&ts, NULL);
+        waited_us += step_us;
+        if (step_us < 20000)
+            step_us *= 2;
     }
 }
 
@@ -303,10 +309,12 @@ static _Noreturn void janitor(int life)
     _exit(0);
 }
 
+/* At a normal exit: the directory goes here, at once, and the janitor (with nothing left to do) is reaped. */
 static void release_janitor(void)
 {
+    remove_tree(guarded);
     child_abort_all();
-    remove_tree(guarded); /* in case the janitor was killed from outside */
+    remove_tree(guarded); /* in case a supervisor still wrote into it */
 }
 
 int child_guard_dir(const char *dir)
