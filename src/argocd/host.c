@@ -1,12 +1,16 @@
 #include "argocd/host.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "util/fsutil.h"
 
+extern char **environ;
 
 /* An empty variable counts as unset, as a shell user expects of `HELM_BIN= cmd`. */
 static const char *env(const char *name)
@@ -57,6 +61,94 @@ void host_from_env(fn_host *h)
     h->max_chart_files = cmp_limits.max_chart_files;
     h->max_chart_bytes = cmp_limits.max_chart_bytes;
     h->release_name = release_name(h->app_name);
+    host_children_from_env(h);
+}
+
+/* children: what crosses from the sidecar into helm and kustomize. The sidecar's environment is the operator's,
+ * but Argo CD adds the request's variables to it (ARGOCD_ENV_*, PARAM_*, ARGOCD_APP_PARAMETERS: written by the
+ * Application's author, possibly secrets), and the sidecar may hold secrets of its own. So children get an
+ * allow-list: what a tool needs to reach a chart repository through the operator's proxy and CA bundle, and the
+ * names the operator adds in CMP_CHILD_ENV. */
+static const char *const child_passed[] = {"PATH", "LANG", "LC_ALL", "TZ", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+                                           "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+                                           "SSL_CERT_FILE", "SSL_CERT_DIR", NULL};
+#define CHILD_ENV_NAMES 64
+static const char *child_env_store[CHILD_ENV_NAMES + sizeof child_passed / sizeof *child_passed];
+static char child_error[300];
+
+/* environ's own NAME=value entry, which lives as long as we do */
+static const char *env_entry(const char *name, size_t len)
+{
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, name, len) && (*e)[len] == '=')
+            return (*e)[len + 1] ? *e : NULL;
+    return NULL;
+}
+
+static void child_setting_error(fn_host *h, const char *fmt, const char *a, const char *b)
+{
+    if (h->child_settings_error)
+        return;
+    snprintf(child_error, sizeof child_error, fmt, a, b);
+    h->child_settings_error = child_error;
+}
+
+static long child_number(fn_host *h, const char *name, long def, long max)
+{
+    const char *v = env(name);
+    if (!v)
+        return def;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || end == v || n < 0 || n > max) {
+        char range[32];
+        snprintf(range, sizeof range, "%ld", max);
+        child_setting_error(h, "%s must be a whole number from 0 (no limit) to %s", name, range);
+        return def;
+    }
+    return n;
+}
+
+void host_children_from_env(fn_host *h)
+{
+    h->child_settings_error = NULL;
+    h->child_max_memory_mb = child_number(h, "CMP_CHILD_MAX_MEMORY_MB", 1024, 1L << 30);
+    h->child_max_cpu_seconds = child_number(h, "CMP_CHILD_MAX_CPU_SECONDS", 60, 1L << 30);
+    h->child_max_file_mb = child_number(h, "CMP_CHILD_MAX_FILE_MB", 256, 1L << 30);
+    h->child_max_procs = child_number(h, "CMP_CHILD_MAX_PROCS", 0, 1L << 30);
+    size_t n = 0;
+    for (int i = 0; child_passed[i]; i++) {
+        const char *e = env_entry(child_passed[i], strlen(child_passed[i]));
+        if (e)
+            child_env_store[n++] = e;
+    }
+    size_t named = 0;
+    for (const char *p = env("CMP_CHILD_ENV"); p && *p;) {
+        size_t len = strcspn(p, ", ");
+        if (len) {
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name - 1 ? len : sizeof name - 1), p);
+            bool ok = len < sizeof name && (name[0] == '_' || (name[0] >= 'A' && name[0] <= 'Z') ||
+                                            (name[0] >= 'a' && name[0] <= 'z'));
+            for (size_t i = 1; ok && i < len; i++)
+                ok = name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= 'a' && name[i] <= 'z') ||
+                     (name[i] >= '0' && name[i] <= '9');
+            if (!ok)
+                child_setting_error(h, "CMP_CHILD_ENV: \"%s\" is not a variable name%s", name, "");
+            else if (!strncmp(name, "ARGOCD_", 7) || !strncmp(name, "PARAM_", 6))
+                child_setting_error(h, "CMP_CHILD_ENV: %s is Argo CD's (the Application's author can set it), not "
+                                       "the operator's: it is never passed to helm or kustomize%s", name, "");
+            else if (++named > CHILD_ENV_NAMES)
+                child_setting_error(h, "CMP_CHILD_ENV names more than %s variables%s", "64", "");
+            else if (env_entry(name, len))
+                child_env_store[n++] = env_entry(name, len);
+        }
+        p += len;
+        p += strspn(p, ", ");
+    }
+    child_env_store[n] = NULL;
+    h->child_env = child_env_store;
 }
 
 /* "a/b/c" minus the path "b/c" is "a": the source path must be the exact tail of dir, component by component. */

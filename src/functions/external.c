@@ -1,11 +1,14 @@
+#define _GNU_SOURCE /* memfd_create, O_TMPFILE */
 #include "functions/external.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,35 +17,8 @@
 
 static char scratch[PATH_MAX];
 
-static void remove_tree(const char *path)
-{
-    /* nftw is not C11/POSIX-2008-strict friendly here; the tree is ours and shallow enough for recursion */
-    DIR *d;
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode) && (d = opendir(path))) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char sub[PATH_MAX];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            remove_tree(sub);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
-static void cleanup_scratch(void)
-{
-    if (scratch[0])
-        remove_tree(scratch);
-}
-
+/* <TMPDIR>/cmp-generate.XXXXXX with home/ and tmp/ for the tools, handed to a janitor (util/child.h) so that it is
+ * removed however we exit. */
 const char *scratch_dir(const fn_host *h)
 {
     if (scratch[0])
@@ -52,8 +28,55 @@ const char *scratch_dir(const fn_host *h)
         scratch[0] = 0;
         return NULL;
     }
-    atexit(cleanup_scratch);
+    char sub[PATH_MAX + 8];
+    snprintf(sub, sizeof sub, "%s/home", scratch);
+    int ok = mkdir(sub, 0700) == 0;
+    snprintf(sub, sizeof sub, "%s/tmp", scratch);
+    ok = ok && mkdir(sub, 0700) == 0;
+    if (!ok || child_guard_dir(scratch) != 0) {
+        int e = errno;
+        snprintf(sub, sizeof sub, "%s/home", scratch);
+        rmdir(sub);
+        snprintf(sub, sizeof sub, "%s/tmp", scratch);
+        rmdir(sub);
+        rmdir(scratch);
+        scratch[0] = 0;
+        errno = e;
+        return NULL;
+    }
     return scratch;
+}
+
+const char *pass_text(fn_ctx *c, child_fds *f, const char *text, size_t len)
+{
+    if (f->n >= CHILD_MAX_PASS_FDS) {
+        errno = EMFILE;
+        return NULL;
+    }
+    int fd = memfd_create("cmp-generate-values", MFD_CLOEXEC);
+    if (fd < 0) { /* no memfd (old kernel, seccomp): an unnamed file in scratch, just as nameless */
+        const char *s = scratch_dir(c->host);
+        fd = s ? open(s, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
+    }
+    if (fd < 0)
+        return NULL;
+    if (write_all(fd, text, len) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    char path[64];
+    child_fd_path(f->n, path, sizeof path);
+    f->fd[f->n++] = fd;
+    return arena_strdup(c->a, path);
+}
+
+void child_fds_close(child_fds *f)
+{
+    for (int i = 0; i < f->n; i++)
+        close(f->fd[i]);
+    f->n = 0;
 }
 
 const char *step_dir(fn_ctx *c)
@@ -78,29 +101,115 @@ const char *inside_package(fn_ctx *c, const node *at, const char *what, const ch
     return full;
 }
 
-static int run(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd, buf *out)
+/* The environment of every child, later entries winning: a default PATH; HOME, TMPDIR and the XDG directories in
+ * scratch, so a tool writes nowhere else (and nothing of it survives us); GOMEMLIMIT a fifth under the memory limit,
+ * so Go's collector works harder instead of the limit killing a tool that only holds garbage; the tool's own
+ * variables (helm's HELM_*_HOME); then the sidecar's allowed variables, so an operator's CMP_CHILD_ENV can replace
+ * any of ours (HELM_CACHE_HOME for a shared chart cache, say). */
+static const char *const *child_environment(fn_ctx *c, const char *scratch_path, const char *const *extra)
 {
+    const fn_host *h = c->host;
+    size_t n = 0, k = 0, m = 0;
+    while (extra && extra[k])
+        k++;
+    while (h && h->child_env && h->child_env[m])
+        m++;
+    const char **e = arena_alloc(c->a, (8 + k + m) * sizeof *e);
+    e[n++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+    e[n++] = arena_printf(c->a, "HOME=%s/home", scratch_path);
+    e[n++] = arena_printf(c->a, "TMPDIR=%s/tmp", scratch_path);
+    e[n++] = arena_printf(c->a, "XDG_CACHE_HOME=%s/home/.cache", scratch_path);
+    e[n++] = arena_printf(c->a, "XDG_CONFIG_HOME=%s/home/.config", scratch_path);
+    e[n++] = arena_printf(c->a, "XDG_DATA_HOME=%s/home/.local/share", scratch_path);
+    if (h && h->child_max_memory_mb > 0)
+        e[n++] = arena_printf(c->a, "GOMEMLIMIT=%ldMiB", h->child_max_memory_mb * 4 / 5);
+    for (size_t i = 0; i < k; i++)
+        e[n++] = extra[i];
+    for (size_t i = 0; i < m; i++)
+        e[n++] = h->child_env[i];
+    e[n] = NULL;
+    return e;
+}
+
+static bool stderr_has(const buf *err, const char *s)
+{
+    return err->len && memmem(err->data, err->len, s, strlen(s));
+}
+
+/* Turns what happened to the child into the one error line: what ran, the limit it hit, how to raise it. */
+static int child_failed(fn_ctx *c, const char *what, const child_result *r, const child_opts *o, const buf *err,
+                        bool total_limit)
+{
+    const fn_host *h = c->host;
+    if (r->outcome == CHILD_TIMEOUT)
+        return fn_fail(c, NULL, "%s did not finish within %d s and was killed (raise the limit with CMP_CHILD_TIMEOUT)",
+                       what, o->timeout_ms / 1000);
+    if (r->outcome == CHILD_OUTPUT_LIMIT && total_limit)
+        return fn_fail(c, NULL, "%s wrote more than the %zu bytes left of the input limit and was killed "
+                       "(max-total-bytes %zu; raise it with CMP_MAX_TOTAL_BYTES)",
+                       what, o->max_output, cmp_limits.max_total_bytes);
+    if (r->outcome == CHILD_OUTPUT_LIMIT)
+        return fn_fail(c, NULL, "%s wrote more than %zu bytes and was killed (max-file-bytes; raise it with "
+                       "CMP_MAX_FILE_BYTES)", what, o->max_output);
+    if (r->outcome == CHILD_LOST)
+        return fn_fail(c, NULL, "%s was killed from outside before it finished", what);
+    if (r->out_of_memory && h && h->child_max_memory_mb > 0)
+        return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB (raise it with CMP_CHILD_MAX_MEMORY_MB)",
+                       what, h->child_max_memory_mb);
+    if (h && h->child_max_cpu_seconds > 0 &&
+        (r->signal == SIGXCPU || (r->signal == SIGKILL && r->cpu_ms >= h->child_max_cpu_seconds * 1000 - 500)))
+        return fn_fail(c, NULL, "%s used its %ld s of CPU time and was killed (raise it with CMP_CHILD_MAX_CPU_SECONDS)",
+                       what, h->child_max_cpu_seconds);
+    if (h && h->child_max_file_mb > 0 &&
+        (r->signal == SIGXFSZ || stderr_has(err, "file too large") || stderr_has(err, "File too large")))
+        return fn_fail(c, NULL, "%s tried to write a file over %ld MB (raise it with CMP_CHILD_MAX_FILE_MB)", what,
+                       h->child_max_file_mb);
+    char summary[600];
+    stderr_summary(err, summary, sizeof summary);
+    return fn_fail(c, NULL, "%s failed (exit %d): %s", what, r->status, summary[0] ? summary : "no error output");
+}
+
+static int run(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+               child_fds *fds, buf *out)
+{
+    const fn_host *h = c->host;
+    if (h && h->child_settings_error) {
+        child_fds_close(fds);
+        return fn_fail(c, NULL, "cannot run %s: %s", what, h->child_settings_error);
+    }
+    const char *s = scratch_dir(h);
+    if (!s) {
+        child_fds_close(fds);
+        return fn_fail(c, NULL, "cannot create a temporary directory for %s under %s: %s", what,
+                       h && h->tmpdir ? h->tmpdir : "/tmp", strerror(errno));
+    }
+    /* a child's output is input like any file: one file's worth at most, and what is left of the total */
+    size_t left = cmp_limits.max_total_bytes > bytes_read_total() ? cmp_limits.max_total_bytes - bytes_read_total() : 0;
+    bool total_limit = left < cmp_limits.max_file_bytes;
+    child_opts o = {.argv = argv, .env = child_environment(c, s, env), .cwd = cwd,
+                    .timeout_ms = h ? h->child_timeout_ms : 30000,
+                    .max_output = total_limit ? left : cmp_limits.max_file_bytes,
+                    .pass_fds = fds ? fds->fd : NULL, .npass = fds ? fds->n : 0};
+    if (h)
+        o.limits = (child_limits){h->child_max_memory_mb, h->child_max_cpu_seconds, h->child_max_file_mb,
+                                  h->child_max_procs};
     buf err = {0};
-    int status = 0;
-    child_opts o = {.argv = argv, .env = env, .cwd = cwd, .timeout_ms = c->host ? c->host->child_timeout_ms : 30000};
-    if (child_run(&o, out, &err, &status) < 0) {
-        buf_free(&err);
-        return -1;
-    }
-    if (status != 0) {
-        char summary[600];
-        stderr_summary(&err, summary, sizeof summary);
-        buf_free(&err);
-        return fn_fail(c, NULL, "%s failed (exit %d): %s", what, status, summary[0] ? summary : "no error output");
-    }
+    child_result r;
+    int rc = child_run(&o, out, &err, &r);
+    child_fds_close(fds);
+    if (rc == 0 && (r.outcome != CHILD_EXITED || r.status != 0))
+        rc = child_failed(c, what, &r, &o, &err, total_limit);
     buf_free(&err);
-    return 0;
+    if (rc == 0)
+        bytes_read_add(out->len);
+    return rc;
 }
 
 int run_tool(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd)
 {
     buf out = {0};
-    int rc = run(c, what, argv, env, cwd, &out);
+    child_fds none = {0};
+    int rc = run(c, what, argv, env, cwd, &none, &out);
     buf_free(&out);
     return rc;
 }
@@ -120,8 +229,15 @@ static const char *default_path(fn_ctx *c, const resource *r)
 
 int run_tool_into_items(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd)
 {
+    child_fds none = {0};
+    return run_tool_into_items_fds(c, what, argv, env, cwd, &none);
+}
+
+int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env,
+                            const char *cwd, child_fds *fds)
+{
     buf out = {0};
-    if (run(c, what, argv, env, cwd, &out) < 0) {
+    if (run(c, what, argv, env, cwd, fds, &out) < 0) {
         buf_free(&out);
         return -1;
     }

@@ -5,16 +5,29 @@
 #include "functions/function.h"
 #include "util/child.h"
 
-/* A private writable directory under the host's TMPDIR, removed at exit (the sidecar's root filesystem is
- * read-only). */
+/* A private writable directory under the host's TMPDIR (the sidecar's root filesystem is read-only), removed
+ * however we exit; NULL with errno when it cannot be made. */
 const char *scratch_dir(const fn_host *h);
+/* Descriptors handed to the next child, as /proc/self/fd/3, 4, ... */
+typedef struct child_fds {
+    int fd[CHILD_MAX_PASS_FDS];
+    int n;
+} child_fds;
+/* Text for a child as a file that never has a name in a directory (a memfd), so a secret in it cannot be left
+ * behind, even by a SIGKILL: returns the path the child opens, NULL with errno on failure. */
+const char *pass_text(fn_ctx *c, child_fds *f, const char *text, size_t len);
+void child_fds_close(child_fds *f);
 /* The directory of the package whose pipeline runs the step ("." outside a package). */
 const char *step_dir(fn_ctx *c);
 /* Resolves a package-relative path that must stay inside the package; NULL (with fn_fail) otherwise. */
 const char *inside_package(fn_ctx *c, const node *at, const char *what, const char *rel);
-/* Runs argv; a non-zero exit becomes an error quoting the tool's stderr. Its stdout is parsed as resources (kpt
+/* Runs argv under util/child.h with the environment, limits and scratch space of the host; a non-zero exit becomes
+ * an error quoting the tool's stderr, a limit hit an error naming the limit. Its stdout is parsed as resources (kpt
  * reader rules) and appended to the items. */
 int run_tool_into_items(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd);
+/* The same, with descriptors from pass_text (closed when it returns, whatever happened). */
+int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env,
+                            const char *cwd, child_fds *fds);
 /* Runs argv for its effect only (helm dependency build). */
 int run_tool(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd);
 #endif

@@ -35,5 +35,14 @@ typedef struct fn_host {
      * namespace Argo CD sends "<namespace>_<name>", which helm refuses as a release name; Argo CD's own Helm source
      * keeps the part after the '_' (util/argo ParseInstanceName). NULL when ARGOCD_APP_NAME is unset. */
     const char *release_name;
+    /* children */
+    /* The sidecar variables every child gets, NAME=value, NULL-terminated: PATH, proxies, locale, TZ, CA bundles,
+     * and the names the operator lists in CMP_CHILD_ENV. Nothing else of our environment reaches a child. */
+    const char *const *child_env;
+    long child_max_memory_mb;         /* CMP_CHILD_MAX_MEMORY_MB (default 1024; 0: no limit) */
+    long child_max_cpu_seconds;       /* CMP_CHILD_MAX_CPU_SECONDS (default 60; 0: no limit) */
+    long child_max_file_mb;           /* CMP_CHILD_MAX_FILE_MB (default 256; 0: no limit) */
+    long child_max_procs;             /* CMP_CHILD_MAX_PROCS (default 0: no limit) */
+    const char *child_settings_error; /* a CMP_CHILD_* value that does not parse: the error when a child would run */
 } fn_host;
 #endif

@@ -1,5 +1,6 @@
 /* render-helm-chart: Helm charts as a package source, through the real `helm template` (catalog RenderHelmChart
  * config, or a ConfigMap for one chart). Chart dependencies are built only when charts/ does not match Chart.lock. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,19 +483,19 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     for (uint32_t i = 0; is_seq(ch->api_versions) && i < ch->api_versions->c.n; i++)
         push_flag(c, &argv, &n, &cap, "api-versions", scalar(ch->api_versions->c.kids[i]));
     /* values: files in order, inline values after them (override), before them (merge), or alone (replace) */
+    /* values that are not files of the package (inline values, the helm-values parameter, maybe secrets) reach
+     * helm as descriptors with no name in any directory: nothing of them can be left behind */
+    child_fds fds = {0};
     const char *inline_file = NULL;
     if (is_map(ch->values_inline) && ch->values_inline->c.n) {
         buf b = {0};
         emit_yaml(&b, ch->values_inline, NULL);
-        inline_file = arena_printf(c->a, "%s/values-%p.yaml", scratch_dir(c->host), (const void *)ch);
-        FILE *f = fopen(inline_file, "w");
-        size_t w = f ? fwrite(b.data, 1, b.len, f) : 0;
-        if (!f || fclose(f) != 0 || w != b.len) {
-            buf_free(&b);
-            free(argv);
-            return fn_fail(c, ch->values_inline, "cannot write the inline values to a temporary file");
-        }
+        inline_file = pass_text(c, &fds, b.data ? b.data : "", b.len);
         buf_free(&b);
+        if (!inline_file) {
+            free(argv);
+            return fn_fail(c, ch->values_inline, "cannot pass the inline values to helm: %s", strerror(errno));
+        }
     }
     const char *merge = ch->values_merge ? ch->values_merge : "override";
     if (inline_file && !strcmp(merge, "merge"))
@@ -510,6 +511,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
                 f = scalar(at);
                 if (!f) {
                     free(argv);
+                    child_fds_close(&fds);
                     return fn_fail(c, at, "valuesFiles entries must be paths");
                 }
             } else {
@@ -523,6 +525,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
             const char *path = values_file(c, ch, at, f, i);
             if (!path) {
                 free(argv);
+                child_fds_close(&fds);
                 return -1;
             }
             push_flag(c, &argv, &n, &cap, "values", path);
@@ -533,13 +536,11 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     /* the Application's helm-values parameter comes last, so it wins over everything the package says */
     const char *override = c->host->helm_values;
     if (override && *override) {
-        const char *f = arena_printf(c->a, "%s/helm-values-parameter.yaml", scratch_dir(c->host));
-        FILE *fp = fopen(f, "w");
-        size_t len = strlen(override);
-        size_t w = fp ? fwrite(override, 1, len, fp) : 0;
-        if (!fp || fclose(fp) != 0 || w != len) {
+        const char *f = pass_text(c, &fds, override, strlen(override));
+        if (!f) {
             free(argv);
-            return fn_fail(c, ch->at, "cannot write the helm-values parameter to a temporary file");
+            child_fds_close(&fds);
+            return fn_fail(c, ch->at, "cannot pass the helm-values parameter to helm: %s", strerror(errno));
         }
         push_flag(c, &argv, &n, &cap, "values", f);
     }
@@ -547,8 +548,8 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     push(&argv, &n, &cap, "--");
     push(&argv, &n, &cap, release && *release ? release : "release-name");
     push(&argv, &n, &cap, chart_ref);
-    int rc = run_tool_into_items(c, arena_printf(c->a, "helm template of chart %s", ch->name), argv, helm_environment(c->host),
-                                 step_dir(c));
+    int rc = run_tool_into_items_fds(c, arena_printf(c->a, "helm template of chart %s", ch->name), argv,
+                                     helm_environment(c->host), step_dir(c), &fds);
     free(argv);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* `cmp-generate init` (plugin.yaml's init command): prepares what a render will need and nothing else. Today that
  * is Helm chart dependencies: a chart whose charts/ does not match its Chart.lock gets `helm dependency build`.
- * Quick and silent when there is nothing to do. */
+ * Quick and silent when there is nothing to do. It runs under the `timeout` budget it shares with the render that
+ * follows (render/deadline.h). */
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -8,7 +9,9 @@
 #include <sys/stat.h>
 
 #include "argocd/host.h"
+#include "argocd/settings.h"
 #include "functions/external.h"
+#include "render/deadline.h"
 #include "render/render.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
@@ -48,8 +51,16 @@ int init_package(const char *dir)
     host_from_env(&host);
     host_find_repo_root(a, &host, dir);
     fn_ctx c = {.a = a, .st = st, .pkg = &pkg, .config_file = dir, .host = &host};
-    diag_set_step("init");
-    int rc = visit(&c, dir, 0);
+    settings set;
+    int rc = -1;
+    diag_set_step("parameters");
+    if (settings_load(a, st, &set) == 0) {
+        diag_set_step("init");
+        if (deadline_start_init(dir, set.timeout_seconds, host.app_name != NULL) == 0)
+            rc = visit(&c, dir, 0);
+        if (rc < 0)
+            deadline_forget_init(dir);
+    }
     strtab_release(st);
     arena_free(a);
     return rc;

@@ -15,35 +15,13 @@
 #include "git/git.h"
 #include "package/package.h"
 #include "pipeline/executor.h"
+#include "render/deadline.h"
 #include "render/inplace.h"
 #include "render/results.h"
-#include "util/child.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
-
-static void on_deadline(int sig)
-{
-    static const char msg[] = "cmp-generate: the render went over its time budget (parameter timeout; Argo CD gives a "
-                              "plugin 60 s in all)\n";
-    (void)sig;
-    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
-    }
-    /* a helm or kustomize still running goes with us; nothing has reached stdout yet */
-    if (child_running_pgid > 0)
-        kill(-child_running_pgid, SIGKILL);
-    _exit(1);
-}
-
-static void start_deadline(int seconds)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_deadline;
-    sigaction(SIGALRM, &sa, NULL);
-    alarm((unsigned)seconds);
-}
 
 static void emit_one(buf *b, const resource *r, bool json, bool first)
 {
@@ -221,7 +199,8 @@ int render(const render_opts *o, buf *out)
     if (!o->in_place) {
         if (settings_load(a, st, &set) < 0 || check_annotation_domain(set.annotation_domain) < 0)
             goto done;
-        start_deadline(set.timeout_seconds);
+        if (deadline_start_render(o->dir, set.timeout_seconds, host.app_name != NULL) < 0)
+            goto done;
         R.setter_overrides = set.setters;
         R.setter_keys_escaped = set.setters_escaped;
         host.helm_values = set.helm_values;

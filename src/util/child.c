@@ -1,5 +1,37 @@
+/* How children are kept under control (issue "the package author is untrusted").
+ *
+ * While a tool runs:   cmp-generate ─┬─ supervisor ── tool ── whatever the tool starts
+ *                                    └─ janitor (owns the scratch directory)
+ *
+ * Every process stays in OUR process group. argocd-cmp-server SIGKILLs us and sends SIGTERM, then SIGKILL 5 s later,
+ * to our group when its deadline passes (and the group signals after every request), so a group signal must reach
+ * the tool and what it started. A tool in a group of its own, as this file used to make it, is reached by neither.
+ *
+ * Sharing our group, the tool cannot be killed with kill(-pgid) without killing us, so its supervisor (a fork of us,
+ * no exec) does it: the supervisor is a child subreaper (PR_SET_CHILD_SUBREAPER), so everything the tool leaves
+ * behind, even after a double fork or setsid, is re-parented to it. When the tool ends, the supervisor SIGKILLs its
+ * children until it has none, and only then reports the tool's status to us.
+ *
+ * The supervisor also watches a socket to us, the lifeline, which becomes readable only at EOF: when we close it
+ * (timeout, output limit, render deadline, SIGTERM or SIGINT) or when we die in any way, SIGKILL included. Then it
+ * kills the tool and everything under it and exits. The tool has PR_SET_PDEATHSIG(SIGKILL) against the supervisor
+ * (re-checked with getppid, in case the supervisor died first), so even a supervisor SIGKILLed alone takes the tool
+ * with it. The supervisor ignores SIGTERM, SIGINT and SIGHUP: a group SIGTERM ends the tool (Go's default) and us
+ * (our handler closes the lifeline and waits), and the supervisor finishes the job. A group SIGKILL ends at once
+ * everything that stayed in the group.
+ *
+ * The janitor owns the scratch directory (HOME, TMPDIR and helm's caches for the tools). It waits for EOF on its
+ * own lifeline, whose write end we hold and every supervisor inherits by fork (a tool drops it at exec, O_CLOEXEC).
+ * EOF therefore means that we are gone AND every supervisor has finished killing its tool, so nothing still writes
+ * into the directory when the janitor removes it. At a normal exit we close that lifeline and wait for the janitor
+ * (atexit), so nothing outlives us; on SIGTERM, SIGINT and the render deadline, child_abort_all does the same from
+ * the handler; on SIGKILL both helpers notice our death by themselves. Neither holds our stdout or stderr (Argo CD
+ * waits for EOF on them) and both ignore the group SIGTERM, which gives them Argo CD's 5 s grace to finish.
+ */
+#define _GNU_SOURCE /* pipe2, prctl, syscall(close_range): this file is Linux process plumbing */
 #include "util/child.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -8,7 +40,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,8 +52,18 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
-extern char **environ;
-volatile int child_running_pgid;
+/* What the handlers need: the running child's supervisor and the janitor, each with our end of its lifeline. */
+static volatile sig_atomic_t sup_pid, sup_life = -1, jan_pid, jan_life = -1;
+static char guarded[PATH_MAX];
+
+/* The supervisor's report, written on the lifeline once the tool and all it started are gone. */
+struct report {
+    int started; /* 0: the tool could not be forked (err) */
+    int err;
+    int status; /* wait status */
+    long long cpu_ms;
+    int memory_killed; /* the supervisor killed it for its resident memory */
+};
 
 static long long now_ms(void)
 {
@@ -47,32 +93,548 @@ const char *find_tool(const char *explicit, const char *search_path, const char 
     return NULL;
 }
 
-/* environ with the extra entries replacing same-named ones */
-static char **merged_env(const char *const *extra)
+const char *child_fd_path(int i, char *out, unsigned outlen)
 {
-    size_t n = 0, k = 0;
-    while (environ[n])
-        n++;
-    while (extra && extra[k])
-        k++;
-    char **env = xmalloc((n + k + 1) * sizeof *env);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t nl = strcspn(environ[i], "=");
-        bool replaced = false;
-        for (size_t j = 0; j < k && !replaced; j++)
-            replaced = !strncmp(extra[j], environ[i], nl) && extra[j][nl] == '=';
-        if (!replaced)
-            env[m++] = environ[i];
-    }
-    for (size_t j = 0; j < k; j++)
-        env[m++] = (char *)extra[j];
-    env[m] = NULL;
-    return env;
+    snprintf(out, outlen, "/proc/self/fd/%d", 3 + i);
+    return out;
 }
 
-int child_run(const child_opts *o, buf *out, buf *err, int *status)
+/* ---- signals ------------------------------------------------------------------------------------------------ */
+
+static void stop_signals(sigset_t *s)
 {
+    sigemptyset(s);
+    sigaddset(s, SIGTERM);
+    sigaddset(s, SIGINT);
+    sigaddset(s, SIGHUP);
+    sigaddset(s, SIGALRM);
+}
+
+/* Blocks the signals whose handlers call child_abort_all while a fork and its bookkeeping happen. */
+static void block_stops(sigset_t *old)
+{
+    sigset_t s;
+    stop_signals(&s);
+    sigprocmask(SIG_BLOCK, &s, old);
+}
+
+static void on_stop(int sig)
+{
+    static const char term[] = "cmp-generate: stopped by SIGTERM (Argo CD's deadline or a shutdown): children killed, "
+                               "temporary files removed\n";
+    static const char intr[] = "cmp-generate: interrupted (SIGINT): children killed, temporary files removed\n";
+    static const char hup[] = "cmp-generate: hung up (SIGHUP): children killed, temporary files removed\n";
+    const char *m = sig == SIGINT ? intr : sig == SIGHUP ? hup : term;
+    size_t n = sig == SIGINT ? sizeof intr - 1 : sig == SIGHUP ? sizeof hup - 1 : sizeof term - 1;
+    if (write(STDERR_FILENO, m, n) < 0) {
+    }
+    child_abort_all();
+    _exit(1);
+}
+
+/* From the first child or scratch directory on, SIGTERM, SIGINT and SIGHUP end us through child_abort_all. A signal
+ * the caller ignores (a background job's SIGINT) stays ignored. */
+static void install_stop_handlers(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int i = 0; i < 3; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop;
+        stop_signals(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* For the helpers: ignore what a group SIGTERM or a terminal sends, default for the rest, nothing blocked. */
+static void helper_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    int ign[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
+    for (int i = 0; i < 5; i++)
+        sigaction(ign[i], &sa, NULL);
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGALRM, &sa, NULL);
+}
+
+/* Reaps pid, waiting ms milliseconds at most: short sleeps first, since a helper usually ends within a millisecond
+ * (async-signal-safe, unlike a blocking wait with an alarm). */
+static void wait_gone(pid_t pid, int ms)
+{
+    long step_us = 100, waited_us = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, NULL, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR) || waited_us >= ms * 1000L)
+            return;
+        struct timespec ts = {0, step_us * 1000};
+        nanosleep(&ts, NULL);
+        waited_us += step_us;
+        if (step_us < 20000)
+            step_us *= 2;
+    }
+}
+
+void child_abort_all(void)
+{
+    int saved = errno;
+    int fd = sup_life;
+    pid_t pid = sup_pid;
+    sup_life = -1, sup_pid = 0;
+    if (fd >= 0)
+        close(fd);
+    if (pid > 0)
+        wait_gone(pid, 3000);
+    fd = jan_life, pid = jan_pid;
+    jan_life = -1, jan_pid = 0;
+    if (fd >= 0)
+        close(fd);
+    if (pid > 0)
+        wait_gone(pid, 3000);
+    errno = saved;
+}
+
+/* ---- descriptors -------------------------------------------------------------------------------------------- */
+
+/* Closes every descriptor from lo to hi (inclusive). */
+static void close_range_of(unsigned lo, unsigned hi)
+{
+    if (lo > hi)
+        return;
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, lo, hi, 0) == 0)
+        return;
+#endif
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) {
+        for (unsigned f = lo; f <= hi && f < 65536; f++)
+            close((int)f);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        long f = strtol(e->d_name, &end, 10);
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && !*end && f != dirfd(d) && f >= (long)lo && f <= (long)hi)
+            close((int)f);
+    }
+    closedir(d);
+}
+
+/* stdin, stdout and stderr become /dev/null, and every other descriptor but keep[] is closed: a helper must not
+ * hold Argo CD's pipes (it waits for their EOF) nor another helper's lifeline. */
+static void detach_fds(int *keep, int n)
+{
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int f = 0; f < 3 && null >= 0; f++) {
+        bool kept = false; /* a pipe can be 0-2 when we were started with those closed */
+        for (int i = 0; i < n; i++)
+            kept |= keep[i] == f;
+        if (!kept && null != f)
+            dup2(null, f);
+    }
+    if (null > 2)
+        close(null);
+    for (int i = 1; i < n; i++) /* ascending, for the gaps between them */
+        for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+            int t = keep[j];
+            keep[j] = keep[j - 1];
+            keep[j - 1] = t;
+        }
+    unsigned lo = 3;
+    for (int i = 0; i < n; i++) {
+        if (keep[i] < 0 || (unsigned)keep[i] < lo)
+            continue;
+        close_range_of(lo, (unsigned)keep[i] - 1);
+        lo = (unsigned)keep[i] + 1;
+    }
+    close_range_of(lo, ~0U);
+}
+
+/* ---- the janitor -------------------------------------------------------------------------------------------- */
+
+/* Async-signal-safe enough for a forked helper: recursion over a tree we created. 0 when path is gone. */
+static int remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char sub[PATH_MAX];
+            if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < sizeof sub)
+                remove_tree(sub);
+        }
+        closedir(d);
+    } else if (errno == EACCES) {
+        chmod(path, 0700); /* a tool made it read-only: we own it, so take it back */
+        return remove_tree(path);
+    }
+    if (rmdir(path) == 0 || errno == ENOENT)
+        return 0;
+    chmod(path, 0700);
+    return -1;
+}
+
+static _Noreturn void janitor(int life)
+{
+    helper_signals();
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    detach_fds(&life, 1);
+    char c;
+    for (;;) {
+        ssize_t n = read(life, &c, 1);
+        if (n == 0 || (n < 0 && errno != EINTR))
+            break;
+    }
+    /* a tool's file may still be closing: a few tries */
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    for (int i = 0; i < 50 && remove_tree(guarded) != 0; i++)
+        nanosleep(&ts, NULL);
+    _exit(0);
+}
+
+/* At a normal exit: the directory goes here, at once, and the janitor (with nothing left to do) is reaped. */
+static void release_janitor(void)
+{
+    remove_tree(guarded);
+    child_abort_all();
+    remove_tree(guarded); /* in case a supervisor still wrote into it */
+}
+
+int child_guard_dir(const char *dir)
+{
+    if (jan_pid > 0 || strlen(dir) >= sizeof guarded) {
+        errno = EINVAL;
+        return -1;
+    }
+    snprintf(guarded, sizeof guarded, "%s", dir);
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    install_stop_handlers();
+    sigset_t old;
+    block_stops(&old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[1]);
+        janitor(p[0]);
+    }
+    int saved = errno;
+    close(p[0]);
+    if (pid > 0)
+        jan_pid = pid, jan_life = p[1];
+    else
+        close(p[1]);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (pid < 0) {
+        errno = saved;
+        return -1;
+    }
+    static bool registered;
+    if (!registered)
+        atexit(release_janitor);
+    registered = true;
+    return 0;
+}
+
+/* ---- the supervisor and the tool ---------------------------------------------------------------------------- */
+
+static int chld_pipe = -1;
+
+static void on_chld(int sig)
+{
+    (void)sig;
+    int e = errno;
+    char c = 0;
+    if (write(chld_pipe, &c, 1) < 0) {
+    }
+    errno = e;
+}
+
+/* SIGKILLs every child of ours that /proc shows (our own children list, else a scan of every process). */
+static void signal_children(pid_t me)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)me);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        int pid;
+        while (fscanf(f, "%d", &pid) == 1)
+            kill(pid, SIGKILL);
+        fclose(f);
+        return;
+    }
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char stat_path[64], line[512];
+        snprintf(stat_path, sizeof stat_path, "/proc/%.20s/stat", e->d_name);
+        FILE *s = fopen(stat_path, "re");
+        if (!s)
+            continue;
+        size_t n = fread(line, 1, sizeof line - 1, s);
+        fclose(s);
+        line[n] = 0;
+        const char *rp = strrchr(line, ')'); /* the command name may hold anything, even ") " */
+        char state;
+        int ppid;
+        if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == (int)me)
+            kill(atoi(e->d_name), SIGKILL);
+    }
+    closedir(d);
+}
+
+/* Kills and reaps every child until none is left: orphans of the dying ones are re-parented to us (subreaper) and
+ * found on the next round. A child /proc cannot show would block waitpid, so an alarm bounds the whole. */
+static void kill_subtree(pid_t me)
+{
+    alarm(10);
+    for (;;) {
+        signal_children(me);
+        pid_t w = waitpid(-1, NULL, 0);
+        if (w < 0 && errno == ECHILD)
+            break;
+    }
+    alarm(0);
+}
+
+static void set_limit(int resource, long long want)
+{
+    struct rlimit cur, rl;
+    if (getrlimit(resource, &cur) != 0)
+        return;
+    rlim_t v = (rlim_t)want;
+    if (cur.rlim_max != RLIM_INFINITY && cur.rlim_max < v)
+        v = cur.rlim_max; /* the sidecar's own limit is lower: keep it (only lowering is allowed) */
+    rl.rlim_cur = rl.rlim_max = v;
+    if (setrlimit(resource, &rl) != 0) {
+        dprintf(STDERR_FILENO, "cannot apply resource limit %d: %s\n", resource, strerror(errno));
+        _exit(126);
+    }
+}
+
+/* In the tool's process, between fork and exec. */
+static _Noreturn void exec_tool(const child_opts *o, const char *prog, char *const *env, pid_t sup, int out_w, int err_w)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != sup)
+        _exit(127);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGALRM, SIGXCPU, SIGXFSZ};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* stdout, stderr and the passed descriptors at 1, 2, 3...: first out of the way of those numbers */
+    int hi_out = fcntl(out_w, F_DUPFD_CLOEXEC, 64), hi_err = fcntl(err_w, F_DUPFD_CLOEXEC, 64);
+    int hi_pass[CHILD_MAX_PASS_FDS];
+    for (int i = 0; i < o->npass; i++)
+        hi_pass[i] = fcntl(o->pass_fds[i], F_DUPFD_CLOEXEC, 64);
+    if (hi_out < 0 || hi_err < 0 || dup2(hi_out, STDOUT_FILENO) < 0 || dup2(hi_err, STDERR_FILENO) < 0)
+        _exit(126);
+    for (int i = 0; i < o->npass; i++)
+        if (hi_pass[i] < 0 || dup2(hi_pass[i], 3 + i) < 0)
+            _exit(126);
+    close_range_of(3 + (unsigned)o->npass, ~0U);
+    const child_limits *l = &o->limits;
+    if (l->memory_mb > 0)
+        set_limit(RLIMIT_DATA, (long long)l->memory_mb << 20);
+    if (l->cpu_seconds > 0)
+        set_limit(RLIMIT_CPU, l->cpu_seconds);
+    if (l->file_mb > 0)
+        set_limit(RLIMIT_FSIZE, (long long)l->file_mb << 20);
+    if (l->procs > 0)
+        set_limit(RLIMIT_NPROC, l->procs);
+    set_limit(RLIMIT_CORE, 0); /* no core file left behind */
+    if (o->cwd && chdir(o->cwd) != 0) {
+        dprintf(STDERR_FILENO, "cannot enter %s: %s\n", o->cwd, strerror(errno));
+        _exit(126);
+    }
+    execve(prog, (char *const *)o->argv, env);
+    dprintf(STDERR_FILENO, "cannot execute %s: %s\n", prog, strerror(errno));
+    _exit(127);
+}
+
+static _Noreturn void supervise(const child_opts *o, const char *prog, char *const *env, int life, int out_w, int err_w)
+{
+    pid_t me = getpid();
+    int sp[2];
+    struct report rep = {0};
+    helper_signals();
+    if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) != 0) {
+        rep.err = errno;
+        if (write(life, &rep, sizeof rep) < 0) {
+        }
+        _exit(0);
+    }
+    chld_pipe = sp[1];
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_chld;
+    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &sa, NULL);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    int keep[4 + CHILD_MAX_PASS_FDS] = {life, out_w, err_w, jan_life};
+    int nkeep = 4;
+    for (int i = 0; i < o->npass; i++)
+        keep[nkeep++] = o->pass_fds[i];
+    int sp_keep[2 + 4 + CHILD_MAX_PASS_FDS];
+    memcpy(sp_keep, keep, (size_t)nkeep * sizeof *keep);
+    sp_keep[nkeep] = sp[0], sp_keep[nkeep + 1] = sp[1];
+    detach_fds(sp_keep, nkeep + 2);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    pid_t tool = fork();
+    if (tool == 0) {
+        close(sp[0]);
+        close(sp[1]);
+        exec_tool(o, prog, env, me, out_w, err_w);
+    }
+    if (tool < 0) {
+        rep.err = errno;
+        if (write(life, &rep, sizeof rep) < 0) {
+        }
+        _exit(0);
+    }
+    close(out_w);
+    close(err_w);
+    for (int i = 0; i < o->npass; i++)
+        close(o->pass_fds[i]);
+    rep.started = 1;
+    /* RLIMIT_DATA misses Go's heap: Go reserves arenas PROT_NONE and maps them read-write with MAP_FIXED over the
+     * reservation, which Linux does not count against the limit, so one huge allocation (a template's
+     * `repeat 2000000000 "x"`) passes it. The tool's resident anonymous memory is therefore also watched, every
+     * 50 ms; RLIMIT_AS is no substitute, since Go's reservations make its effect erratic (helm fails a 50 MB heap
+     * under a 1.25 GB address-space limit and succeeds under 1 GB). */
+    char statm_path[64];
+    snprintf(statm_path, sizeof statm_path, "/proc/%d/statm", (int)tool);
+    int statm = o->limits.memory_mb > 0 ? open(statm_path, O_RDONLY | O_CLOEXEC) : -1;
+    long long max_pages = statm >= 0 ? ((long long)o->limits.memory_mb << 20) / sysconf(_SC_PAGESIZE) : 0;
+    bool abort = false;
+    for (;;) {
+        struct pollfd pf[2] = {{life, POLLIN, 0}, {sp[0], POLLIN, 0}};
+        int r = poll(pf, 2, statm >= 0 && !rep.memory_killed ? 50 : -1);
+        if (statm >= 0 && !rep.memory_killed) {
+            char text[128];
+            ssize_t n = pread(statm, text, sizeof text - 1, 0);
+            long long size, resident, shared;
+            if (n > 0 && (text[n] = 0, sscanf(text, "%lld %lld %lld", &size, &resident, &shared) == 3) &&
+                resident - shared > max_pages) {
+                kill(tool, SIGKILL);
+                rep.memory_killed = 1;
+            }
+        }
+        if (r < 0 && errno != EINTR) {
+            abort = true;
+            break;
+        }
+        if (r > 0 && pf[0].revents) { /* EOF: we are gone, or want it stopped */
+            abort = true;
+            break;
+        }
+        char drain[64];
+        while (read(sp[0], drain, sizeof drain) > 0) {
+        }
+        int st;
+        struct rusage ru;
+        if (wait4(tool, &st, WNOHANG, &ru) == tool) {
+            rep.status = st;
+            rep.cpu_ms = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+                         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+            break;
+        }
+    }
+    if (abort)
+        kill(tool, SIGKILL);
+    kill_subtree(me);
+    if (!abort && write(life, &rep, sizeof rep) < 0) {
+    }
+    _exit(0);
+}
+
+/* ---- the parent's side -------------------------------------------------------------------------------------- */
+
+/* env with later entries replacing earlier ones of the same name */
+static char **final_env(const char *const *env)
+{
+    size_t n = 0;
+    while (env && env[n])
+        n++;
+    char **out = xmalloc((n + 1) * sizeof *out);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t nl = strcspn(env[i], "=");
+        bool later = false;
+        for (size_t j = i + 1; j < n && !later; j++)
+            later = !strncmp(env[j], env[i], nl) && env[j][nl] == '=';
+        if (!later)
+            out[m++] = (char *)env[i];
+    }
+    out[m] = NULL;
+    return out;
+}
+
+/* stderr keeps its head (where Go writes "fatal error: ...") and its tail (where helm writes "Error: ..."). */
+#define ERR_HEAD 32768
+#define ERR_TAIL 32768
+static void keep_err(buf *e, const char *p, size_t n)
+{
+    static const char mark[] = "\n[...]\n";
+    const size_t m = sizeof mark - 1;
+    buf_put(e, p, n);
+    if (e->len <= ERR_HEAD + m + ERR_TAIL)
+        return;
+    memmove(e->data + ERR_HEAD + m, e->data + e->len - ERR_TAIL, ERR_TAIL);
+    memcpy(e->data + ERR_HEAD, mark, m);
+    e->len = ERR_HEAD + m + ERR_TAIL;
+}
+
+/* Go's runtime says "fatal error: runtime: out of memory", "fatal error: out of memory allocating heap arena map"
+ * or "fatal error: runtime: cannot allocate memory" when the memory limit stops it. */
+static bool go_out_of_memory(const buf *e)
+{
+    const char *p = e->data, *end = e->data + e->len;
+    static const char key[] = "fatal error: ";
+    while (p && p < end) {
+        const char *hit = memmem(p, (size_t)(end - p), key, sizeof key - 1);
+        if (!hit)
+            return false;
+        const char *eol = memchr(hit, '\n', (size_t)(end - hit));
+        size_t len = (size_t)((eol ? eol : end) - hit);
+        if (memmem(hit, len, "out of memory", 13) || memmem(hit, len, "cannot allocate memory", 22))
+            return true;
+        p = hit + sizeof key - 1;
+    }
+    return false;
+}
+
+int child_run(const child_opts *o, buf *out, buf *err, child_result *r)
+{
+    memset(r, 0, sizeof *r);
     const char *prog = o->argv[0];
     char path[PATH_MAX];
     if (!strchr(prog, '/')) {
@@ -82,97 +644,120 @@ int child_run(const child_opts *o, buf *out, buf *err, int *status)
         snprintf(path, sizeof path, "%s", p);
         prog = path;
     }
-    int po[2], pe[2];
-    if (pipe(po) != 0)
+    if (o->npass < 0 || o->npass > CHILD_MAX_PASS_FDS)
+        return fail(NULL, 0, "cannot run %s: too many descriptors to pass", o->argv[0]);
+    int life[2], po[2], pe[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, life) != 0)
         return fail(NULL, 0, "cannot run %s: %s", o->argv[0], strerror(errno));
-    if (pipe(pe) != 0) {
-        close(po[0]);
-        close(po[1]);
-        return fail(NULL, 0, "cannot run %s: %s", o->argv[0], strerror(errno));
-    }
-    char **env = merged_env(o->env);
-    pid_t pid = fork();
-    if (pid < 0) {
-        free(env);
-        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
+    if (pipe2(po, O_CLOEXEC) != 0) {
+        close(life[0]), close(life[1]);
         return fail(NULL, 0, "cannot run %s: %s", o->argv[0], strerror(errno));
     }
-    if (pid == 0) {
-        setpgid(0, 0);
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, STDIN_FILENO);
-        dup2(po[1], STDOUT_FILENO);
-        dup2(pe[1], STDERR_FILENO);
-        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
-        if (o->cwd && chdir(o->cwd) != 0)
-            _exit(126);
-        signal(SIGPIPE, SIG_DFL);
-        execve(prog, (char *const *)o->argv, env);
-        _exit(127);
+    if (pipe2(pe, O_CLOEXEC) != 0) {
+        close(life[0]), close(life[1]), close(po[0]), close(po[1]);
+        return fail(NULL, 0, "cannot run %s: %s", o->argv[0], strerror(errno));
     }
+    char **env = final_env(o->env);
+    install_stop_handlers();
+    sigset_t old;
+    block_stops(&old);
+    pid_t sup = fork();
+    if (sup == 0) {
+        close(life[0]), close(po[0]), close(pe[0]);
+        supervise(o, prog, env, life[1], po[1], pe[1]);
+    }
+    int fork_errno = errno;
+    if (sup > 0)
+        sup_pid = sup, sup_life = life[0];
+    sigprocmask(SIG_SETMASK, &old, NULL);
     free(env);
-    setpgid(pid, pid); /* both sides set it, so the group exists whoever runs first */
-    child_running_pgid = pid;
-    close(po[1]);
-    close(pe[1]);
-    struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
-    buf *bufs[2] = {out, err};
-    long long deadline = now_ms() + (o->timeout_ms > 0 ? o->timeout_ms : 30000);
-    int open_fds = 2, rc = 0;
-    const char *why = NULL;
-    while (open_fds > 0) {
+    close(life[1]), close(po[1]), close(pe[1]);
+    if (sup < 0) {
+        close(life[0]), close(po[0]), close(pe[0]);
+        return fail(NULL, 0, "cannot run %s: %s", o->argv[0], strerror(fork_errno));
+    }
+    struct pollfd fds[3] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}, {life[0], POLLIN, 0}};
+    int timeout = o->timeout_ms > 0 ? o->timeout_ms : 30000;
+    long long deadline = now_ms() + timeout;
+    struct report rep;
+    size_t rep_got = 0;
+    enum child_outcome why = CHILD_EXITED;
+    char chunk[65536];
+    while (fds[0].fd >= 0 || fds[1].fd >= 0 || fds[2].fd >= 0) {
         long long left = deadline - now_ms();
         if (left <= 0) {
-            why = "timeout";
+            why = CHILD_TIMEOUT;
             break;
         }
-        int r = poll(fds, 2, (int)(left > 1000 ? 1000 : left));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
+        int n = poll(fds, 3, (int)(left > 1000 ? 1000 : left));
+        if (n < 0 && errno != EINTR)
             break;
-        for (int i = 0; i < 2; i++) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        if (n <= 0)
+            continue;
+        for (int i = 0; i < 3 && why == CHILD_EXITED; i++) {
+            if (fds[i].fd < 0 || !fds[i].revents)
                 continue;
-            char chunk[65536];
-            ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
-            if (n > 0) {
-                if (bufs[i]->len + (size_t)n > (o->max_output ? o->max_output : (size_t)256 << 20)) {
-                    why = "output";
-                    break;
-                }
-                buf_put(bufs[i], chunk, (size_t)n);
-            } else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+            size_t want = sizeof chunk;
+            if (i == 0 && o->max_output - out->len < want)
+                want = o->max_output - out->len + 1; /* one byte past the limit tells us it is over */
+            if (i == 2)
+                want = sizeof rep - rep_got;
+            ssize_t got = read(fds[i].fd, i == 2 ? (char *)&rep + rep_got : chunk, want);
+            if (got < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            if (got <= 0 || (i == 2 && rep_got + (size_t)got == sizeof rep)) {
+                if (got > 0)
+                    rep_got += (size_t)got;
+                if (i == 2) /* the report (the pipes close once all is gone), or the supervisor is gone */
+                    sup_life = -1;
                 close(fds[i].fd);
                 fds[i].fd = -1;
-                open_fds--;
+                if (i == 2 && rep_got != sizeof rep)
+                    why = CHILD_LOST; /* killed from outside: what it started may hold the pipes forever */
+                continue;
             }
+            if (i == 0 && out->len + (size_t)got > o->max_output) {
+                why = CHILD_OUTPUT_LIMIT;
+                break;
+            }
+            if (i == 0)
+                buf_put(out, chunk, (size_t)got);
+            else if (i == 1)
+                keep_err(err, chunk, (size_t)got);
+            else
+                rep_got += (size_t)got;
         }
-        if (why)
+        if (why != CHILD_EXITED)
             break;
     }
-    if (why)
-        kill(-pid, SIGKILL);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    /* anything the child left behind in its group goes too */
-    kill(-pid, SIGKILL);
-    child_running_pgid = 0;
-    for (int i = 0; i < 2; i++)
+    /* closing the lifeline stops the supervisor's tool, if it still runs; the supervisor exits in any case */
+    block_stops(&old);
+    sup_life = -1;
+    for (int i = 0; i < 3; i++)
         if (fds[i].fd >= 0)
             close(fds[i].fd);
-    if (why && !strcmp(why, "timeout"))
-        return fail(NULL, 0, "%s did not finish within %d s and was killed (raise the limit with CMP_CHILD_TIMEOUT)",
-                    o->argv[0], (o->timeout_ms > 0 ? o->timeout_ms : 30000) / 1000);
-    if (why)
-        return fail(NULL, 0, "%s wrote more output than the limit of %zu bytes", o->argv[0],
-                    o->max_output ? o->max_output : (size_t)256 << 20);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-    if (*status == 127 && err->len == 0)
-        return fail(NULL, 0, "cannot execute %s", prog);
-    return rc;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    while (waitpid(sup, NULL, 0) < 0 && errno == EINTR) {
+    }
+    sup_pid = 0;
+    r->outcome = why;
+    if (why != CHILD_EXITED)
+        return 0;
+    if (rep_got != sizeof rep) { /* poll failed before the report came */
+        r->outcome = CHILD_LOST;
+        return 0;
+    }
+    if (!rep.started)
+        return fail(NULL, 0, "cannot run %s: %s", o->argv[0], strerror(rep.err));
+    r->cpu_ms = rep.cpu_ms;
+    if (WIFSIGNALED(rep.status)) {
+        r->signal = WTERMSIG(rep.status);
+        r->status = 128 + r->signal;
+    } else {
+        r->status = WEXITSTATUS(rep.status);
+    }
+    r->out_of_memory = rep.memory_killed || (r->status != 0 && go_out_of_memory(err));
+    return 0;
 }
 
 const char *stderr_summary(const buf *err, char *out, size_t outlen)

@@ -123,6 +123,11 @@ size_t bytes_read_total(void)
     return total_read;
 }
 
+void bytes_read_add(size_t n)
+{
+    total_read += n;
+}
+
 /* Returns the offset of the first invalid UTF-8 sequence, or len. */
 size_t utf8_check(const unsigned char *s, size_t len)
 {

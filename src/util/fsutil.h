@@ -37,6 +37,8 @@ size_t utf8_check(const unsigned char *s, size_t len);
 
 /* Total bytes read so far by read_text_file, checked against max_total_bytes. */
 size_t bytes_read_total(void);
+/* Counts input that did not come from a file (a child's output) against max_total_bytes. */
+void bytes_read_add(size_t n);
 
 /* A relative path that stays inside its base: no "..", not absolute, not empty. */
 bool safe_relative_path(const char *p);

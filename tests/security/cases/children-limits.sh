@@ -1,0 +1,65 @@
+# Attack: a chart that makes helm eat the sidecar: gigabytes of memory, minutes of CPU, a huge file, endless
+# output. Each is stopped by its limit (the real helm where a template can do it, a fake one otherwise) with one
+# line naming the tool, the limit and its variable, and nothing left behind.
+. "$here/children.sh"
+realhelm=$tools/helm
+
+# a template that asks for 2 GB in one allocation (RLIMIT_DATA alone misses it: see util/child.c)
+helmpkg
+printf '{{- $x := repeat 2000000000 "x" }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m{{ len $x }}\n' \
+  >"$pkg/charts/web/templates/cm.yaml"
+for b in "${bins[@]}"; do
+  bin=${b%:*} tag=${b##*:}
+  start_cg "$bin" HELM_BIN="$realhelm" CMP_CHILD_TIMEOUT=120; finish 130 # filling 1 GB is slow on a busy machine
+  verdict children-memory-one-allocation "$tag" 1 'helm template of chart web ran out of memory: a child may use 1024 MB \(raise it with CMP_CHILD_MAX_MEMORY_MB\)' "$(leftovers 0)"
+done
+
+# ... or in many: a list that keeps growing (RLIMIT_DATA stops it inside Go's runtime, or the watchdog)
+printf '{{- $l := list }}{{- range until 40 }}{{- $l = append $l (repeat 50000000 "x") }}{{- end }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m{{ len $l }}\n' \
+  >"$pkg/charts/web/templates/cm.yaml"
+for b in "${bins[@]}"; do
+  bin=${b%:*} tag=${b##*:}
+  start_cg "$bin" HELM_BIN="$realhelm" CMP_CHILD_MAX_MEMORY_MB=400; finish
+  verdict children-memory-growing "$tag" 1 'helm template of chart web ran out of memory: a child may use 400 MB \(raise it with CMP_CHILD_MAX_MEMORY_MB\)' "$(leftovers 0)"
+done
+
+# a template that loops for minutes
+printf '{{- range until 1000000000 }}{{ end }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n' >"$pkg/charts/web/templates/cm.yaml"
+for b in "${bins[@]}"; do
+  bin=${b%:*} tag=${b##*:}
+  start_cg "$bin" HELM_BIN="$realhelm" CMP_CHILD_MAX_CPU_SECONDS=2 CMP_CHILD_TIMEOUT=60; finish
+  verdict children-cpu "$tag" 1 'helm template of chart web used its 2 s of CPU time and was killed \(raise it with CMP_CHILD_MAX_CPU_SECONDS\)' "$(leftovers 0)"
+done
+
+# a helm that writes a file bigger than the limit into its TMPDIR
+fakehelm <<'EOF'
+exec head -c 3000000 /dev/zero >"$TMPDIR/big"
+EOF
+for b in "${bins[@]}"; do
+  bin=${b%:*} tag=${b##*:}
+  start_cg "$bin" CMP_CHILD_MAX_FILE_MB=1; finish
+  verdict children-file-size "$tag" 1 'helm template of chart web tried to write a file over 1 MB \(raise it with CMP_CHILD_MAX_FILE_MB\)' "$(leftovers 0)"
+done
+
+# a helm whose output never ends: stopped at the input limit, and no more than that is read (memory stays small)
+fakehelm <<'EOF'
+exec yes 'a: b'
+EOF
+for b in "${bins[@]}"; do
+  bin=${b%:*} tag=${b##*:}
+  start_cg "$bin" CMP_MAX_FILE_BYTES=1M; finish
+  verdict children-output-file-limit "$tag" 1 'helm template of chart web wrote more than 1048576 bytes and was killed \(max-file-bytes; raise it with CMP_MAX_FILE_BYTES\)' "$(leftovers 0)"
+  start_cg "$bin" CMP_MAX_TOTAL_BYTES=300K; finish
+  verdict children-output-total-limit "$tag" 1 'helm template of chart web wrote more than the [0-9]+ bytes left of the input limit and was killed \(max-total-bytes 307200; raise it with CMP_MAX_TOTAL_BYTES\)' "$(leftovers 0)"
+done
+# the default limit (64 MiB): the render fails at it, having held at most that much (plain build: ASan's own
+# memory would hide it)
+bin=${bins[0]%:*}
+rm -rf "$scratch"; mkdir -p "$scratch"
+(cd "$pkg" && env -i PATH="$tools:/usr/bin:/bin" TMPDIR="$scratch" HELM_BIN="$tmp/bin/helm" /usr/bin/time -o "$tmp/time" \
+  -f 'maxrss %M' "$bin" render . >"$tmp/out" 2>"$tmp/err"); rc=$?
+kb=$(sed -n 's/^maxrss //p' "$tmp/time")
+[ -n "$kb" ] && [ "$kb" -lt 200000 ] || rc=98
+[ "$rc" = 98 ] && rc=1 && left="maxrss ${kb:-?} KB" || left=
+[ -n "$(ls -A "$scratch")" ] && left="$left scratch not empty"
+verdict children-output-read-no-further "plain" 1 'wrote more than 67108864 bytes and was killed' "$left"
