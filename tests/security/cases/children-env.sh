@@ -9,7 +9,7 @@ fakehelm <<'EOF'
 env >"$rec/env"
 cat /proc/self/limits >"$rec/limits"
 echo "$@" >"$rec/args"
-for a in "$@"; do case $a in /proc/self/fd/*) cat "$a" >>"$rec/values";; esac; done
+for a in "$@"; do case $a in /proc/self/fd/*) cat "$a" >>"$rec/values";; --values=/proc/self/fd/*) cat "${a#--values=}" >>"$rec/values";; esac; done
 grep -rl s3cr3t "$TMPDIR/.." >"$rec/secret-files" 2>&1
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n'
 EOF
@@ -40,7 +40,7 @@ for b in "${bins[@]}"; do
   # the values reached helm through /proc/self/fd (inline first, then the parameter), and no file in scratch
   # held them while helm ran
   why=
-  grep -Eq -- '--values /proc/self/fd/3 --values /proc/self/fd/4$' "$rec/args" || why="$why args: $(cat "$rec/args");"
+  grep -Eq -- '--values=/proc/self/fd/3 --values=/proc/self/fd/4 -- ' "$rec/args" || why="$why args: $(cat "$rec/args");"
   [ "$(cat "$rec/values" 2>/dev/null)" = "$(printf 'inline: s3cr3t-inline\n{"password":"s3cr3t-values"}')" ] || why="$why values: $(cat "$rec/values" 2>&1);"
   [ -s "$rec/secret-files" ] && why="$why secret in scratch: $(head -c 300 "$rec/secret-files");"
   verdict children-values-never-in-a-file "$tag" 0 '' "$why"
