@@ -50,6 +50,9 @@ typedef struct fn_def {
 const fn_def *fn_lookup(const char *name);
 /* "set-labels" from "gcr.io/kpt-fn/set-labels:v0.1.5", "set-labels@sha256:..", "set-labels-v0.1.5", "./bin/set-labels" */
 const char *fn_basename(arena *a, const char *ref);
+/* The last path component of an image or exec reference without its tag and digest; *tag is the tag (NULL when
+ * there is none). The basename is a fresh copy the caller may change. */
+char *fn_ref_split(arena *a, const char *ref, const char **tag);
 /* An exec: command line mapped to the built-in it stands for: `/path/cmp-generate fn NAME` gives NAME, a wrapper
  * named after a function (`./bin/set-labels`, `set-labels-v0.1.5`, no arguments) gives its own name. Anything else
  * is NULL with *why saying what is wrong. Nothing is ever run. */

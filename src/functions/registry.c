@@ -85,7 +85,7 @@ const fn_def *fn_lookup(const char *name)
     return NULL;
 }
 
-const char *fn_basename(arena *a, const char *ref)
+char *fn_ref_split(arena *a, const char *ref, const char **tag)
 {
     while (*ref == ' ' || *ref == '\t')
         ref++;
@@ -93,12 +93,20 @@ const char *fn_basename(arena *a, const char *ref)
     char *s = arena_strndup(a, ref, n);
     char *at = strchr(s, '@');
     if (at)
-        *at = 0;
+        *at = 0; /* name:tag@digest: the tag still says what it is; a digest alone says nothing we can read */
     char *slash = strrchr(s, '/');
     char *base = slash ? slash + 1 : s;
     char *colon = strchr(base, ':');
+    *tag = colon && colon[1] ? colon + 1 : NULL;
     if (colon)
         *colon = 0;
+    return base;
+}
+
+const char *fn_basename(arena *a, const char *ref)
+{
+    const char *tag;
+    char *base = fn_ref_split(a, ref, &tag);
     size_t bl = strlen(base);
     if (bl > 4 && !strcmp(base + bl - 4, ".exe"))
         base[bl - 4] = 0;

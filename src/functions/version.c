@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "functions/function.h"
 #include "util/buf.h"
 
 /* The releases each function has had (catalog-function-versions: tags on either registry, through 2026). A tag
@@ -341,16 +342,10 @@ void fn_version_resolve(arena *a, const char *fn, const char *tag, const char *t
 
 const char *fn_ref_tag(arena *a, const char *ref)
 {
-    size_t n = strcspn(ref, " \t");
-    char *s = arena_strndup(a, ref, n);
-    char *at = strchr(s, '@');
-    if (at)
-        *at = 0; /* name:tag@digest: the tag still says what it is; a digest alone says nothing we can read */
-    char *slash = strrchr(s, '/');
-    char *base = slash ? slash + 1 : s;
-    char *colon = strchr(base, ':');
-    if (colon)
-        return colon[1] ? colon + 1 : NULL;
+    const char *tag;
+    char *base = fn_ref_split(a, ref, &tag);
+    if (tag)
+        return tag;
     /* exec names: set-labels-v0.1.5, set-labels_v0.2 */
     for (char *p = base + strlen(base); p-- > base;)
         if ((*p == '-' || *p == '_') && p > base) {
