@@ -16,8 +16,8 @@ export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 
 # Everything beyond make itself that a fresh Debian machine lacks: the compiler too (a server image has no gcc).
 DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev zlib1g-dev unzip git procps ca-certificates
-# tests only: the fuzz targets need clang with libFuzzer
-TEST_DEBS  := clang libclang-rt-14-dev
+# tests only: clang with libFuzzer for the fuzz targets; GNU time for the peak-memory check of a child-output case
+TEST_DEBS  := clang libclang-rt-14-dev time
 PKGS       := libfyaml libpcre2-8 libgit2 zlib
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
