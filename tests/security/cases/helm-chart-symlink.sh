@@ -19,9 +19,9 @@ newpkg; files_chart "$pkg/charts/c" leak.txt; ln -s ../../../../secret.txt "$pkg
 check helm-chart-relative-symlink 1 '"leak\.txt" is a symlink that leads outside the repository'
 
 # a symlink to a directory inside the repository that itself holds a symlink out
-newpkg; files_chart "$pkg/charts/c" shared/leak.txt; mkdir -p "$tmp/repo/shared"
-ln -s "$tmp/secret.txt" "$tmp/repo/shared/leak.txt"; ln -s ../../../shared "$pkg/charts/c/shared"; step 'name: c'
-check helm-chart-symlink-chain 1 '"shared/leak\.txt" is a symlink that leads outside the repository'
+newpkg; files_chart "$pkg/charts/c" platform/leak.txt; mkdir -p "$tmp/repo/platform"
+ln -s "$tmp/secret.txt" "$tmp/repo/platform/leak.txt"; ln -s ../../../platform "$pkg/charts/c/platform"; step 'name: c'
+check helm-chart-symlink-chain 1 '"platform/leak\.txt" is a symlink that leads outside the repository'
 if leaked; then echo "FAIL helm-chart-symlink-chain: the file outside the repository reached the output"; fi
 
 # the chart directory itself a symlink out of the repository

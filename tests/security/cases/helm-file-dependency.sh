@@ -50,7 +50,7 @@ check helm-file-dependency-via-symlink 1 'dependencies\[0\]\.repository "file://
 built helm-file-dependency-via-symlink
 
 # a dependency inside the repository whose own files lead out is refused by the walk of that chart
-newpkg; mkchart "$tmp/repo/shared/lib"; ln -s "$tmp/secret.txt" "$tmp/repo/shared/lib/leak.txt"
-depchart "$pkg/charts/app" file://../../../shared/lib; step 'name: app'
-check helm-file-dependency-walked 1 'chart "shared/lib": "leak\.txt" is a symlink that leads outside the repository'
+newpkg; mkchart "$tmp/repo/platform/lib"; ln -s "$tmp/secret.txt" "$tmp/repo/platform/lib/leak.txt"
+depchart "$pkg/charts/app" file://../../../platform/lib; step 'name: app'
+check helm-file-dependency-walked 1 'chart "platform/lib": "leak\.txt" is a symlink that leads outside the repository'
 built helm-file-dependency-walked

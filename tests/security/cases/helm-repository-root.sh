@@ -6,16 +6,16 @@ values_chart() { mkchart "$1" "$(printf 'apiVersion: v1\nkind: ConfigMap\nmetada
 # a chart one level up from the repository, which must stay out of reach
 values_chart "$tmp/outside-chart"
 
-# teams/a/app in the repository; the chart in shared/charts, values in shared/values (siblings of teams/)
-newpkg teams/a/app; values_chart "$tmp/repo/shared/charts/web"; mkdir -p "$tmp/repo/shared/values"
-printf 'x: from-a-sibling\n' >"$tmp/repo/shared/values/prod.yaml"
+# teams/a/app in the repository; the chart in platform/charts, values in platform/values (siblings of teams/)
+newpkg teams/a/app; values_chart "$tmp/repo/platform/charts/web"; mkdir -p "$tmp/repo/platform/values"
+printf 'x: from-a-sibling\n' >"$tmp/repo/platform/values/prod.yaml"
 rhc 'helmCharts:
   - chartArgs:
       name: web
-    chartHome: ../../../shared/charts
+    chartHome: ../../../platform/charts
     templateOptions:
       values:
-        valuesFiles: [../../../shared/values/prod.yaml]'
+        valuesFiles: [../../../platform/values/prod.yaml]'
 CASE_ENV="ARGOCD_APP_NAME=web ARGOCD_APP_SOURCE_PATH=teams/a/app" \
   check helm-sibling-chart-renders 0 'x: "from-a-sibling"'
 
@@ -28,23 +28,23 @@ CASE_ENV="ARGOCD_APP_NAME=web ARGOCD_APP_SOURCE_PATH=teams/a/app" \
   check helm-source-path-root-is-the-boundary 1 'chart "\.\./\.\./\.\./\.\./outside-chart" leads outside the repository'
 
 # the root comes from ARGOCD_APP_SOURCE_PATH: "." makes the package the whole repository, "a/app" makes teams/ the
-# root; either way shared/ is out of reach
+# root; either way platform/ is out of reach
 rhc 'helmCharts:
   - chartArgs:
       name: web
-    chartHome: ../../../shared/charts'
+    chartHome: ../../../platform/charts'
 CASE_ENV="ARGOCD_APP_NAME=web ARGOCD_APP_SOURCE_PATH=." \
-  check helm-source-path-dot-is-the-package 1 'chart "\.\./\.\./\.\./shared/charts/web" leads outside the repository'
+  check helm-source-path-dot-is-the-package 1 'chart "\.\./\.\./\.\./platform/charts/web" leads outside the repository'
 CASE_ENV="ARGOCD_APP_NAME=web ARGOCD_APP_SOURCE_PATH=a/app" \
-  check helm-source-path-decides-the-root 1 'chart "\.\./\.\./\.\./shared/charts/web" leads outside the repository'
+  check helm-source-path-decides-the-root 1 'chart "\.\./\.\./\.\./platform/charts/web" leads outside the repository'
 
 # locally (no Argo CD), the nearest .git
 mkdir -p "$tmp/repo/.git"
 CASE_ENV="" check helm-local-git-root 0 'release: "release-name"' -- render --no-git-metadata .
 
 # a file:// dependency in a sibling directory of the same repository is built and rendered
-newpkg app; values_chart "$tmp/repo/shared/lib"; mkchart "$pkg/charts/app"
-printf 'dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../../../shared/lib\n' >>"$pkg/charts/app/Chart.yaml"
+newpkg app; values_chart "$tmp/repo/platform/lib"; mkchart "$pkg/charts/app"
+printf 'dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../../../platform/lib\n' >>"$pkg/charts/app/Chart.yaml"
 (cd "$pkg/charts/app" && helmx dependency update . >/dev/null 2>&1); rm -rf "$pkg/charts/app/charts"
 step 'name: app'
 check helm-sibling-file-dependency-renders 0 '# Source: app/charts/lib/templates/cm\.yaml'

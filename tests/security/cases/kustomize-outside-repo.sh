@@ -128,12 +128,12 @@ CASE_ENV="$argo" check kustomize-graph-depth-limit 1 'the kustomizations nest de
 # 7. legitimate: another directory of the same repository (Argo CD allows ../base), and the operator's
 #    LoadRestrictionsNone reading a file elsewhere in the repository
 kpkg
-mkdir -p "$tmp/repo/base" "$tmp/repo/shared"
+mkdir -p "$tmp/repo/base" "$tmp/repo/platform"
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-base\n' >"$tmp/repo/base/cm.yaml"
 printf 'resources:\n  - cm.yaml\n' >"$tmp/repo/base/kustomization.yaml"
-printf 'LOG_LEVEL=debug\n' >"$tmp/repo/shared/app.env"
+printf 'LOG_LEVEL=debug\n' >"$tmp/repo/platform/app.env"
 printf 'resources:\n  - ../../base\n' >"$pkg/ov/kustomization.yaml"
 CASE_ENV="$argo" check kustomize-same-repo-base 0 '^  name: from-base$'
-printf 'resources:\n  - ../../base\nconfigMapGenerator:\n  - name: settings\n    envs:\n      - ../../shared/app.env\n' >"$pkg/ov/kustomization.yaml"
+printf 'resources:\n  - ../../base\nconfigMapGenerator:\n  - name: settings\n    envs:\n      - ../../platform/app.env\n' >"$pkg/ov/kustomization.yaml"
 CASE_ENV="$argo" check kustomize-root-only-by-default 1 'security; file .*app\.env.* is not in or below'
 CASE_ENV="$argo $none" check kustomize-operator-load-restrictor-none 0 '^  LOG_LEVEL: debug$'
