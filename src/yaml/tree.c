@@ -1,5 +1,7 @@
 #include "yaml/tree.h"
 
+#include "yaml/scalar.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,9 +261,42 @@ bool map_delete(node *m, const char *key)
     long i = map_index(m, key);
     if (i < 0)
         return false;
-    memmove(&m->c.kids[2 * i], &m->c.kids[2 * i + 2], (size_t)(m->c.n - (uint32_t)i - 1) * 2 * sizeof *m->c.kids);
-    m->c.n--;
+    map_remove(m, (uint32_t)i);
     return true;
+}
+
+void map_remove(node *m, uint32_t i)
+{
+    if (i >= m->c.n)
+        return;
+    memmove(&m->c.kids[2 * i], &m->c.kids[2 * i + 2], (size_t)(m->c.n - i - 1) * 2 * sizeof *m->c.kids);
+    m->c.n--;
+}
+
+void map_insert(arena *a, node *m, uint32_t i, node *key, node *val)
+{
+    if (i > m->c.n)
+        i = m->c.n;
+    grow(a, m, 2);
+    memmove(&m->c.kids[2 * i + 2], &m->c.kids[2 * i], (size_t)(m->c.n - i) * 2 * sizeof *m->c.kids);
+    m->c.kids[2 * i] = key;
+    m->c.kids[2 * i + 1] = val;
+    m->c.n++;
+}
+
+node *map_key(const node *m, uint32_t i)
+{
+    return m->c.kids[2 * i];
+}
+
+node *map_val(const node *m, uint32_t i)
+{
+    return m->c.kids[2 * i + 1];
+}
+
+void map_set_val(node *m, uint32_t i, node *val)
+{
+    m->c.kids[2 * i + 1] = val;
 }
 
 node *map_ensure_map(arena *a, node *m, const char *key)
@@ -285,6 +320,126 @@ void seq_append(arena *a, node *s, node *item)
 {
     grow(a, s, 1);
     s->c.kids[s->c.n++] = item;
+}
+
+void seq_insert(arena *a, node *s, uint32_t i, node *item)
+{
+    if (i > s->c.n)
+        i = s->c.n;
+    grow(a, s, 1);
+    memmove(&s->c.kids[i + 1], &s->c.kids[i], (size_t)(s->c.n - i) * sizeof *s->c.kids);
+    s->c.kids[i] = item;
+    s->c.n++;
+}
+
+node *seq_item(const node *s, uint32_t i)
+{
+    return s->c.kids[i];
+}
+
+void seq_set(node *s, uint32_t i, node *item)
+{
+    s->c.kids[i] = item;
+}
+
+uint32_t node_len(const node *n)
+{
+    return n && n->kind != N_SCALAR ? n->c.n : 0;
+}
+
+void node_clear(node *c)
+{
+    if (c->kind != N_SCALAR)
+        c->c.n = 0;
+}
+
+void node_move(node *dst, node *src)
+{
+    struct node_extra *mine = dst->x;
+    uint32_t line = dst->line;
+    uint16_t col = dst->col;
+    *dst = *src;
+    dst->line = line;
+    dst->col = col;
+    if (!mine)
+        return;
+    if (!dst->x) {
+        /* src had no comments or tag: dst keeps its comments, and src's lack of a tag */
+        dst->x = mine;
+        mine->tag = NULL;
+        return;
+    }
+    if (!dst->x->comment)
+        dst->x->comment = mine->comment;
+    if (!dst->x->head)
+        dst->x->head = mine->head;
+}
+
+int node_kind(const node *n)
+{
+    return n->kind;
+}
+
+int node_style(const node *n)
+{
+    return n->style;
+}
+
+void node_set_style(node *n, int style)
+{
+    n->style = (uint8_t)style;
+}
+
+uint32_t node_line(const node *n)
+{
+    return n ? n->line : 0;
+}
+
+uint32_t node_col(const node *n)
+{
+    return n ? n->col : 0;
+}
+
+void node_set_pos(node *n, uint32_t line, uint32_t col)
+{
+    n->line = line;
+    n->col = (uint16_t)(col > UINT16_MAX ? UINT16_MAX : col);
+}
+
+uint32_t scalar_len(const node *n)
+{
+    return n && n->kind == N_SCALAR ? n->s.len : 0;
+}
+
+bool scalar_set(arena *a, node *n, const char *s, size_t len, enum scalar_edit how)
+{
+    bool same = n->s.len == len && memcmp(n->s.str, s, len) == 0;
+    if (same && how == SCALAR_AS_STRING)
+        return false;
+    switch (how) {
+    case SCALAR_AS_STRING:
+        if (n->style != ST_SINGLE && n->style != ST_DOUBLE)
+            n->style = ST_STRING;
+        if (n->x)
+            n->x->tag = NULL;
+        break;
+    case SCALAR_AS_WRITTEN:
+        /* a string we made reads as what the emitter would write for its old text */
+        if (n->style == ST_STRING)
+            n->style = plain_string_safe(n->s.str, n->s.len, false) ? ST_PLAIN : ST_DOUBLE;
+        if (n->x)
+            n->x->tag = NULL;
+        break;
+    case SCALAR_KEEP_TYPE:
+        if (n->style == ST_PLAIN && !node_tag(n) && node_type(n) == T_STR)
+            n->style = ST_STRING;
+        break;
+    }
+    if (same)
+        return false;
+    n->s.str = arena_strndup(a, s, len);
+    n->s.len = (uint32_t)len;
+    return true;
 }
 
 void seq_remove(node *s, uint32_t i)
@@ -346,6 +501,13 @@ void node_set_comment(arena *a, node *n, const char *comment)
     if (!comment && !n->x)
         return;
     extra(a, n)->comment = comment ? arena_strdup(a, comment) : NULL;
+}
+
+void node_set_head(arena *a, node *n, const char *head)
+{
+    if (!head && !n->x)
+        return;
+    extra(a, n)->head = head ? arena_strdup(a, head) : NULL;
 }
 
 void node_set_tag(arena *a, node *n, const char *tag)

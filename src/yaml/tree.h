@@ -64,18 +64,55 @@ node *node_map(arena *a);
 node *node_seq(arena *a);
 node *node_clone(arena *a, const node *n);
 
+/* ---- The API everything outside src/yaml uses. The fields of struct node above are src/yaml's alone and are
+ * about to move out of this header: outside src/yaml, use only the functions below. ---- */
+
 static inline bool is_map(const node *n) { return n && n->kind == N_MAP; }
 static inline bool is_seq(const node *n) { return n && n->kind == N_SEQ; }
 static inline bool is_scalar(const node *n) { return n && n->kind == N_SCALAR; }
+/* N_SCALAR, N_MAP or N_SEQ; n must not be NULL. */
+int node_kind(const node *n);
+/* A scalar's enum node_style, or a collection's ST_BLOCK/ST_FLOW. */
+int node_style(const node *n);
+void node_set_style(node *n, int style);
+/* 1-based source position; 0 for nodes the program made. */
+uint32_t node_line(const node *n);
+uint32_t node_col(const node *n);
+void node_set_pos(node *n, uint32_t line, uint32_t col);
+
 /* The scalar's text, or NULL for a collection or NULL node. */
 const char *scalar(const node *n);
+/* Its length in bytes (texts may hold NUL bytes only in theory: YAML cannot carry them); 0 for non-scalars. */
+uint32_t scalar_len(const node *n);
 bool scalar_is(const node *n, const char *s);
 /* A plain, untagged empty or "null"/"~" scalar. */
 bool is_null(const node *n);
 
+/* How an edit of a scalar's text treats its type. Every edit of a scalar's text goes through scalar_set, so the
+ * rules live in one place; which one applies is the calling function's (the catalog's) choice. */
+enum scalar_edit {
+    /* The new text is a string: quotes the author chose stay, anything else becomes a string we made (written plain
+     * only where every reader sees a string). The tag goes. (set-labels, set-namespace, name references...) */
+    SCALAR_AS_STRING,
+    /* The new text is read for what it is, as the catalog's setters and search-replace do (a plain "8080" becomes a
+     * number): the style the reader saw stays, a string we made is first pinned plain or double-quoted, the tag
+     * goes. */
+    SCALAR_AS_WRITTEN,
+    /* The node keeps its type: a string stays a string (quoted if the text would read as something else), a number
+     * or tagged value keeps its style and tag. (apply-replacements) */
+    SCALAR_KEEP_TYPE,
+};
+/* Sets n's text to a copy of s[0..len). Its comments and position stay. Returns false when the text was already
+ * that (nothing changes then, not even the style). */
+bool scalar_set(arena *a, node *n, const char *s, size_t len, enum scalar_edit how);
+
+/* Entries of a map (pairs) or items of a sequence; 0 for a scalar or NULL. */
+uint32_t node_len(const node *n);
+
 /* maps */
-static inline node *map_key(const node *m, uint32_t i) { return m->c.kids[2 * i]; }
-static inline node *map_val(const node *m, uint32_t i) { return m->c.kids[2 * i + 1]; }
+node *map_key(const node *m, uint32_t i);
+node *map_val(const node *m, uint32_t i);
+void map_set_val(node *m, uint32_t i, node *val);
 node *map_get(const node *m, const char *key);
 long map_index(const node *m, const char *key);
 /* Sets key to val: replaces the value in place if the key exists, else appends. Returns val. */
@@ -85,13 +122,26 @@ node *map_set_str(arena *a, node *m, const char *key, const char *val);
  * objects then share one copy of a label or annotation, as strings are never edited in place. */
 node *map_set_str_ref(arena *a, node *m, const char *key, const char *val);
 void map_append(arena *a, node *m, node *key, node *val);
+/* Inserts key: val before entry i (i == node_len(m) appends). */
+void map_insert(arena *a, node *m, uint32_t i, node *key, node *val);
 bool map_delete(node *m, const char *key);
+void map_remove(node *m, uint32_t i);
 /* The map under key, created (appended) when missing or null; NULL if key holds something else. */
 node *map_ensure_map(arena *a, node *m, const char *key);
 
 /* sequences */
+node *seq_item(const node *s, uint32_t i);
+void seq_set(node *s, uint32_t i, node *item);
 void seq_append(arena *a, node *s, node *item);
+/* Inserts item before item i (i == node_len(s) appends). */
+void seq_insert(arena *a, node *s, uint32_t i, node *item);
 void seq_remove(node *s, uint32_t i);
+
+/* Empties a map or sequence. */
+void node_clear(node *c);
+/* dst becomes src: its kind, style, text or entries, and tag. dst keeps its position, and its comments where src
+ * has none. src must not be used afterwards (its entries now belong to dst). */
+void node_move(node *dst, node *src);
 
 /* path helpers: path_get(n, "metadata", "name", NULL) */
 node *path_get(const node *n, ...);
@@ -100,7 +150,9 @@ const char *path_str(const node *n, ...);
 /* Deep structural equality of value, tag and kind (styles and comments ignored). */
 bool node_equal(const node *a, const node *b);
 
+/* comments (stored without the "# ") and tags (as written: "!!str", "!custom") */
 void node_set_comment(arena *a, node *n, const char *comment);
+void node_set_head(arena *a, node *n, const char *head);
 void node_set_tag(arena *a, node *n, const char *tag);
 static inline const char *node_comment(const node *n) { return n && n->x ? n->x->comment : NULL; }
 static inline const char *node_tag(const node *n) { return n && n->x ? n->x->tag : NULL; }
