@@ -23,6 +23,33 @@ static const char *const bools11[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "
 static const char *const specials[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
                                        "-.INF", ".nan", ".NaN", ".NAN", NULL};
 
+/* The emitter asks what every scalar it writes resolves to, and almost all text is a string at its first byte:
+ * only these can start a null, bool, number, special float, date, "<<" or "=". The words are at most 5 bytes. */
+enum { MAY_WORD = 1, MAY_NUMBER = 2, MAY_OTHER = 4 };
+static unsigned char first_byte[256];
+
+static void first_byte_init(void)
+{
+    for (const char *p = "~nNyYtTfFoO"; *p; p++)
+        first_byte[(unsigned char)*p] = MAY_WORD;
+    for (const char *p = "0123456789+-."; *p; p++)
+        first_byte[(unsigned char)*p] = MAY_NUMBER;
+    first_byte['<'] = first_byte['='] = MAY_OTHER;
+}
+
+/* 0 when s can only be a string to every reader (the common case); else which checks can apply. */
+static unsigned may_be_typed(const char *s, size_t n)
+{
+    if (!first_byte['~'])
+        first_byte_init();
+    if (!n)
+        return MAY_WORD;
+    unsigned f = first_byte[(unsigned char)s[0]];
+    if (f == MAY_WORD && n > 5)
+        return 0;
+    return f;
+}
+
 /* digits in base with optional '_' separators, at least one digit */
 static bool digits(const char *s, size_t n, int base, bool underscores)
 {
@@ -79,6 +106,8 @@ static bool is_float(const char *s, size_t n, bool underscores)
 
 enum scalar_type resolve_yaml12(const char *s, size_t n)
 {
+    if (!may_be_typed(s, n))
+        return T_STR;
     if (in_list(s, n, nulls))
         return T_NULL;
     if (in_list(s, n, bools12))
@@ -124,6 +153,8 @@ static bool sexagesimal(const char *s, size_t n)
 
 enum scalar_type resolve_yaml11(const char *s, size_t n)
 {
+    if (!may_be_typed(s, n))
+        return T_STR;
     if (in_list(s, n, nulls))
         return T_NULL;
     if (in_list(s, n, bools11))
@@ -224,6 +255,8 @@ static bool looks_like_date(const char *s, size_t n)
 
 bool plain_string_safe(const char *s, size_t n, bool flow)
 {
+    if (!may_be_typed(s, n))
+        return plain_allowed(s, n, flow);
     return plain_allowed(s, n, flow) && resolve_yaml11(s, n) == T_STR && resolve_yaml12(s, n) == T_STR &&
            !looks_like_date(s, n) && !eq(s, n, "<<") && !eq(s, n, "=");
 }
