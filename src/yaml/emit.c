@@ -14,30 +14,6 @@ typedef struct emitter {
     const emit_opts *o;
 } emitter;
 
-/* NEL (U+0085), LS (U+2028) and PS (U+2029) are line breaks to a YAML 1.1 reader (Argo CD's Go code) and text to
- * a YAML 1.2 one, so raw in a scalar they are folded by one and kept by the other; the other C1 controls and
- * U+FFFE/U+FFFF are refused in a 1.1 reader's input. The length of such a character at s, else 0. */
-static size_t break_or_c1(const char *p, size_t left)
-{
-    const unsigned char *u = (const unsigned char *)p;
-    if (left >= 2 && u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
-        return 2;
-    if (left >= 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
-        return 3;
-    if (left >= 3 && u[0] == 0xef && u[1] == 0xbf && (u[2] == 0xbe || u[2] == 0xbf))
-        return 3;
-    return 0;
-}
-
-/* Such text only survives as escapes in double quotes. */
-static bool needs_escapes(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] >= 0xc2 && break_or_c1(s + i, n - i))
-            return true;
-    return false;
-}
-
 /* Comment text: no escapes there, so those characters become spaces rather than end the comment early for a 1.1
  * reader, which would read the rest of the line as YAML the pipeline never saw. */
 static void put_comment_text(buf *b, const char *s, size_t n)
@@ -92,14 +68,6 @@ static void put_double_quoted(buf *b, const char *s, size_t n)
     buf_putc(b, '"');
 }
 
-static bool single_quotable(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-            return false;
-    return true;
-}
-
 static void put_single_quoted(buf *b, const char *s, size_t n)
 {
     buf_putc(b, '\'');
@@ -111,30 +79,15 @@ static void put_single_quoted(buf *b, const char *s, size_t n)
     buf_putc(b, '\'');
 }
 
-static bool multiline(const node *n)
+/* The facts about a scalar's text (see scalar_facts). */
+static unsigned facts(const node *n)
 {
-    return n->kind == N_SCALAR && memchr(n->s.str, '\n', n->s.len) != NULL;
+    return scalar_facts(n->s.str, n->s.len);
 }
 
-/* Literal block scalars hold text with newlines; only printable text and tabs fit in them. */
 static bool literal_ok(const node *n)
 {
-    if (!multiline(n) || strspn(n->s.str, "\n") == n->s.len)
-        return false; /* only line breaks: a literal block would read back as "" */
-    if (needs_escapes(n->s.str, n->s.len))
-        return false;
-    for (uint32_t i = 0; i < n->s.len; i++) {
-        unsigned char c = (unsigned char)n->s.str[i];
-        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-            return false;
-        /* trailing blanks on a line, or a last line of blanks, do not survive a literal block */
-        if ((c == ' ' || c == '\t') && (i + 1 == n->s.len || n->s.str[i + 1] == '\n'))
-            return false;
-        if (c == '\t' && (i == 0 || n->s.str[i - 1] == '\n'))
-            return false;
-    }
-    /* trailing spaces on a line before a break are fine; a leading tab or space on the first line needs an indicator */
-    return true;
+    return n->kind == N_SCALAR && (facts(n) & SF_LITERAL);
 }
 
 static void put_tag(buf *b, const node *n)
@@ -147,12 +100,14 @@ static void put_tag(buf *b, const node *n)
 }
 
 /* A scalar on one line (key, value, item, or inside flow). */
-static void put_inline_scalar(buf *b, const node *n, bool flow)
+/* f: facts(n) */
+static void put_inline_scalar(buf *b, const node *n, unsigned f, bool flow)
 {
     const char *s = n->s.str;
     size_t len = n->s.len;
+    bool plain = f & (flow ? SF_PLAIN_FLOW : SF_PLAIN);
     put_tag(b, n);
-    if (needs_escapes(s, len)) {
+    if (f & SF_ESCAPES) {
         put_double_quoted(b, s, len);
         return;
     }
@@ -163,13 +118,13 @@ static void put_inline_scalar(buf *b, const node *n, bool flow)
                 b->len--; /* "!!null" or "!" alone: the tag without its separating space */
             return;
         }
-        if (plain_allowed(s, len, flow)) {
+        if (plain) {
             buf_put(b, s, len);
             return;
         }
         break;
     case ST_SINGLE:
-        if (single_quotable(s, len)) {
+        if (f & SF_SINGLE) {
             put_single_quoted(b, s, len);
             return;
         }
@@ -177,13 +132,13 @@ static void put_inline_scalar(buf *b, const node *n, bool flow)
     case ST_DOUBLE:
         break;
     default: /* made strings and single-line block scalars */
-        if (node_tag(n) ? plain_allowed(s, len, flow) : plain_string_safe(s, len, flow)) {
+        if (plain && (node_tag(n) || (f & SF_STRING))) {
             buf_put(b, s, len);
             return;
         }
         /* kyaml's choice: text that would read as another type gets double quotes, text that only breaks plain
          * syntax gets single quotes. */
-        if (plain_allowed(s, len, flow) || !single_quotable(s, len) || node_tag(n))
+        if (plain || !(f & SF_SINGLE) || node_tag(n))
             break;
         put_single_quoted(b, s, len);
         return;
@@ -248,7 +203,7 @@ static void put_flow(buf *b, const node *n);
 static void put_key(buf *b, const node *k, bool flow)
 {
     if (k->kind == N_SCALAR) {
-        put_inline_scalar(b, k, flow);
+        put_inline_scalar(b, k, facts(k), flow);
         if (!k->s.len && k->style == ST_PLAIN && node_tag(k))
             buf_putc(b, ' ');
     } else {
@@ -260,7 +215,7 @@ static void put_key(buf *b, const node *k, bool flow)
 static void put_flow(buf *b, const node *n)
 {
     if (n->kind == N_SCALAR) {
-        put_inline_scalar(b, n, true);
+        put_inline_scalar(b, n, facts(n), true);
         return;
     }
     put_tag(b, n);
@@ -307,7 +262,8 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
 {
     buf *b = E->b;
     if (v->kind == N_SCALAR) {
-        if (literal_ok(v) && (v->style == ST_LITERAL || v->style == ST_FOLDED || v->style == ST_STRING ||
+        unsigned f = facts(v);
+        if ((f & SF_LITERAL) && (v->style == ST_LITERAL || v->style == ST_FOLDED || v->style == ST_STRING ||
                               (v->style == ST_PLAIN) || (v->style == ST_SINGLE))) {
             buf_putc(b, ' ');
             put_literal(b, v, indent);
@@ -315,7 +271,7 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
         }
         size_t before = b->len;
         buf_putc(b, ' ');
-        put_inline_scalar(b, v, false);
+        put_inline_scalar(b, v, f, false);
         if (b->len == before + 1)
             b->len = before; /* "key:" for a null value */
         put_comment(E, v);
@@ -421,7 +377,7 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
         put_literal(b, root, 2);
     } else {
         if (root->kind == N_SCALAR)
-            put_inline_scalar(b, root, false);
+            put_inline_scalar(b, root, facts(root), false);
         else
             put_flow(b, root);
         buf_putc(b, '\n');

@@ -5,7 +5,7 @@
 
 static bool eq(const char *s, size_t n, const char *w)
 {
-    return strlen(w) == n && memcmp(s, w, n) == 0;
+    return strncmp(w, s, n) == 0 && w[n] == 0;
 }
 
 static bool in_list(const char *s, size_t n, const char *const *words)
@@ -16,12 +16,32 @@ static bool in_list(const char *s, size_t n, const char *const *words)
     return false;
 }
 
-static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
-static const char *const bools12[] = {"true", "True", "TRUE", "false", "False", "FALSE", NULL};
-static const char *const bools11[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE",
-                                      "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", NULL};
 static const char *const specials[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
                                        "-.INF", ".nan", ".NaN", ".NAN", NULL};
+
+/* The null and bool words: "", ~, null, Null, NULL; true/false in three casings; YAML 1.1 adds y/n, yes/no and
+ * on/off in the same casings. T_STR for any other text. */
+static enum scalar_type word_type(const char *s, size_t n, bool yaml11)
+{
+#define IS(w) (n == sizeof(w) - 1 && !memcmp(s, w, sizeof(w) - 1))
+    if (!n)
+        return T_NULL;
+    switch (s[0]) {
+    case '~': return n == 1 ? T_NULL : T_STR;
+    case 'n': return IS("null") ? T_NULL : yaml11 && (IS("n") || IS("no")) ? T_BOOL : T_STR;
+    case 'N': return IS("Null") || IS("NULL") ? T_NULL : yaml11 && (IS("N") || IS("No") || IS("NO")) ? T_BOOL : T_STR;
+    case 't': return IS("true") ? T_BOOL : T_STR;
+    case 'T': return IS("True") || IS("TRUE") ? T_BOOL : T_STR;
+    case 'f': return IS("false") ? T_BOOL : T_STR;
+    case 'F': return IS("False") || IS("FALSE") ? T_BOOL : T_STR;
+    case 'y': return yaml11 && (IS("y") || IS("yes")) ? T_BOOL : T_STR;
+    case 'Y': return yaml11 && (IS("Y") || IS("Yes") || IS("YES")) ? T_BOOL : T_STR;
+    case 'o': return yaml11 && (IS("on") || IS("off")) ? T_BOOL : T_STR;
+    case 'O': return yaml11 && (IS("On") || IS("ON") || IS("Off") || IS("OFF")) ? T_BOOL : T_STR;
+    default: return T_STR;
+    }
+#undef IS
+}
 
 /* The emitter asks what every scalar it writes resolves to, and almost all text is a string at its first byte:
  * only these can start a null, bool, number, special float, date, "<<" or "=". The words are at most 5 bytes. */
@@ -106,12 +126,9 @@ static bool is_float(const char *s, size_t n, bool underscores)
 
 enum scalar_type resolve_yaml12(const char *s, size_t n)
 {
-    if (!may_be_typed(s, n))
-        return T_STR;
-    if (in_list(s, n, nulls))
-        return T_NULL;
-    if (in_list(s, n, bools12))
-        return T_BOOL;
+    unsigned may = may_be_typed(s, n);
+    if (may != MAY_NUMBER)
+        return may == MAY_WORD ? word_type(s, n, false) : T_STR;
     if (in_list(s, n, specials))
         return T_FLOAT;
     const char *p = s;
@@ -153,12 +170,9 @@ static bool sexagesimal(const char *s, size_t n)
 
 enum scalar_type resolve_yaml11(const char *s, size_t n)
 {
-    if (!may_be_typed(s, n))
-        return T_STR;
-    if (in_list(s, n, nulls))
-        return T_NULL;
-    if (in_list(s, n, bools11))
-        return T_BOOL;
+    unsigned may = may_be_typed(s, n);
+    if (may != MAY_NUMBER)
+        return may == MAY_WORD ? word_type(s, n, true) : T_STR;
     if (in_list(s, n, specials))
         return T_FLOAT;
     const char *p = s;
@@ -202,18 +216,34 @@ enum scalar_type node_type(const node *n)
     return resolve_yaml12(n->s.str, n->s.len);
 }
 
-bool plain_allowed(const char *s, size_t n, bool flow)
+/* The checks of plain_allowed on the first and last bytes. */
+static bool plain_ends_ok(const char *s, size_t n, bool flow)
 {
+    /* 1: cannot start a plain scalar; 2: "-", "?" or ":", which can when no space (or flow indicator) follows */
+    static unsigned char start[256];
+    if (!start[0]) {
+        for (const char *p = "[]{},#&*!|>'\"%@` "; *p; p++)
+            start[(unsigned char)*p] = 1;
+        start[0] = 1;
+        start['-'] = start['?'] = start[':'] = 2;
+    }
     if (!n)
         return false;
-    unsigned char c0 = (unsigned char)s[0];
-    if (strchr("[]{},#&*!|>'\"%@`", c0))
+    unsigned k = start[(unsigned char)s[0]];
+    if (k == 1)
         return false;
-    if ((c0 == '-' || c0 == '?' || c0 == ':') && (n == 1 || s[1] == ' ' || (flow && strchr(",[]{}", s[1]))))
+    if (k == 2 && (n == 1 || s[1] == ' ' || (flow && strchr(",[]{}", s[1]))))
         return false;
-    if (s[0] == ' ' || s[n - 1] == ' ' || s[n - 1] == ':')
+    if (s[n - 1] == ' ' || s[n - 1] == ':')
         return false;
-    if (n >= 3 && (!memcmp(s, "---", 3) || !memcmp(s, "...", 3)))
+    if (n >= 3 && (s[0] == '-' || s[0] == '.') && s[1] == s[0] && s[2] == s[0])
+        return false;
+    return true;
+}
+
+bool plain_allowed(const char *s, size_t n, bool flow)
+{
+    if (!plain_ends_ok(s, n, flow))
         return false;
     /* the emitter asks this of every plain scalar it writes: let ordinary bytes through with one lookup */
     static unsigned char special[256];
@@ -253,10 +283,106 @@ static bool looks_like_date(const char *s, size_t n)
            isdigit((unsigned char)s[3]) && s[4] == '-';
 }
 
+/* Plain text that every reader sees as a string, whatever its syntax. */
+static bool reads_as_string(const char *s, size_t n)
+{
+    return !may_be_typed(s, n) || (resolve_yaml11(s, n) == T_STR && resolve_yaml12(s, n) == T_STR &&
+                                   !looks_like_date(s, n) && !eq(s, n, "<<") && !eq(s, n, "="));
+}
+
 bool plain_string_safe(const char *s, size_t n, bool flow)
 {
-    if (!may_be_typed(s, n))
-        return plain_allowed(s, n, flow);
-    return plain_allowed(s, n, flow) && resolve_yaml11(s, n) == T_STR && resolve_yaml12(s, n) == T_STR &&
-           !looks_like_date(s, n) && !eq(s, n, "<<") && !eq(s, n, "=");
+    return plain_allowed(s, n, flow) && reads_as_string(s, n);
+}
+
+size_t break_or_c1(const char *p, size_t left)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    if (left >= 2 && u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+        return 2;
+    if (left >= 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
+        return 3;
+    if (left >= 3 && u[0] == 0xef && u[1] == 0xbf && (u[2] == 0xbe || u[2] == 0xbf))
+        return 3;
+    return 0;
+}
+
+static bool needs_escapes(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0xc2 && break_or_c1(s + i, n - i))
+            return true;
+    return false;
+}
+
+static bool single_quotable(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return false;
+    return true;
+}
+
+/* Literal block scalars hold text with newlines; only printable text and tabs fit in them. */
+static bool literal_fits(const char *s, size_t n)
+{
+    if (!memchr(s, '\n', n) || strspn(s, "\n") >= n)
+        return false; /* only line breaks: a literal block would read back as "" */
+    if (needs_escapes(s, n))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+            return false;
+        /* trailing blanks on a line, or a last line of blanks, do not survive a literal block */
+        if ((c == ' ' || c == '\t') && (i + 1 == n || s[i + 1] == '\n'))
+            return false;
+        if (c == '\t' && (i == 0 || s[i - 1] == '\n'))
+            return false;
+    }
+    return true;
+}
+
+unsigned scalar_facts(const char *s, size_t n)
+{
+    /* 0: a byte no check cares about; 1: ':' (harmless unless a space follows); 2: anything else that matters */
+    static unsigned char cls[256];
+    if (!cls[0]) {
+        for (int c = 0; c < 0x20; c++)
+            cls[c] = 2;
+        for (int c = 0x7f; c < 0x100; c++)
+            cls[c] = 2;
+        for (const char *p = "#,[]{}"; *p; p++)
+            cls[(unsigned char)*p] = 2;
+        cls[':'] = 1;
+    }
+    size_t i = 0;
+    for (; i < n; i++) {
+        unsigned k = cls[(unsigned char)s[i]];
+        if (k == 2 || (k == 1 && i + 1 < n && s[i + 1] == ' '))
+            break;
+    }
+    unsigned f = SF_KNOWN;
+    if (i == n) {
+        /* printable ASCII without breaks, escapes, comments or flow indicators: only the ends matter */
+        f |= SF_SINGLE;
+        if (plain_ends_ok(s, n, false))
+            f |= SF_PLAIN;
+        if (plain_ends_ok(s, n, true))
+            f |= SF_PLAIN_FLOW;
+    } else {
+        if (plain_allowed(s, n, false))
+            f |= SF_PLAIN;
+        if (plain_allowed(s, n, true))
+            f |= SF_PLAIN_FLOW;
+        if (needs_escapes(s, n))
+            f |= SF_ESCAPES;
+        if (single_quotable(s, n))
+            f |= SF_SINGLE;
+        if (literal_fits(s, n))
+            f |= SF_LITERAL;
+    }
+    if (reads_as_string(s, n))
+        f |= SF_STRING;
+    return f;
 }

@@ -18,4 +18,21 @@ enum scalar_type node_type(const node *n);
 bool plain_allowed(const char *s, size_t n, bool flow);
 /* Can s be written plain and still be read back as a string by every reader? */
 bool plain_string_safe(const char *s, size_t n, bool flow);
+
+/* Everything the emitter asks about a scalar's text, found in one pass (most text is plain ASCII and needs one
+ * table lookup per byte), so that the answer can be kept while the text is unchanged. */
+enum scalar_fact {
+    SF_KNOWN = 1,      /* the facts are computed */
+    SF_PLAIN = 2,      /* plain_allowed(s, n, false) */
+    SF_PLAIN_FLOW = 4, /* plain_allowed(s, n, true) */
+    SF_STRING = 8,     /* plain, it reads as a string to every reader (plain_string_safe = SF_PLAIN[_FLOW] && this) */
+    SF_ESCAPES = 16,   /* holds NEL, LS, PS, C1 controls or U+FFFE/U+FFFF: they survive only as escapes in double quotes */
+    SF_SINGLE = 32,    /* fits in single quotes: no control characters */
+    SF_LITERAL = 64,   /* multi-line text that a literal block scalar keeps as it is */
+};
+unsigned scalar_facts(const char *s, size_t n);
+/* NEL (U+0085), LS (U+2028) and PS (U+2029) are line breaks to a YAML 1.1 reader (Argo CD's Go code) and text to
+ * a YAML 1.2 one, so raw in a scalar they are folded by one and kept by the other; the other C1 controls and
+ * U+FFFE/U+FFFF are refused in a 1.1 reader's input. The length of such a character at p, else 0. */
+size_t break_or_c1(const char *p, size_t left);
 #endif

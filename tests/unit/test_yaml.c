@@ -223,6 +223,57 @@ TEST(yaml11_and_yaml12_resolution)
     CHECK(resolve_yaml12("abc", 3) == T_STR && resolve_yaml12("1.2.3", 5) == T_STR);
 }
 
+/* The first-byte filter and the word switch must type every null and bool word, in each casing, and nothing else. */
+TEST(null_and_bool_words_in_every_casing)
+{
+    const char *bools11[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off",
+                             "OFF", NULL};
+    const char *bools[] = {"true", "True", "TRUE", "false", "False", "FALSE", NULL};
+    const char *nulls[] = {"", "~", "null", "Null", "NULL", NULL};
+    const char *strings[] = {"yES", "nO", "oN", "tRUE", "fALSE", "nULL", "nul", "nulls", "Nulls", "ye", "yess", "of",
+                             "offf", "truee", "fals", "~~", "o", "O", "t", "f", "x", "<", "==", "nginx", "Never", NULL};
+    for (int i = 0; bools11[i]; i++)
+        CHECK(resolve_yaml11(bools11[i], strlen(bools11[i])) == T_BOOL &&
+              resolve_yaml12(bools11[i], strlen(bools11[i])) == T_STR);
+    for (int i = 0; bools[i]; i++)
+        CHECK(resolve_yaml11(bools[i], strlen(bools[i])) == T_BOOL && resolve_yaml12(bools[i], strlen(bools[i])) == T_BOOL);
+    for (int i = 0; nulls[i]; i++)
+        CHECK(resolve_yaml11(nulls[i], strlen(nulls[i])) == T_NULL && resolve_yaml12(nulls[i], strlen(nulls[i])) == T_NULL);
+    for (int i = 0; strings[i]; i++)
+        CHECK(resolve_yaml11(strings[i], strlen(strings[i])) == T_STR &&
+              resolve_yaml12(strings[i], strlen(strings[i])) == T_STR);
+    CHECK(resolve_yaml11("-.inf", 5) == T_FLOAT && resolve_yaml12(".NaN", 4) == T_FLOAT);
+    CHECK(resolve_yaml11("+12", 3) == T_INT && resolve_yaml12("-0x1F", 5) == T_INT);
+}
+
+/* scalar_facts answers in one pass what plain_allowed and plain_string_safe answer on their own. */
+TEST(scalar_facts_agree_with_the_single_checks)
+{
+    const char *texts[] = {"main", "a: b", "a:b", "a:", ":a", ": a", "::", "- a", "-a", "-", "?", "? x", "a #b", "a#b",
+                           "#a", "[x", "x]", "x,y", "{a", "a}", "a, b", "nginx:1.25", "https://example.com/a.git",
+                           "a:,b", "---", "--", "---x", "...", "..x", " lead", "trail ", "tab\there", "line\nbreak",
+                           "two\nlines\n", "\n\n", "trail \nx", "\tlead\nx", "caf\xc3\xa9", "nel\xc2\x85x",
+                           "ls\xe2\x80\xa8x", "bom\xef\xbb\xbfx", "ff\xef\xbf\xbe", "c1\xc2\x9f", "del\x7f",
+                           "yes", "on", "1e3", "0755", "2024-01-02", "<<", "=", "", "~", "12:30", "x: y: z", "@at",
+                           "%p", "`b", "|x", ">x", "!x", "&x", "*x", "'q", "\"q", NULL};
+    for (int i = 0; texts[i]; i++) {
+        const char *s = texts[i];
+        size_t n = strlen(s);
+        unsigned f = scalar_facts(s, n);
+        CHECK(f & SF_KNOWN);
+        CHECK(!(f & SF_PLAIN) == !plain_allowed(s, n, false));
+        CHECK(!(f & SF_PLAIN_FLOW) == !plain_allowed(s, n, true));
+        CHECK(!((f & SF_PLAIN) && (f & SF_STRING)) == !plain_string_safe(s, n, false));
+        CHECK(!((f & SF_PLAIN_FLOW) && (f & SF_STRING)) == !plain_string_safe(s, n, true));
+    }
+    CHECK(scalar_facts("nel\xc2\x85x", 6) & SF_ESCAPES);
+    CHECK(!(scalar_facts("caf\xc3\xa9", 5) & SF_ESCAPES));
+    CHECK(!(scalar_facts("tab\there", 8) & SF_SINGLE) && (scalar_facts("a: b", 4) & SF_SINGLE));
+    CHECK((scalar_facts("two\nlines\n", 10) & SF_LITERAL) && !(scalar_facts("\n\n", 2) & SF_LITERAL));
+    CHECK(!(scalar_facts("trail \nx", 8) & SF_LITERAL) && !(scalar_facts("\tlead\nx", 7) & SF_LITERAL));
+    CHECK(!(scalar_facts("one line", 8) & SF_LITERAL));
+}
+
 TEST(json_output_types)
 {
     node *n = parse("a: yes\nb: '1'\nc: 0x10\nd: 1.50\ne: ~\nf: [1, x]\ng: !!str 7\nh: \"q\\\"\\n\"\ni: 0755\n");
