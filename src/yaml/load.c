@@ -2,6 +2,9 @@
 
 #include <libfyaml.h>
 #include <stddef.h>
+#ifdef LOAD_VERIFY
+#include <stdio.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,19 +347,27 @@ static int finish_collection(struct loader *L)
     L->npending = f->first;
     if (n->kind == N_MAP) {
         n->c.n = n->c.cap = (uint32_t)(count / 2);
-        /* Keys are interned scalars, so equal keys are equal pointers: sort the pointers and look at neighbours. */
+        /* Keys are interned scalars, so equal keys are equal pointers: compare the pointers (sorted when many). */
         if (n->c.n > 1) {
-            const char *small[16];
-            const char **keys = n->c.n <= 16 ? small : xmalloc(n->c.n * sizeof *keys);
-            for (uint32_t i = 0; i < n->c.n; i++)
-                keys[i] = map_key(n, i)->s.str;
-            qsort(keys, n->c.n, sizeof *keys, cmp_ptr);
             const char *dup = NULL;
-            for (uint32_t i = 1; i < n->c.n && !dup; i++)
-                if (keys[i] == keys[i - 1])
-                    dup = keys[i];
-            if (keys != small)
+            if (n->c.n <= 16) {
+                /* most maps are small: compare each pair */
+                for (uint32_t i = 1; i < n->c.n && !dup; i++)
+                    for (uint32_t j = 0; j < i; j++)
+                        if (n->c.kids[2 * i]->s.str == n->c.kids[2 * j]->s.str) {
+                            dup = n->c.kids[2 * i]->s.str;
+                            break;
+                        }
+            } else {
+                const char **keys = xmalloc(n->c.n * sizeof *keys);
+                for (uint32_t i = 0; i < n->c.n; i++)
+                    keys[i] = map_key(n, i)->s.str;
+                qsort(keys, n->c.n, sizeof *keys, cmp_ptr);
+                for (uint32_t i = 1; i < n->c.n && !dup; i++)
+                    if (keys[i] == keys[i - 1])
+                        dup = keys[i];
                 free(keys);
+            }
             if (dup) {
                 uint32_t line = n->line;
                 for (uint32_t i = n->c.n; i-- > 0;)
@@ -441,39 +452,75 @@ static const char *single_quoted(arena *a, const char *src, size_t n, size_t *ou
     return out;
 }
 
+/* Whether a scalar's source text (between its quotes, if any) is its value: on one line, without escapes, and
+ * for single quotes without ''. Most scalars are; they are read from the source, which yaml_load has checked
+ * already, instead of being decoded by libfyaml. */
+static bool verbatim(const char *raw, size_t n, enum fy_scalar_style st)
+{
+    static unsigned char stop[3][256]; /* plain, single-quoted, double-quoted */
+    if (!stop[0]['\n']) {
+        for (int k = 0; k < 3; k++)
+            stop[k]['\n'] = stop[k]['\r'] = 1;
+        stop[1]['\''] = 1;
+        stop[2]['\\'] = 1;
+    }
+    int k = st == FYSS_PLAIN ? 0 : st == FYSS_SINGLE_QUOTED ? 1 : st == FYSS_DOUBLE_QUOTED ? 2 : -1;
+    if (k < 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (stop[k][(unsigned char)raw[i]])
+            return false;
+    return true;
+}
+
 static int on_scalar(struct loader *L, struct fy_event *e)
 {
     struct fy_token *t = e->scalar.value;
     size_t len = 0;
-    const char *txt = t ? fy_token_get_text(t, &len) : "";
-    if (!txt)
-        txt = "";
-    int key = in_key_position(L);
-    if (t && fy_token_scalar_style(t) == FYSS_SINGLE_QUOTED) {
+    const char *txt = NULL;
+    enum fy_scalar_style fst = t ? fy_token_scalar_style(t) : FYSS_PLAIN;
+    const struct fy_mark *sm = t ? fy_token_start_mark(t) : NULL, *em = t ? fy_token_end_mark(t) : NULL;
+    bool checked = false; /* the text is a slice of the source, whose bytes yaml_load checked */
+    if (sm && em && sm->input_pos <= em->input_pos && em->input_pos <= L->len &&
+        verbatim(L->data + sm->input_pos, em->input_pos - sm->input_pos, fst)) {
+        txt = L->data + sm->input_pos;
+        len = em->input_pos - sm->input_pos;
+        checked = true;
+    } else if (fst == FYSS_SINGLE_QUOTED && sm && em && em->input_pos <= L->len && sm->input_pos <= em->input_pos) {
         /* libfyaml 0.7 misreads runs of '' escapes: single-quoted scalars are decoded from the source */
-        const struct fy_mark *sm = fy_token_start_mark(t), *em = fy_token_end_mark(t);
-        if (sm && em && em->input_pos <= L->len && sm->input_pos <= em->input_pos) {
-            const char *dec = single_quoted(L->a, L->data + sm->input_pos, em->input_pos - sm->input_pos, &len);
-            txt = dec;
+        txt = single_quoted(L->a, L->data + sm->input_pos, em->input_pos - sm->input_pos, &len);
+        checked = true;
+    } else if (t) {
+        txt = fy_token_get_text(t, &len);
+    }
+    if (!txt)
+        txt = "", len = 0;
+#ifdef LOAD_VERIFY
+    if (t && (fst == FYSS_PLAIN || fst == FYSS_DOUBLE_QUOTED) && checked) {
+        size_t vl;
+        const char *v = fy_token_get_text(t, &vl);
+        if (!v || vl != len || memcmp(v, txt, len)) {
+            fprintf(stderr, "LOAD_VERIFY: %s:%d: source slice \"%.*s\" != libfyaml \"%.*s\"\n", L->file,
+                    sm ? sm->line + 1 : 0, (int)len, txt, v ? (int)vl : 0, v ? v : "");
+            abort();
         }
     }
-    if (len && memchr(txt, 0, len)) {
-        const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
+#endif
+    int key = in_key_position(L);
+    if (!checked && len && memchr(txt, 0, len)) {
         /* a "\0" escape: no Kubernetes field needs it, and C strings cannot carry it safely */
-        return fail(L->file, m ? m->line + 1 : 0, "a string holds a NUL character (\\0), which is not supported");
+        return fail(L->file, sm ? sm->line + 1 : 0, "a string holds a NUL character (\\0), which is not supported");
     }
     int style = ST_PLAIN;
-    switch (t ? fy_token_scalar_style(t) : FYSS_PLAIN) {
+    switch (fst) {
     case FYSS_SINGLE_QUOTED: style = ST_SINGLE; break;
     case FYSS_DOUBLE_QUOTED: style = ST_DOUBLE; break;
     case FYSS_LITERAL: style = ST_LITERAL; break;
     case FYSS_FOLDED: style = ST_FOLDED; break;
     default: break;
     }
-    if (utf8_check((const unsigned char *)txt, len) != len) {
-        const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
-        return fail(L->file, m ? m->line + 1 : 0, "a string is not valid UTF-8");
-    }
+    if (!checked && utf8_check((const unsigned char *)txt, len) != len)
+        return fail(L->file, sm ? sm->line + 1 : 0, "a string is not valid UTF-8");
     node *n = arena_alloc(L->a, sizeof *n);
     n->kind = N_SCALAR;
     n->style = (uint8_t)style;
@@ -483,16 +530,14 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     set_pos(n, t);
     const char *comment = NULL, *head = NULL;
     if (t && style != ST_LITERAL && style != ST_FOLDED) {
-        const struct fy_mark *m = fy_token_end_mark(t);
-        size_t end = m ? m->input_pos : 0;
+        size_t end = em ? em->input_pos : 0;
         if ((style == ST_SINGLE || style == ST_DOUBLE) && end < L->len && L->data[end] == (style == ST_SINGLE ? '\'' : '"'))
             end++;
         comment = comment_at(L, end, key);
     }
     int block_parent = L->depth && L->frames[L->depth - 1].n->style == ST_BLOCK;
     if (t && block_parent && (key || L->frames[L->depth - 1].n->kind == N_SEQ)) {
-        const struct fy_mark *m = fy_token_start_mark(t);
-        size_t start = m ? m->input_pos : 0;
+        size_t start = sm ? sm->input_pos : 0;
         if (style == ST_SINGLE || style == ST_DOUBLE)
             start = start ? start - 1 : 0;
         head = head_comment_at(L, start);
