@@ -129,7 +129,7 @@ enum scalar_type resolve_yaml12(const char *s, size_t n)
     unsigned may = may_be_typed(s, n);
     if (may != MAY_NUMBER)
         return may == MAY_WORD ? word_type(s, n, false) : T_STR;
-    if (in_list(s, n, specials))
+    if ((s[0] == '.' || s[0] == '+' || s[0] == '-') && in_list(s, n, specials))
         return T_FLOAT;
     const char *p = s;
     size_t m = n;
@@ -173,7 +173,7 @@ enum scalar_type resolve_yaml11(const char *s, size_t n)
     unsigned may = may_be_typed(s, n);
     if (may != MAY_NUMBER)
         return may == MAY_WORD ? word_type(s, n, true) : T_STR;
-    if (in_list(s, n, specials))
+    if ((s[0] == '.' || s[0] == '+' || s[0] == '-') && in_list(s, n, specials))
         return T_FLOAT;
     const char *p = s;
     size_t m = n;
@@ -357,19 +357,22 @@ unsigned scalar_facts(const char *s, size_t n)
         cls[':'] = 1;
     }
     size_t i = 0;
-    for (; i < n; i++) {
-        unsigned k = cls[(unsigned char)s[i]];
-        if (k == 2 || (k == 1 && i + 1 < n && s[i + 1] == ' '))
-            break;
+    for (;;) {
+        while (i < n && !cls[(unsigned char)s[i]])
+            i++;
+        if (i < n && cls[(unsigned char)s[i]] == 1 && (i + 1 == n || s[i + 1] != ' ')) {
+            i++;
+            continue;
+        }
+        break;
     }
     unsigned f = SF_KNOWN;
     if (i == n) {
-        /* printable ASCII without breaks, escapes, comments or flow indicators: only the ends matter */
+        /* printable ASCII without breaks, escapes, comments or flow indicators: only the ends matter, and the same
+         * way in flow as in block context */
         f |= SF_SINGLE;
         if (plain_ends_ok(s, n, false))
-            f |= SF_PLAIN;
-        if (plain_ends_ok(s, n, true))
-            f |= SF_PLAIN_FLOW;
+            f |= SF_PLAIN | SF_PLAIN_FLOW;
     } else {
         if (plain_allowed(s, n, false))
             f |= SF_PLAIN;
