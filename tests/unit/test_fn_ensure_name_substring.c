@@ -218,6 +218,25 @@ TEST(ens_new_names_are_quoted_when_they_would_read_as_numbers)
     teardown(&f);
 }
 
+/* A new name is a string whatever the old one read as: a plain number becomes a quoted string, a tag goes, quotes
+ * the author chose stay (names and the references nameref.c fixes alike). */
+TEST(ens_new_names_are_strings_whatever_the_old_ones_read_as)
+{
+    fixture f;
+    setup(&f, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 1\n"
+              "---\n"
+              "apiVersion: v1\nkind: Secret\nmetadata:\n  name: !!str 2\n"
+              "---\n"
+              "apiVersion: v1\nkind: Pod\nmetadata:\n  name: !!str 'pod'\nspec:\n  volumes:\n"
+              "  - configMap:\n      name: 1\n  - secret:\n      secretName: !!str 2\n");
+    CHECK(run_with(&f, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  append: \"0\"\n") == 0);
+    CHECK_STR(doc(&f, 0), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"10\"\n");
+    CHECK_STR(doc(&f, 1), "apiVersion: v1\nkind: Secret\nmetadata:\n  name: \"20\"\n");
+    CHECK_STR(doc(&f, 2), "apiVersion: v1\nkind: Pod\nmetadata:\n  name: 'pod0'\nspec:\n  volumes:\n"
+                          "  - configMap:\n      name: \"10\"\n  - secret:\n      secretName: \"20\"\n");
+    teardown(&f);
+}
+
 /* ---- references ---- */
 
 TEST(ens_fixes_pod_spec_references_in_every_workload)
