@@ -7,7 +7,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "yaml/node.h"
 #include "yaml/scalar.h"
+
+/* The emitter's writes: while the buffer has room (nearly always), without a call. */
+static inline void put(buf *b, const char *s, size_t n)
+{
+    if (b->cap - b->len > n) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+    } else {
+        buf_put(b, s, n);
+    }
+}
+
+static inline void putch(buf *b, char c)
+{
+    if (b->cap - b->len > 1)
+        b->data[b->len++] = c;
+    else
+        buf_putc(b, c);
+}
+
+static inline void spaces(buf *b, int n)
+{
+    if (b->cap - b->len > (size_t)n) {
+        memset(b->data + b->len, ' ', (size_t)n);
+        b->len += (size_t)n;
+    } else {
+        buf_indent(b, n);
+    }
+}
 
 typedef struct emitter {
     buf *b;
@@ -21,17 +51,17 @@ static void put_comment_text(buf *b, const char *s, size_t n)
     for (size_t i = 0; i < n;) {
         size_t k = (unsigned char)s[i] >= 0xc2 ? break_or_c1(s + i, n - i) : 0;
         if (k) {
-            buf_putc(b, ' ');
+            putch(b, ' ');
             i += k;
         } else {
-            buf_putc(b, s[i++]);
+            putch(b, s[i++]);
         }
     }
 }
 
 static void put_double_quoted(buf *b, const char *s, size_t n)
 {
-    buf_putc(b, '"');
+    putch(b, '"');
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         size_t k = c >= 0xc2 ? break_or_c1(s + i, n - i) : 0;
@@ -39,11 +69,11 @@ static void put_double_quoted(buf *b, const char *s, size_t n)
             const unsigned char *u = (const unsigned char *)s + i;
             unsigned cp = k == 2 ? u[1] : ((u[0] & 0x0fu) << 12) | ((u[1] & 0x3fu) << 6) | (u[2] & 0x3fu);
             if (cp == 0x85)
-                buf_put(b, "\\N", 2);
+                put(b, "\\N", 2);
             else if (cp == 0x2028)
-                buf_put(b, "\\L", 2);
+                put(b, "\\L", 2);
             else if (cp == 0x2029)
-                buf_put(b, "\\P", 2);
+                put(b, "\\P", 2);
             else if (cp < 0x100)
                 buf_printf(b, "\\x%02x", cp);
             else
@@ -52,37 +82,37 @@ static void put_double_quoted(buf *b, const char *s, size_t n)
             continue;
         }
         switch (c) {
-        case '"': buf_put(b, "\\\"", 2); break;
-        case '\\': buf_put(b, "\\\\", 2); break;
-        case '\n': buf_put(b, "\\n", 2); break;
-        case '\t': buf_put(b, "\\t", 2); break;
-        case '\r': buf_put(b, "\\r", 2); break;
-        case 0: buf_put(b, "\\0", 2); break;
+        case '"': put(b, "\\\"", 2); break;
+        case '\\': put(b, "\\\\", 2); break;
+        case '\n': put(b, "\\n", 2); break;
+        case '\t': put(b, "\\t", 2); break;
+        case '\r': put(b, "\\r", 2); break;
+        case 0: put(b, "\\0", 2); break;
         default:
             if (c < 0x20 || c == 0x7f)
                 buf_printf(b, "\\x%02x", c);
             else
-                buf_putc(b, (char)c);
+                putch(b, (char)c);
         }
     }
-    buf_putc(b, '"');
+    putch(b, '"');
 }
 
 static void put_single_quoted(buf *b, const char *s, size_t n)
 {
-    buf_putc(b, '\'');
+    putch(b, '\'');
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\'')
-            buf_putc(b, '\'');
-        buf_putc(b, s[i]);
+            putch(b, '\'');
+        putch(b, s[i]);
     }
-    buf_putc(b, '\'');
+    putch(b, '\'');
 }
 
 /* The facts about a scalar's text (see scalar_facts). */
 static unsigned facts(const node *n)
 {
-    return scalar_facts(n->s.str, n->s.len);
+    return node_facts(n);
 }
 
 static bool literal_ok(const node *n)
@@ -92,10 +122,10 @@ static bool literal_ok(const node *n)
 
 static void put_tag(buf *b, const node *n)
 {
-    const char *t = node_tag(n);
+    const char *t = ntag(n);
     if (t) {
         buf_puts(b, t);
-        buf_putc(b, ' ');
+        putch(b, ' ');
     }
 }
 
@@ -103,8 +133,8 @@ static void put_tag(buf *b, const node *n)
 /* f: facts(n) */
 static void put_inline_scalar(buf *b, const node *n, unsigned f, bool flow)
 {
-    const char *s = n->s.str;
-    size_t len = n->s.len;
+    const char *s = nstr(n);
+    size_t len = strlen(s);
     bool plain = f & (flow ? SF_PLAIN_FLOW : SF_PLAIN);
     put_tag(b, n);
     if (f & SF_ESCAPES) {
@@ -114,12 +144,12 @@ static void put_inline_scalar(buf *b, const node *n, unsigned f, bool flow)
     switch (n->style) {
     case ST_PLAIN:
         if (!len) {
-            if (node_tag(n))
+            if (ntag(n))
                 b->len--; /* "!!null" or "!" alone: the tag without its separating space */
             return;
         }
         if (plain) {
-            buf_put(b, s, len);
+            put(b, s, len);
             return;
         }
         break;
@@ -132,13 +162,13 @@ static void put_inline_scalar(buf *b, const node *n, unsigned f, bool flow)
     case ST_DOUBLE:
         break;
     default: /* made strings and single-line block scalars */
-        if (plain && (node_tag(n) || (f & SF_STRING))) {
-            buf_put(b, s, len);
+        if (plain && (ntag(n) || (f & SF_STRING))) {
+            put(b, s, len);
             return;
         }
         /* kyaml's choice: text that would read as another type gets double quotes, text that only breaks plain
          * syntax gets single quotes. */
-        if (plain || !(f & SF_SINGLE) || node_tag(n))
+        if (plain || !(f & SF_SINGLE) || ntag(n))
             break;
         put_single_quoted(b, s, len);
         return;
@@ -148,34 +178,34 @@ static void put_inline_scalar(buf *b, const node *n, unsigned f, bool flow)
 
 static void put_literal(buf *b, const node *n, int indent)
 {
-    const char *s = n->s.str;
-    size_t len = n->s.len;
+    const char *s = nstr(n);
+    size_t len = strlen(s);
     put_tag(b, n);
-    buf_putc(b, '|');
+    putch(b, '|');
     if (len && (s[0] == ' ' || s[0] == '\n'))
-        buf_putc(b, '2');
+        putch(b, '2');
     if (len == 0 || s[len - 1] != '\n')
-        buf_putc(b, '-');
+        putch(b, '-');
     else if (len >= 2 && s[len - 2] == '\n')
-        buf_putc(b, '+');
-    buf_putc(b, '\n');
+        putch(b, '+');
+    putch(b, '\n');
     size_t i = 0;
     while (i < len) {
         const char *e = memchr(s + i, '\n', len - i);
         size_t end = e ? (size_t)(e - s) : len;
         if (end > i)
-            buf_indent(b, indent);
-        buf_put(b, s + i, end - i);
-        buf_putc(b, '\n');
+            spaces(b, indent);
+        put(b, s + i, end - i);
+        putch(b, '\n');
         i = end + 1;
     }
 }
 
 static void put_comment(emitter *E, const node *n)
 {
-    const char *c = node_comment(n);
+    const char *c = ncomment(n);
     if (c && E->o->comments) {
-        buf_put(E->b, " # ", c[0] ? 3 : 2);
+        put(E->b, " # ", c[0] ? 3 : 2);
         put_comment_text(E->b, c, strlen(c));
     }
 }
@@ -189,10 +219,10 @@ static void put_head(emitter *E, const char *head, int indent)
         const char *e = strchr(p, '\n');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (n) {
-            buf_indent(E->b, indent);
+            spaces(E->b, indent);
             put_comment_text(E->b, p, n);
         }
-        buf_putc(E->b, '\n');
+        putch(E->b, '\n');
         p += n + (e ? 1 : 0);
     }
 }
@@ -204,12 +234,12 @@ static void put_key(buf *b, const node *k, bool flow)
 {
     if (k->kind == N_SCALAR) {
         put_inline_scalar(b, k, facts(k), flow);
-        if (!k->s.len && k->style == ST_PLAIN && node_tag(k))
-            buf_putc(b, ' ');
+        if (!*nstr(k) && k->style == ST_PLAIN && ntag(k))
+            putch(b, ' ');
     } else {
         put_flow(b, k);
     }
-    buf_putc(b, ':');
+    putch(b, ':');
 }
 
 static void put_flow(buf *b, const node *n)
@@ -220,20 +250,21 @@ static void put_flow(buf *b, const node *n)
     }
     put_tag(b, n);
     bool m = n->kind == N_MAP;
-    buf_putc(b, m ? '{' : '[');
-    for (uint32_t i = 0; i < n->c.n; i++) {
+    putch(b, m ? '{' : '[');
+    const struct kids *k = nkids(n);
+    for (uint32_t i = 0; k && i < k->n; i++) {
         if (i)
-            buf_put(b, ", ", 2);
+            put(b, ", ", 2);
         if (m) {
             put_key(b, map_key(n, i), true);
-            buf_putc(b, ' ');
+            putch(b, ' ');
             put_flow(b, map_val(n, i));
             /* "key: " with a null value reads back the same */
         } else {
-            put_flow(b, n->c.kids[i]);
+            put_flow(b, k->v[i]);
         }
     }
-    buf_putc(b, m ? '}' : ']');
+    putch(b, m ? '}' : ']');
 }
 
 /* Can this collection be written in flow style? Not when a null item or value hides in it: "[a, , b]" is not
@@ -241,17 +272,18 @@ static void put_flow(buf *b, const node *n)
 static bool flow_safe(const node *n)
 {
     if (n->kind == N_SCALAR)
-        return n->s.len || n->style != ST_PLAIN || node_tag(n);
-    uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
+        return *nstr(n) || n->style != ST_PLAIN || ntag(n);
+    const struct kids *k = nkids(n);
+    uint32_t slots = !k ? 0 : n->kind == N_MAP ? 2 * k->n : k->n;
     for (uint32_t i = 0; i < slots; i++)
-        if (!flow_safe(n->c.kids[i]))
+        if (!flow_safe(k->v[i]))
             return false;
     return true;
 }
 
 static bool inline_collection(const node *n)
 {
-    return n->kind != N_SCALAR && (n->c.n == 0 || (n->style == ST_FLOW && flow_safe(n)));
+    return n->kind != N_SCALAR && (nkids_n(n) == 0 || (n->style == ST_FLOW && flow_safe(n)));
 }
 
 static void emit_map(emitter *E, const node *m, int indent, bool first_inline);
@@ -265,43 +297,44 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
         unsigned f = facts(v);
         if ((f & SF_LITERAL) && (v->style == ST_LITERAL || v->style == ST_FOLDED || v->style == ST_STRING ||
                               (v->style == ST_PLAIN) || (v->style == ST_SINGLE))) {
-            buf_putc(b, ' ');
+            putch(b, ' ');
             put_literal(b, v, indent);
             return;
         }
         size_t before = b->len;
-        buf_putc(b, ' ');
+        putch(b, ' ');
         put_inline_scalar(b, v, f, false);
         if (b->len == before + 1)
             b->len = before; /* "key:" for a null value */
         put_comment(E, v);
-        buf_putc(b, '\n');
+        putch(b, '\n');
         return;
     }
     if (inline_collection(v)) {
-        buf_putc(b, ' ');
+        putch(b, ' ');
         put_flow(b, v);
         put_comment(E, v);
         if (key)
             put_comment(E, key);
-        buf_putc(b, '\n');
+        putch(b, '\n');
         return;
     }
-    if (node_tag(v)) {
-        buf_putc(b, ' ');
-        buf_puts(b, node_tag(v));
+    if (ntag(v)) {
+        putch(b, ' ');
+        buf_puts(b, ntag(v));
     }
     if (key)
         put_comment(E, key);
-    buf_putc(b, '\n');
+    putch(b, '\n');
     if (v->kind == N_MAP) {
         emit_map(E, v, indent, false);
         return;
     }
     /* libfyaml 0.7 rejects an empty item in a sequence written level with its key ("k:\n-\n- a"): indent
      * such a sequence under its key instead */
-    for (uint32_t i = 0; i < v->c.n && seq_indent < indent; i++)
-        if (v->c.kids[i]->kind == N_SCALAR && !v->c.kids[i]->s.len && v->c.kids[i]->style == ST_PLAIN)
+    const struct kids *k = nkids(v);
+    for (uint32_t i = 0; k && i < k->n && seq_indent < indent; i++)
+        if (k->v[i]->kind == N_SCALAR && !*nstr(k->v[i]) && k->v[i]->style == ST_PLAIN)
             seq_indent = indent;
     emit_seq(E, v, seq_indent, false);
 }
@@ -309,17 +342,18 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
 static void emit_map(emitter *E, const node *m, int indent, bool first_inline)
 {
     int seq_indent = E->o->seq_wide ? indent + 2 : indent;
-    for (uint32_t i = 0; i < m->c.n; i++) {
-        const node *k = map_key(m, i), *v = map_val(m, i);
+    const struct kids *kv = nkids(m);
+    for (uint32_t i = 0; kv && i < kv->n; i++) {
+        const node *k = kv->v[2 * i], *v = kv->v[2 * i + 1];
         if (!(first_inline && i == 0)) {
-            put_head(E, node_head(k), indent);
-            buf_indent(E->b, indent);
+            put_head(E, nhead(k), indent);
+            spaces(E->b, indent);
         }
-        if (k->kind == N_SCALAR && k->style == ST_PLAIN && !k->s.len && !node_tag(k)) {
+        if (k->kind == N_SCALAR && k->style == ST_PLAIN && !*nstr(k) && !ntag(k)) {
             /* a null key: the explicit "? " form keeps it null (quoting it would make it a string) */
             buf_puts(E->b, "?\n");
-            buf_indent(E->b, indent);
-            buf_putc(E->b, ':');
+            spaces(E->b, indent);
+            putch(E->b, ':');
             emit_after(E, v, k, indent + 2, seq_indent);
             continue;
         }
@@ -330,22 +364,23 @@ static void emit_map(emitter *E, const node *m, int indent, bool first_inline)
 
 static void emit_seq(emitter *E, const node *s, int indent, bool first_inline)
 {
-    for (uint32_t i = 0; i < s->c.n; i++) {
-        const node *v = s->c.kids[i];
+    const struct kids *k = nkids(s);
+    for (uint32_t i = 0; k && i < k->n; i++) {
+        const node *v = k->v[i];
         if (!(first_inline && i == 0)) {
-            const char *head = node_head(v);
-            if (!head && v->kind == N_MAP && v->style == ST_BLOCK && v->c.n)
-                head = node_head(map_key(v, 0));
+            const char *head = nhead(v);
+            if (!head && v->kind == N_MAP && v->style == ST_BLOCK && nkids_n(v))
+                head = nhead(map_key(v, 0));
             put_head(E, head, indent);
-            buf_indent(E->b, indent);
+            spaces(E->b, indent);
         }
-        buf_putc(E->b, '-');
+        putch(E->b, '-');
         if (v->kind != N_SCALAR && !inline_collection(v)) {
-            buf_putc(E->b, ' ');
-            if (node_tag(v)) {
-                buf_puts(E->b, node_tag(v));
-                buf_putc(E->b, '\n');
-                buf_indent(E->b, indent + 2);
+            putch(E->b, ' ');
+            if (ntag(v)) {
+                buf_puts(E->b, ntag(v));
+                putch(E->b, '\n');
+                spaces(E->b, indent + 2);
             }
             if (v->kind == N_MAP)
                 emit_map(E, v, indent + 2, true);
@@ -363,16 +398,16 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
     emitter E = {b, o ? o : &def};
     if (!root)
         return;
-    if (root->kind != N_SCALAR && !inline_collection(root) && node_tag(root)) {
-        buf_puts(b, node_tag(root)); /* a tag on its own line applies to the block collection below it */
-        buf_putc(b, '\n');
+    if (root->kind != N_SCALAR && !inline_collection(root) && ntag(root)) {
+        buf_puts(b, ntag(root)); /* a tag on its own line applies to the block collection below it */
+        putch(b, '\n');
     }
     if (root->kind == N_MAP && !inline_collection(root)) {
         emit_map(&E, root, 0, false);
     } else if (root->kind == N_SEQ && !inline_collection(root)) {
         emit_seq(&E, root, 0, false);
     } else if (root->kind == N_SCALAR && literal_ok(root)) {
-        if (node_tag(root))
+        if (ntag(root))
             buf_puts(b, "--- "); /* a tagged block scalar at the root needs the document start before it */
         put_literal(b, root, 2);
     } else {
@@ -380,7 +415,7 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
             put_inline_scalar(b, root, facts(root), false);
         else
             put_flow(b, root);
-        buf_putc(b, '\n');
+        putch(b, '\n');
     }
 }
 
@@ -388,25 +423,25 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
 
 static void put_json_string(buf *b, const char *s, size_t n)
 {
-    buf_putc(b, '"');
+    putch(b, '"');
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': buf_put(b, "\\\"", 2); break;
-        case '\\': buf_put(b, "\\\\", 2); break;
-        case '\n': buf_put(b, "\\n", 2); break;
-        case '\t': buf_put(b, "\\t", 2); break;
-        case '\r': buf_put(b, "\\r", 2); break;
-        case '\b': buf_put(b, "\\b", 2); break;
-        case '\f': buf_put(b, "\\f", 2); break;
+        case '"': put(b, "\\\"", 2); break;
+        case '\\': put(b, "\\\\", 2); break;
+        case '\n': put(b, "\\n", 2); break;
+        case '\t': put(b, "\\t", 2); break;
+        case '\r': put(b, "\\r", 2); break;
+        case '\b': put(b, "\\b", 2); break;
+        case '\f': put(b, "\\f", 2); break;
         default:
             if (c < 0x20 || c == 0x7f)
                 buf_printf(b, "\\u%04x", c);
             else
-                buf_putc(b, (char)c);
+                putch(b, (char)c);
         }
     }
-    buf_putc(b, '"');
+    putch(b, '"');
 }
 
 /* YAML 1.1's base 60 without its sign: [0-9]+(:[0-5]?[0-9])+, the value to *out when it fits in an int64. Any other
@@ -501,48 +536,50 @@ static void put_json_number(buf *b, const char *s, size_t n, enum scalar_type t)
 void emit_json(buf *b, const node *n)
 {
     if (n->kind == N_MAP) {
-        buf_putc(b, '{');
-        for (uint32_t i = 0; i < n->c.n; i++) {
+        putch(b, '{');
+        for (uint32_t i = 0; i < nkids_n(n); i++) {
             if (i)
-                buf_putc(b, ',');
+                putch(b, ',');
             const node *k = map_key(n, i);
             if (k->kind == N_SCALAR)
-                put_json_string(b, k->s.str, k->s.len);
+                put_json_string(b, nstr(k), strlen(nstr(k)));
             else
                 put_json_string(b, "?", 1);
-            buf_putc(b, ':');
+            putch(b, ':');
             emit_json(b, map_val(n, i));
         }
-        buf_putc(b, '}');
+        putch(b, '}');
         return;
     }
     if (n->kind == N_SEQ) {
-        buf_putc(b, '[');
-        for (uint32_t i = 0; i < n->c.n; i++) {
+        putch(b, '[');
+        for (uint32_t i = 0; i < nkids_n(n); i++) {
             if (i)
-                buf_putc(b, ',');
-            emit_json(b, n->c.kids[i]);
+                putch(b, ',');
+            emit_json(b, seq_item(n, i));
         }
-        buf_putc(b, ']');
+        putch(b, ']');
         return;
     }
+    const char *s = nstr(n);
+    size_t len = strlen(s);
     enum scalar_type t = T_STR;
-    const char *tag = node_tag(n);
+    const char *tag = ntag(n);
     if (tag)
         t = node_type(n);
     else if (n->style == ST_PLAIN)
-        t = resolve_yaml11(n->s.str, n->s.len);
+        t = resolve_yaml11(s, len);
     switch (t) {
     case T_NULL: buf_puts(b, "null"); break;
     case T_BOOL: {
-        char c = n->s.str[0];
-        bool v = c == 't' || c == 'T' || c == 'y' || c == 'Y' || ((c == 'o' || c == 'O') && (n->s.str[1] == 'n' || n->s.str[1] == 'N'));
+        char c = s[0];
+        bool v = c == 't' || c == 'T' || c == 'y' || c == 'Y' || ((c == 'o' || c == 'O') && (s[1] == 'n' || s[1] == 'N'));
         buf_puts(b, v ? "true" : "false");
         break;
     }
     case T_INT:
-    case T_FLOAT: put_json_number(b, n->s.str, n->s.len, t); break;
-    default: put_json_string(b, n->s.str, n->s.len);
+    case T_FLOAT: put_json_number(b, s, len, t); break;
+    default: put_json_string(b, s, len);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "util/diag.h"
 #include "util/fsutil.h"
+#include "yaml/node.h"
 #include "yaml/scalar.h"
 
 load_limits yaml_limits = {.max_depth = 512, .max_alias_nodes = 1000000};
@@ -162,14 +163,13 @@ static void set_extra(struct loader *L, node *n, const char *tag, const char *co
 {
     if (!tag && !comment && !head)
         return;
-    if (!n->x)
-        n->x = arena_alloc(L->a, sizeof *n->x);
+    struct ext *x = node_ext_get(L->a, n);
     if (tag)
-        n->x->tag = tag;
+        x->tag = tag;
     if (comment)
-        n->x->comment = comment;
+        x->comment = comment;
     if (head)
-        n->x->head = head;
+        x->head = head;
 }
 
 /* Kubernetes YAML needs only the core schema's tags. Anything else (!!python/object, !custom) would be read
@@ -207,15 +207,14 @@ static const char *tag_text(struct loader *L, struct fy_token *t)
     return txt ? intern(L->st, txt, n) : NULL;
 }
 
-static void set_pos(node *n, struct fy_token *t)
+/* Sets n's line from the token's start; returns its 1-based column (0 when unknown). */
+static uint32_t set_pos(node *n, struct fy_token *t)
 {
-    if (!t)
-        return;
-    const struct fy_mark *m = fy_token_start_mark(t);
+    const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
     if (!m)
-        return;
+        return 0;
     n->line = (uint32_t)m->line + 1;
-    n->col = m->column + 1 > 65535 ? 65535 : (uint16_t)(m->column + 1);
+    return (uint32_t)m->column + 1;
 }
 
 static void note_end(struct loader *L, struct fy_token *t)
@@ -282,9 +281,10 @@ static bool charge_budget(struct loader *L, const node *n)
         return false;
     L->alias_budget--;
     if (n->kind != N_SCALAR) {
-        uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
+        const struct kids *k = nkids(n);
+        uint32_t slots = !k ? 0 : n->kind == N_MAP ? 2 * k->n : k->n;
         for (uint32_t i = 0; i < slots; i++)
-            if (!charge_budget(L, n->c.kids[i]))
+            if (!charge_budget(L, k->v[i]))
                 return false;
     }
     return true;
@@ -311,9 +311,9 @@ static int cmp_ptr(const void *a, const void *b)
 static int apply_merge_keys(struct loader *L, node *m)
 {
     long at = -1;
-    for (uint32_t i = 0; i < m->c.n; i++) {
+    for (uint32_t i = 0; i < nkids_n(m); i++) {
         node *k = map_key(m, i);
-        if (k->kind == N_SCALAR && k->style == ST_PLAIN && !node_tag(k) && !strcmp(k->s.str, "<<")) {
+        if (k->kind == N_SCALAR && k->style == ST_PLAIN && !node_tag(k) && !strcmp(nstr(k), "<<")) {
             at = i;
             break;
         }
@@ -327,15 +327,15 @@ static int apply_merge_keys(struct loader *L, node *m)
     node **list = one;
     uint32_t count = 1;
     if (src->kind == N_SEQ) {
-        list = src->c.kids;
-        count = src->c.n;
+        list = nkids(src) ? nkids(src)->v : NULL;
+        count = nkids_n(src);
     }
     for (uint32_t j = 0; j < count; j++) {
         node *s = list[j];
         if (s->kind != N_MAP)
             return fail(L->file, (int)k->line, "merge key \"<<\" must refer to a mapping or a list of mappings");
-        for (uint32_t i = 0; i < s->c.n; i++)
-            if (map_key(s, i)->kind == N_SCALAR && map_index(m, map_key(s, i)->s.str) < 0)
+        for (uint32_t i = 0; i < nkids_n(s); i++)
+            if (map_key(s, i)->kind == N_SCALAR && map_index(m, nstr(map_key(s, i))) < 0)
                 map_append(L->a, m, map_key(s, i), map_val(s, i));
     }
     return 0;
@@ -346,39 +346,44 @@ static int finish_collection(struct loader *L)
     struct frame *f = &L->frames[--L->depth];
     node *n = f->n;
     size_t count = L->npending - f->first;
-    if (count) {
-        n->c.kids = arena_alloc(L->a, count * sizeof *n->c.kids);
-        memcpy(n->c.kids, L->pending + f->first, count * sizeof *n->c.kids);
+    bool map = n->kind == N_MAP;
+    uint32_t len = (uint32_t)(map ? count / 2 : count);
+    /* the entries were gathered on the pending stack: one array of the right size, nothing left behind */
+    if (len) {
+        struct kids *k = kids_new(L->a, len, map);
+        k->n = len;
+        memcpy(k->v, L->pending + f->first, count * sizeof k->v[0]);
+        set_nkids(n, k);
     }
     L->npending = f->first;
-    if (n->kind == N_MAP) {
-        n->c.n = n->c.cap = (uint32_t)(count / 2);
+    if (map) {
         /* Keys are interned scalars, so equal keys are equal pointers: compare the pointers (sorted when many). */
-        if (n->c.n > 1) {
+        node *const *v = len ? nkids(n)->v : NULL;
+        if (len > 1) {
             const char *dup = NULL;
-            if (n->c.n <= 16) {
+            if (len <= 16) {
                 /* most maps are small: compare each pair */
-                for (uint32_t i = 1; i < n->c.n && !dup; i++)
+                for (uint32_t i = 1; i < len && !dup; i++)
                     for (uint32_t j = 0; j < i; j++)
-                        if (n->c.kids[2 * i]->s.str == n->c.kids[2 * j]->s.str) {
-                            dup = n->c.kids[2 * i]->s.str;
+                        if (nstr(v[2 * i]) == nstr(v[2 * j])) {
+                            dup = nstr(v[2 * i]);
                             break;
                         }
             } else {
-                const char **keys = xmalloc(n->c.n * sizeof *keys);
-                for (uint32_t i = 0; i < n->c.n; i++)
-                    keys[i] = map_key(n, i)->s.str;
-                qsort(keys, n->c.n, sizeof *keys, cmp_ptr);
-                for (uint32_t i = 1; i < n->c.n && !dup; i++)
+                const char **keys = xmalloc(len * sizeof *keys);
+                for (uint32_t i = 0; i < len; i++)
+                    keys[i] = nstr(v[2 * i]);
+                qsort(keys, len, sizeof *keys, cmp_ptr);
+                for (uint32_t i = 1; i < len && !dup; i++)
                     if (keys[i] == keys[i - 1])
                         dup = keys[i];
                 free(keys);
             }
             if (dup) {
                 uint32_t line = n->line;
-                for (uint32_t i = n->c.n; i-- > 0;)
-                    if (map_key(n, i)->s.str == dup) {
-                        line = map_key(n, i)->line;
+                for (uint32_t i = len; i-- > 0;)
+                    if (nstr(v[2 * i]) == dup) {
+                        line = v[2 * i]->line;
                         break;
                     }
                 return fail(L->file, (int)line, "duplicate key \"%s\"", dup);
@@ -386,14 +391,13 @@ static int finish_collection(struct loader *L)
         }
         if (apply_merge_keys(L, n) < 0)
             return -1;
-    } else {
-        n->c.n = n->c.cap = (uint32_t)count;
     }
     close_anchor(L, n);
     return add_child(L, n);
 }
 
-static int open_collection(struct loader *L, node *n, struct fy_event *e, struct fy_token *anchor, struct fy_token *tag)
+static int open_collection(struct loader *L, node *n, uint32_t col, struct fy_event *e, struct fy_token *anchor,
+                           struct fy_token *tag)
 {
     if (L->depth >= yaml_limits.max_depth)
         return fail(L->file, (int)n->line,
@@ -408,7 +412,7 @@ static int open_collection(struct loader *L, node *n, struct fy_event *e, struct
         return fail(L->file, (int)n->line, "a mapping key must be a scalar");
     if (n->kind == N_SEQ && n->style == ST_BLOCK && L->seq_wide < 0 && L->depth &&
         L->frames[L->depth - 1].n->kind == N_MAP)
-        L->seq_wide = n->col > L->last_key_col;
+        L->seq_wide = col > L->last_key_col;
     register_anchor(L, anchor, n, 1);
     if (L->depth == L->frames_cap) {
         L->frames_cap = L->frames_cap ? L->frames_cap * 2 : 32;
@@ -527,13 +531,11 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     }
     if (!checked && utf8_check((const unsigned char *)txt, len) != len)
         return fail(L->file, sm ? sm->line + 1 : 0, "a string is not valid UTF-8");
-    node *n = arena_alloc(L->a, sizeof *n);
-    n->kind = N_SCALAR;
-    n->style = (uint8_t)style;
-    /* Keys and short values repeat across objects: share one copy. */
-    n->s.str = (key || len <= 24) ? intern(L->st, txt, len) : arena_strndup(L->a, txt, len);
-    n->s.len = (uint32_t)len;
-    set_pos(n, t);
+    /* Keys and short values repeat across objects: share one copy, and the facts the emitter needs about it. */
+    unsigned facts = 0;
+    const char *text = (key || len <= 24) ? intern_facts(L->st, txt, len, &facts) : arena_strndup(L->a, txt, len);
+    node *n = node_scalar_shared(L->a, text, style, facts);
+    uint32_t col = set_pos(n, t);
     const char *comment = NULL, *head = NULL;
     if (t && style != ST_LITERAL && style != ST_FOLDED) {
         size_t end = em ? em->input_pos : 0;
@@ -549,7 +551,7 @@ static int on_scalar(struct loader *L, struct fy_event *e)
         head = head_comment_at(L, start);
     }
     if (key)
-        L->last_key_col = n->col;
+        L->last_key_col = col;
     set_extra(L, n, tag_text(L, e->scalar.tag), comment, head);
     if (L->bad_tag)
         return -1;
@@ -695,10 +697,10 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
             node *n = e->type == FYET_MAPPING_START ? node_map(a) : node_seq(a);
             struct fy_token *anchor = e->type == FYET_MAPPING_START ? e->mapping_start.anchor : e->sequence_start.anchor;
             struct fy_token *tag = e->type == FYET_MAPPING_START ? e->mapping_start.tag : e->sequence_start.tag;
-            set_pos(n, tok);
+            uint32_t col = set_pos(n, tok);
             if (!tok && L.depth == 0)
                 n->line = doc_line;
-            rc = open_collection(&L, n, e, anchor, tag);
+            rc = open_collection(&L, n, col, e, anchor, tag);
             break;
         }
         case FYET_MAPPING_END:

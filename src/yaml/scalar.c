@@ -1,5 +1,7 @@
 #include "yaml/scalar.h"
 
+#include "yaml/node.h"
+
 #include <ctype.h>
 #include <string.h>
 
@@ -213,7 +215,7 @@ enum scalar_type node_type(const node *n)
     }
     if (n->style != ST_PLAIN)
         return T_STR;
-    return resolve_yaml12(n->s.str, n->s.len);
+    return resolve_yaml12(nstr(n), strlen(nstr(n)));
 }
 
 /* The checks of plain_allowed on the first and last bytes. */

@@ -1,4 +1,4 @@
-#include "yaml/tree.h"
+#include "yaml/node.h"
 
 #include "yaml/scalar.h"
 
@@ -6,10 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- interning */
+
+struct slot {
+    const char *s; /* NULL: free */
+    uint32_t len;
+    uint8_t facts; /* scalar_facts(s), computed when the text is first interned */
+};
+
 struct strtab {
     arena *a;
-    const char **slots;
-    uint32_t *lens;
+    struct slot *slots;
     size_t cap, used;
 };
 
@@ -26,7 +33,8 @@ static uint64_t hash_bytes(const char *s, size_t n)
         n -= 8;
     }
     uint64_t w = 0;
-    memcpy(&w, s, n);
+    for (size_t i = 0; i < n; i++)
+        w |= (uint64_t)(unsigned char)s[i] << (8 * i);
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
     return h ^ (h >> 29);
 }
@@ -37,7 +45,6 @@ strtab *strtab_new(arena *a)
     t->a = a;
     t->cap = 1024;
     t->slots = xmalloc(t->cap * sizeof *t->slots);
-    t->lens = xmalloc(t->cap * sizeof *t->lens);
     memset(t->slots, 0, t->cap * sizeof *t->slots);
     return t;
 }
@@ -47,56 +54,118 @@ void strtab_release(strtab *t)
     if (!t)
         return;
     free(t->slots);
-    free(t->lens);
     t->slots = NULL;
 }
 
 static void strtab_grow(strtab *t)
 {
     size_t cap = t->cap * 2;
-    const char **slots = xmalloc(cap * sizeof *slots);
-    uint32_t *lens = xmalloc(cap * sizeof *lens);
+    struct slot *slots = xmalloc(cap * sizeof *slots);
     memset(slots, 0, cap * sizeof *slots);
     for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slots[i])
+        if (!t->slots[i].s)
             continue;
-        size_t j = hash_bytes(t->slots[i], t->lens[i]) & (cap - 1);
-        while (slots[j])
+        size_t j = hash_bytes(t->slots[i].s, t->slots[i].len) & (cap - 1);
+        while (slots[j].s)
             j = (j + 1) & (cap - 1);
         slots[j] = t->slots[i];
-        lens[j] = t->lens[i];
     }
     free(t->slots);
-    free(t->lens);
     t->slots = slots;
-    t->lens = lens;
     t->cap = cap;
 }
 
-const char *intern(strtab *t, const char *s, size_t n)
+const char *intern_facts(strtab *t, const char *s, size_t n, unsigned *facts)
 {
     if (t->used * 2 >= t->cap)
         strtab_grow(t);
     size_t j = hash_bytes(s, n) & (t->cap - 1);
-    while (t->slots[j]) {
-        if (t->lens[j] == n && memcmp(t->slots[j], s, n) == 0)
-            return t->slots[j];
+    while (t->slots[j].s) {
+        if (t->slots[j].len == n && memcmp(t->slots[j].s, s, n) == 0) {
+            if (facts) {
+                if (!t->slots[j].facts)
+                    t->slots[j].facts = (uint8_t)scalar_facts(s, n);
+                *facts = t->slots[j].facts;
+            }
+            return t->slots[j].s;
+        }
         j = (j + 1) & (t->cap - 1);
     }
-    t->slots[j] = arena_strndup(t->a, s, n);
-    t->lens[j] = (uint32_t)n;
+    struct slot *sl = &t->slots[j];
+    sl->s = arena_strndup(t->a, s, n);
+    sl->len = (uint32_t)n;
+    sl->facts = facts ? (uint8_t)scalar_facts(s, n) : 0;
+    if (facts)
+        *facts = sl->facts;
     t->used++;
-    return t->slots[j];
+    return sl->s;
+}
+
+const char *intern(strtab *t, const char *s, size_t n)
+{
+    return intern_facts(t, s, n, NULL);
+}
+
+/* ---- nodes */
+
+static node *new_node(arena *a, int kind, int style)
+{
+    node *x = arena_alloc(a, sizeof *x);
+    x->kind = (uint8_t)kind;
+    x->style = (uint8_t)style;
+    return x;
+}
+
+struct kids *kids_new(arena *a, uint32_t cap, bool map)
+{
+    struct kids *k = arena_alloc(a, sizeof *k + (size_t)cap * (map ? 2 : 1) * sizeof k->v[0]);
+    k->cap = cap;
+    return k;
+}
+
+/* Sets a scalar's text (which must live as long as the tree); its facts are found again when asked for. */
+static void set_text(node *n, const char *s, unsigned facts)
+{
+    if (n->bits & NB_EXTRA)
+        n->ext->str = s;
+    else
+        n->str = s;
+    n->facts = (uint8_t)facts;
+}
+
+struct ext *node_ext_get(arena *a, node *n)
+{
+    if (n->bits & NB_EXTRA)
+        return n->ext;
+    struct ext *x = arena_alloc(a, sizeof *x);
+    if (n->kind == N_SCALAR)
+        x->str = n->str;
+    else
+        x->kids = n->kids;
+    n->ext = x;
+    n->bits |= NB_EXTRA;
+    return x;
+}
+
+unsigned node_facts_find(const node *n)
+{
+    const char *s = nstr(n);
+    /* the facts are a cache of the text's properties, not part of the node's value */
+    ((node *)n)->facts = (uint8_t)scalar_facts(s, strlen(s));
+    return n->facts;
+}
+
+node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts)
+{
+    node *x = new_node(a, N_SCALAR, style);
+    x->str = text;
+    x->facts = (uint8_t)facts;
+    return x;
 }
 
 node *node_scalar(arena *a, const char *s, size_t n, int style)
 {
-    node *x = arena_alloc(a, sizeof *x);
-    x->kind = N_SCALAR;
-    x->style = (uint8_t)style;
-    x->s.str = arena_strndup(a, s, n);
-    x->s.len = (uint32_t)n;
-    return x;
+    return node_scalar_shared(a, arena_strndup(a, s, n), style, 0);
 }
 
 node *node_str(arena *a, const char *s)
@@ -104,18 +173,19 @@ node *node_str(arena *a, const char *s)
     return node_scalar(a, s, strlen(s), ST_STRING);
 }
 
+node *node_str_ref(arena *a, const char *s)
+{
+    return node_scalar_shared(a, s, ST_STRING, 0);
+}
+
 node *node_map(arena *a)
 {
-    node *x = arena_alloc(a, sizeof *x);
-    x->kind = N_MAP;
-    return x;
+    return new_node(a, N_MAP, ST_BLOCK);
 }
 
 node *node_seq(arena *a)
 {
-    node *x = arena_alloc(a, sizeof *x);
-    x->kind = N_SEQ;
-    return x;
+    return new_node(a, N_SEQ, ST_BLOCK);
 }
 
 node *node_clone(arena *a, const node *n)
@@ -124,28 +194,54 @@ node *node_clone(arena *a, const node *n)
         return NULL;
     node *x = arena_alloc(a, sizeof *x);
     *x = *n;
-    if (n->x) {
-        x->x = arena_alloc(a, sizeof *x->x);
-        *x->x = *n->x;
+    if (n->bits & NB_EXTRA) {
+        x->ext = arena_alloc(a, sizeof *x->ext);
+        *x->ext = *n->ext;
     }
     if (n->kind != N_SCALAR) {
-        uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
-        x->c.cap = n->c.n;
-        x->c.kids = slots ? arena_alloc(a, slots * sizeof *x->c.kids) : NULL;
-        for (uint32_t i = 0; i < slots; i++)
-            x->c.kids[i] = node_clone(a, n->c.kids[i]);
+        const struct kids *k = nkids(n);
+        struct kids *c = NULL;
+        if (k && k->n) {
+            bool map = n->kind == N_MAP;
+            uint32_t slots = map ? 2 * k->n : k->n;
+            c = kids_new(a, k->n, map);
+            c->n = k->n;
+            for (uint32_t i = 0; i < slots; i++)
+                c->v[i] = node_clone(a, k->v[i]);
+        }
+        set_nkids(x, c);
     }
     return x;
 }
 
+bool is_map(const node *n)
+{
+    return n && n->kind == N_MAP;
+}
+
+bool is_seq(const node *n)
+{
+    return n && n->kind == N_SEQ;
+}
+
+bool is_scalar(const node *n)
+{
+    return n && n->kind == N_SCALAR;
+}
+
 const char *scalar(const node *n)
 {
-    return n && n->kind == N_SCALAR ? n->s.str : NULL;
+    return n && n->kind == N_SCALAR ? nstr(n) : NULL;
+}
+
+uint32_t scalar_len(const node *n)
+{
+    return n && n->kind == N_SCALAR ? (uint32_t)strlen(nstr(n)) : 0;
 }
 
 bool scalar_is(const node *n, const char *s)
 {
-    return n && n->kind == N_SCALAR && strcmp(n->s.str, s) == 0;
+    return n && n->kind == N_SCALAR && strcmp(nstr(n), s) == 0;
 }
 
 bool is_null(const node *n)
@@ -154,235 +250,8 @@ bool is_null(const node *n)
         return true;
     if (n->kind != N_SCALAR || n->style != ST_PLAIN || node_tag(n))
         return false;
-    const char *s = n->s.str;
+    const char *s = nstr(n);
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
-}
-
-long map_index(const node *m, const char *key)
-{
-    if (!m || m->kind != N_MAP)
-        return -1;
-    size_t kl = strlen(key);
-    for (uint32_t i = 0; i < m->c.n; i++) {
-        const node *k = m->c.kids[2 * i];
-        if (k->kind == N_SCALAR && k->s.len == kl && memcmp(k->s.str, key, kl) == 0)
-            return (long)i;
-    }
-    return -1;
-}
-
-node *map_get(const node *m, const char *key)
-{
-    long i = map_index(m, key);
-    return i < 0 ? NULL : m->c.kids[2 * i + 1];
-}
-
-static void grow(arena *a, node *c, uint32_t per)
-{
-    if (c->c.n < c->c.cap)
-        return;
-    uint32_t cap = c->c.cap ? c->c.cap * 2 : 4;
-    node **kids = arena_alloc(a, (size_t)cap * per * sizeof *kids);
-    if (c->c.n)
-        memcpy(kids, c->c.kids, (size_t)c->c.n * per * sizeof *kids);
-    c->c.kids = kids;
-    c->c.cap = cap;
-}
-
-void map_append(arena *a, node *m, node *key, node *val)
-{
-    grow(a, m, 2);
-    m->c.kids[2 * m->c.n] = key;
-    m->c.kids[2 * m->c.n + 1] = val;
-    m->c.n++;
-}
-
-node *map_set(arena *a, node *m, const char *key, node *val)
-{
-    long i = map_index(m, key);
-    if (i >= 0) {
-        node *old = m->c.kids[2 * i + 1];
-        /* Keep the line comment that sits on the value: setters and people put it there. */
-        if (old && old->x && old->x->comment && !node_comment(val))
-            node_set_comment(a, val, old->x->comment);
-        m->c.kids[2 * i + 1] = val;
-        return val;
-    }
-    map_append(a, m, node_scalar(a, key, strlen(key), ST_PLAIN), val);
-    return val;
-}
-
-/* Shared by the copying and the referencing setter: copy says whether key and val must be copied. */
-static node *set_str(arena *a, node *m, const char *key, const char *val, bool copy)
-{
-    long i = map_index(m, key);
-    size_t len = strlen(val);
-    if (i >= 0) {
-        node *old = m->c.kids[2 * i + 1];
-        if (old->kind == N_SCALAR && strcmp(old->s.str, val) == 0)
-            return old;
-        if (old->kind == N_SCALAR) {
-            /* An edited scalar becomes a string we made; its comment stays. */
-            old->s.str = copy ? arena_strndup(a, val, len) : val;
-            old->s.len = (uint32_t)len;
-            if (old->style != ST_SINGLE && old->style != ST_DOUBLE)
-                old->style = ST_STRING;
-            if (old->x)
-                old->x->tag = NULL;
-            return old;
-        }
-    }
-    if (copy)
-        return map_set(a, m, key, node_str(a, val));
-    node *v = node_str_ref(a, val);
-    if (i >= 0)
-        return map_set(a, m, key, v);
-    node *k = arena_alloc(a, sizeof *k);
-    k->kind = N_SCALAR;
-    k->style = ST_PLAIN;
-    k->s.str = key;
-    k->s.len = (uint32_t)strlen(key);
-    map_append(a, m, k, v);
-    return v;
-}
-
-node *map_set_str(arena *a, node *m, const char *key, const char *val)
-{
-    return set_str(a, m, key, val, true);
-}
-
-node *map_set_str_ref(arena *a, node *m, const char *key, const char *val)
-{
-    return set_str(a, m, key, val, false);
-}
-
-node *node_str_ref(arena *a, const char *s)
-{
-    node *x = arena_alloc(a, sizeof *x);
-    x->kind = N_SCALAR;
-    x->style = ST_STRING;
-    x->s.str = s;
-    x->s.len = (uint32_t)strlen(s);
-    return x;
-}
-
-bool map_delete(node *m, const char *key)
-{
-    long i = map_index(m, key);
-    if (i < 0)
-        return false;
-    map_remove(m, (uint32_t)i);
-    return true;
-}
-
-void map_remove(node *m, uint32_t i)
-{
-    if (i >= m->c.n)
-        return;
-    memmove(&m->c.kids[2 * i], &m->c.kids[2 * i + 2], (size_t)(m->c.n - i - 1) * 2 * sizeof *m->c.kids);
-    m->c.n--;
-}
-
-void map_insert(arena *a, node *m, uint32_t i, node *key, node *val)
-{
-    if (i > m->c.n)
-        i = m->c.n;
-    grow(a, m, 2);
-    memmove(&m->c.kids[2 * i + 2], &m->c.kids[2 * i], (size_t)(m->c.n - i) * 2 * sizeof *m->c.kids);
-    m->c.kids[2 * i] = key;
-    m->c.kids[2 * i + 1] = val;
-    m->c.n++;
-}
-
-node *map_key(const node *m, uint32_t i)
-{
-    return m->c.kids[2 * i];
-}
-
-node *map_val(const node *m, uint32_t i)
-{
-    return m->c.kids[2 * i + 1];
-}
-
-void map_set_val(node *m, uint32_t i, node *val)
-{
-    m->c.kids[2 * i + 1] = val;
-}
-
-node *map_ensure_map(arena *a, node *m, const char *key)
-{
-    long i = map_index(m, key);
-    if (i >= 0) {
-        node *v = m->c.kids[2 * i + 1];
-        if (v->kind == N_MAP)
-            return v;
-        if (!is_null(v))
-            return NULL;
-        node *nm = node_map(a);
-        nm->line = v->line;
-        m->c.kids[2 * i + 1] = nm;
-        return nm;
-    }
-    return map_set(a, m, key, node_map(a));
-}
-
-void seq_append(arena *a, node *s, node *item)
-{
-    grow(a, s, 1);
-    s->c.kids[s->c.n++] = item;
-}
-
-void seq_insert(arena *a, node *s, uint32_t i, node *item)
-{
-    if (i > s->c.n)
-        i = s->c.n;
-    grow(a, s, 1);
-    memmove(&s->c.kids[i + 1], &s->c.kids[i], (size_t)(s->c.n - i) * sizeof *s->c.kids);
-    s->c.kids[i] = item;
-    s->c.n++;
-}
-
-node *seq_item(const node *s, uint32_t i)
-{
-    return s->c.kids[i];
-}
-
-void seq_set(node *s, uint32_t i, node *item)
-{
-    s->c.kids[i] = item;
-}
-
-uint32_t node_len(const node *n)
-{
-    return n && n->kind != N_SCALAR ? n->c.n : 0;
-}
-
-void node_clear(node *c)
-{
-    if (c->kind != N_SCALAR)
-        c->c.n = 0;
-}
-
-void node_move(node *dst, node *src)
-{
-    struct node_extra *mine = dst->x;
-    uint32_t line = dst->line;
-    uint16_t col = dst->col;
-    *dst = *src;
-    dst->line = line;
-    dst->col = col;
-    if (!mine)
-        return;
-    if (!dst->x) {
-        /* src had no comments or tag: dst keeps its comments, and src's lack of a tag */
-        dst->x = mine;
-        mine->tag = NULL;
-        return;
-    }
-    if (!dst->x->comment)
-        dst->x->comment = mine->comment;
-    if (!dst->x->head)
-        dst->x->head = mine->head;
 }
 
 int node_kind(const node *n)
@@ -407,38 +276,274 @@ uint32_t node_line(const node *n)
 
 uint32_t node_col(const node *n)
 {
-    return n ? n->col : 0;
+    return 0;
 }
 
 void node_set_pos(node *n, uint32_t line, uint32_t col)
 {
     n->line = line;
-    n->col = (uint16_t)(col > UINT16_MAX ? UINT16_MAX : col);
 }
 
-uint32_t scalar_len(const node *n)
+uint32_t node_len(const node *n)
 {
-    return n && n->kind == N_SCALAR ? n->s.len : 0;
+    return n && n->kind != N_SCALAR ? nkids_n(n) : 0;
 }
+
+/* ---- maps and sequences */
+
+long map_index(const node *m, const char *key)
+{
+    if (!m || m->kind != N_MAP)
+        return -1;
+    const struct kids *k = nkids(m);
+    if (!k)
+        return -1;
+    for (uint32_t i = 0; i < k->n; i++) {
+        const node *kn = k->v[2 * i];
+        if (kn->kind != N_SCALAR)
+            continue;
+        /* the first byte rules out most keys without a call */
+        const char *s = nstr(kn);
+        if (s[0] == key[0] && (!s[0] || strcmp(s + 1, key + 1) == 0))
+            return (long)i;
+    }
+    return -1;
+}
+
+node *map_get(const node *m, const char *key)
+{
+    long i = map_index(m, key);
+    return i < 0 ? NULL : nkids(m)->v[2 * i + 1];
+}
+
+node *map_key(const node *m, uint32_t i)
+{
+    return nkids(m)->v[2 * i];
+}
+
+node *map_val(const node *m, uint32_t i)
+{
+    return nkids(m)->v[2 * i + 1];
+}
+
+void map_set_val(node *m, uint32_t i, node *val)
+{
+    nkids(m)->v[2 * i + 1] = val;
+}
+
+node *seq_item(const node *s, uint32_t i)
+{
+    return nkids(s)->v[i];
+}
+
+void seq_set(node *s, uint32_t i, node *item)
+{
+    nkids(s)->v[i] = item;
+}
+
+/* Room for one more entry. A full array is replaced by one twice its size: the loader sizes every collection
+ * exactly, so only the functions' additions grow them. */
+static struct kids *grow(arena *a, node *c)
+{
+    struct kids *k = nkids(c);
+    if (k && k->n < k->cap)
+        return k;
+    bool map = c->kind == N_MAP;
+    uint32_t n = k ? k->n : 0;
+    struct kids *g = kids_new(a, n ? 2 * n : 4, map);
+    g->n = n;
+    if (n)
+        memcpy(g->v, k->v, (size_t)n * (map ? 2 : 1) * sizeof g->v[0]);
+    set_nkids(c, g);
+    return g;
+}
+
+void map_insert(arena *a, node *m, uint32_t i, node *key, node *val)
+{
+    struct kids *k = grow(a, m);
+    if (i > k->n)
+        i = k->n;
+    memmove(&k->v[2 * i + 2], &k->v[2 * i], (size_t)(k->n - i) * 2 * sizeof k->v[0]);
+    k->v[2 * i] = key;
+    k->v[2 * i + 1] = val;
+    k->n++;
+}
+
+void map_append(arena *a, node *m, node *key, node *val)
+{
+    struct kids *k = grow(a, m);
+    k->v[2 * k->n] = key;
+    k->v[2 * k->n + 1] = val;
+    k->n++;
+}
+
+void map_remove(node *m, uint32_t i)
+{
+    struct kids *k = nkids(m);
+    if (!k || i >= k->n)
+        return;
+    memmove(&k->v[2 * i], &k->v[2 * i + 2], (size_t)(k->n - i - 1) * 2 * sizeof k->v[0]);
+    k->n--;
+}
+
+bool map_delete(node *m, const char *key)
+{
+    long i = map_index(m, key);
+    if (i < 0)
+        return false;
+    map_remove(m, (uint32_t)i);
+    return true;
+}
+
+node *map_set(arena *a, node *m, const char *key, node *val)
+{
+    long i = map_index(m, key);
+    if (i >= 0) {
+        node *old = map_val(m, (uint32_t)i);
+        /* Keep the line comment that sits on the value: setters and people put it there. */
+        if (node_comment(old) && !node_comment(val))
+            node_ext_get(a, val)->comment = node_comment(old);
+        map_set_val(m, (uint32_t)i, val);
+        return val;
+    }
+    map_append(a, m, node_scalar(a, key, strlen(key), ST_PLAIN), val);
+    return val;
+}
+
+/* Shared by the copying and the referencing setter: copy says whether key and val must be copied. */
+static node *set_str(arena *a, node *m, const char *key, const char *val, bool copy)
+{
+    long i = map_index(m, key);
+    if (i >= 0) {
+        node *old = map_val(m, (uint32_t)i);
+        if (old->kind == N_SCALAR && strcmp(nstr(old), val) == 0)
+            return old;
+        if (old->kind == N_SCALAR) {
+            /* An edited scalar becomes a string we made; its comment stays. */
+            set_text(old, copy ? arena_strdup(a, val) : val, 0);
+            if (old->style != ST_SINGLE && old->style != ST_DOUBLE)
+                old->style = ST_STRING;
+            if (node_ext(old))
+                old->ext->tag = NULL;
+            return old;
+        }
+    }
+    if (copy)
+        return map_set(a, m, key, node_str(a, val));
+    node *v = node_str_ref(a, val);
+    if (i >= 0)
+        return map_set(a, m, key, v);
+    map_append(a, m, node_scalar_shared(a, key, ST_PLAIN, 0), v);
+    return v;
+}
+
+node *map_set_str(arena *a, node *m, const char *key, const char *val)
+{
+    return set_str(a, m, key, val, true);
+}
+
+node *map_set_str_ref(arena *a, node *m, const char *key, const char *val)
+{
+    return set_str(a, m, key, val, false);
+}
+
+node *map_ensure_map(arena *a, node *m, const char *key)
+{
+    long i = map_index(m, key);
+    if (i >= 0) {
+        node *v = map_val(m, (uint32_t)i);
+        if (v->kind == N_MAP)
+            return v;
+        if (!is_null(v))
+            return NULL;
+        node *nm = node_map(a);
+        nm->line = v->line;
+        map_set_val(m, (uint32_t)i, nm);
+        return nm;
+    }
+    return map_set(a, m, key, node_map(a));
+}
+
+void seq_append(arena *a, node *s, node *item)
+{
+    struct kids *k = grow(a, s);
+    k->v[k->n++] = item;
+}
+
+void seq_insert(arena *a, node *s, uint32_t i, node *item)
+{
+    struct kids *k = grow(a, s);
+    if (i > k->n)
+        i = k->n;
+    memmove(&k->v[i + 1], &k->v[i], (size_t)(k->n - i) * sizeof k->v[0]);
+    k->v[i] = item;
+    k->n++;
+}
+
+void seq_remove(node *s, uint32_t i)
+{
+    struct kids *k = nkids(s);
+    if (!k || i >= k->n)
+        return;
+    memmove(&k->v[i], &k->v[i + 1], (size_t)(k->n - i - 1) * sizeof k->v[0]);
+    k->n--;
+}
+
+void node_clear(node *c)
+{
+    if (c->kind != N_SCALAR && nkids(c))
+        nkids(c)->n = 0;
+}
+
+void node_move(node *dst, node *src)
+{
+    struct ext *mine = node_ext(dst);
+    uint32_t line = dst->line;
+    *dst = *src;
+    dst->line = line;
+    if (!mine)
+        return;
+    if (!(dst->bits & NB_EXTRA)) {
+        /* src had no comments or tag: dst keeps its comments, and src's lack of a tag */
+        if (dst->kind == N_SCALAR)
+            mine->str = dst->str;
+        else
+            mine->kids = dst->kids;
+        mine->tag = NULL;
+        dst->ext = mine;
+        dst->bits |= NB_EXTRA;
+        return;
+    }
+    if (!dst->ext->comment)
+        dst->ext->comment = mine->comment;
+    if (!dst->ext->head)
+        dst->ext->head = mine->head;
+}
+
+/* ---- scalars */
 
 bool scalar_set(arena *a, node *n, const char *s, size_t len, enum scalar_edit how)
 {
-    bool same = n->s.len == len && memcmp(n->s.str, s, len) == 0;
+    const char *cur = nstr(n);
+    bool same = strlen(cur) == len && memcmp(cur, s, len) == 0;
     if (same && how == SCALAR_AS_STRING)
         return false;
+    struct ext *x = node_ext(n);
     switch (how) {
     case SCALAR_AS_STRING:
         if (n->style != ST_SINGLE && n->style != ST_DOUBLE)
             n->style = ST_STRING;
-        if (n->x)
-            n->x->tag = NULL;
+        if (x)
+            x->tag = NULL;
         break;
     case SCALAR_AS_WRITTEN:
         /* a string we made reads as what the emitter would write for its old text */
-        if (n->style == ST_STRING)
-            n->style = plain_string_safe(n->s.str, n->s.len, false) ? ST_PLAIN : ST_DOUBLE;
-        if (n->x)
-            n->x->tag = NULL;
+        if (n->style == ST_STRING) {
+            unsigned f = node_facts(n);
+            n->style = (f & SF_PLAIN) && (f & SF_STRING) ? ST_PLAIN : ST_DOUBLE;
+        }
+        if (x)
+            x->tag = NULL;
         break;
     case SCALAR_KEEP_TYPE:
         if (n->style == ST_PLAIN && !node_tag(n) && node_type(n) == T_STR)
@@ -447,18 +552,11 @@ bool scalar_set(arena *a, node *n, const char *s, size_t len, enum scalar_edit h
     }
     if (same)
         return false;
-    n->s.str = arena_strndup(a, s, len);
-    n->s.len = (uint32_t)len;
+    set_text(n, arena_strndup(a, s, len), 0);
     return true;
 }
 
-void seq_remove(node *s, uint32_t i)
-{
-    if (i >= s->c.n)
-        return;
-    memmove(&s->c.kids[i], &s->c.kids[i + 1], (size_t)(s->c.n - i - 1) * sizeof *s->c.kids);
-    s->c.n--;
-}
+/* ---- paths and comparison */
 
 node *path_get(const node *n, ...)
 {
@@ -489,40 +587,54 @@ bool node_equal(const node *a, const node *b)
     if (a->kind != b->kind)
         return false;
     if (a->kind == N_SCALAR)
-        return a->s.len == b->s.len && memcmp(a->s.str, b->s.str, a->s.len) == 0;
-    if (a->c.n != b->c.n)
+        return strcmp(nstr(a), nstr(b)) == 0;
+    uint32_t n = nkids_n(a);
+    if (n != nkids_n(b))
         return false;
-    uint32_t slots = a->kind == N_MAP ? 2 * a->c.n : a->c.n;
+    uint32_t slots = a->kind == N_MAP ? 2 * n : n;
     for (uint32_t i = 0; i < slots; i++)
-        if (!node_equal(a->c.kids[i], b->c.kids[i]))
+        if (!node_equal(nkids(a)->v[i], nkids(b)->v[i]))
             return false;
     return true;
 }
 
-static struct node_extra *extra(arena *a, node *n)
-{
-    if (!n->x)
-        n->x = arena_alloc(a, sizeof *n->x);
-    return n->x;
-}
+/* ---- comments and tags */
 
 void node_set_comment(arena *a, node *n, const char *comment)
 {
-    if (!comment && !n->x)
+    if (!comment && !node_ext(n))
         return;
-    extra(a, n)->comment = comment ? arena_strdup(a, comment) : NULL;
+    node_ext_get(a, n)->comment = comment ? arena_strdup(a, comment) : NULL;
 }
 
 void node_set_head(arena *a, node *n, const char *head)
 {
-    if (!head && !n->x)
+    if (!head && !node_ext(n))
         return;
-    extra(a, n)->head = head ? arena_strdup(a, head) : NULL;
+    node_ext_get(a, n)->head = head ? arena_strdup(a, head) : NULL;
 }
 
 void node_set_tag(arena *a, node *n, const char *tag)
 {
-    if (!tag && !n->x)
+    if (!tag && !node_ext(n))
         return;
-    extra(a, n)->tag = tag ? arena_strdup(a, tag) : NULL;
+    node_ext_get(a, n)->tag = tag ? arena_strdup(a, tag) : NULL;
+}
+
+const char *node_comment(const node *n)
+{
+    const struct ext *x = n ? node_ext(n) : NULL;
+    return x ? x->comment : NULL;
+}
+
+const char *node_tag(const node *n)
+{
+    const struct ext *x = n ? node_ext(n) : NULL;
+    return x ? x->tag : NULL;
+}
+
+const char *node_head(const node *n)
+{
+    const struct ext *x = n ? node_ext(n) : NULL;
+    return x ? x->head : NULL;
 }

@@ -1,5 +1,6 @@
 /* The compact resource tree. Every object is parsed once into these nodes, every function edits them in place,
- * and the stream is emitted once at the end. A node is 32 bytes; strings are arena copies, keys are interned. */
+ * and the stream is emitted once at the end. A node is 16 bytes; keys and short values are interned, other texts
+ * are arena copies; tags and comments cost only the nodes that have them. */
 #ifndef CMP_YAML_TREE_H
 #define CMP_YAML_TREE_H
 #include <stdbool.h>
@@ -24,30 +25,8 @@ enum node_style {
     ST_FLOW = 1,
 };
 
-struct node_extra {
-    const char *tag;     /* as written: "!!str", "!custom"; NULL when untagged */
-    const char *comment; /* line comment text after "# " */
-    const char *head;    /* comment lines above a key or item, '\n'-joined, each without its indentation */
-};
-
-typedef struct node {
-    uint8_t kind;
-    uint8_t style;
-    uint16_t col; /* 1-based source column, saturated */
-    uint32_t line; /* 1-based source line; 0 for nodes the program made */
-    union {
-        struct {
-            const char *str; /* NUL-terminated, never modified in place */
-            uint32_t len;
-        } s;
-        struct {
-            struct node **kids; /* maps: kids[2i] key, kids[2i+1] value */
-            uint32_t n;          /* pairs for maps, items for sequences */
-            uint32_t cap;        /* capacity in pairs or items */
-        } c;
-    };
-    struct node_extra *x;
-} node;
+/* A node of the tree; its layout is src/yaml's own (src/yaml/node.h). */
+typedef struct node node;
 
 /* Interning table for keys and short repeated values; lives in the arena it was made with. */
 typedef struct strtab strtab;
@@ -64,25 +43,23 @@ node *node_map(arena *a);
 node *node_seq(arena *a);
 node *node_clone(arena *a, const node *n);
 
-/* ---- The API everything outside src/yaml uses. The fields of struct node above are src/yaml's alone and are
- * about to move out of this header: outside src/yaml, use only the functions below. ---- */
-
-static inline bool is_map(const node *n) { return n && n->kind == N_MAP; }
-static inline bool is_seq(const node *n) { return n && n->kind == N_SEQ; }
-static inline bool is_scalar(const node *n) { return n && n->kind == N_SCALAR; }
+/* false for NULL */
+bool is_map(const node *n);
+bool is_seq(const node *n);
+bool is_scalar(const node *n);
 /* N_SCALAR, N_MAP or N_SEQ; n must not be NULL. */
 int node_kind(const node *n);
 /* A scalar's enum node_style, or a collection's ST_BLOCK/ST_FLOW. */
 int node_style(const node *n);
 void node_set_style(node *n, int style);
-/* 1-based source position; 0 for nodes the program made. */
+/* 1-based source line; 0 for nodes the program made (and for NULL). Columns are not kept: node_col is 0. */
 uint32_t node_line(const node *n);
 uint32_t node_col(const node *n);
 void node_set_pos(node *n, uint32_t line, uint32_t col);
 
 /* The scalar's text, or NULL for a collection or NULL node. */
 const char *scalar(const node *n);
-/* Its length in bytes (texts may hold NUL bytes only in theory: YAML cannot carry them); 0 for non-scalars. */
+/* Its length in bytes (strlen: texts never hold a NUL, the loader refuses them); 0 for non-scalars. */
 uint32_t scalar_len(const node *n);
 bool scalar_is(const node *n, const char *s);
 /* A plain, untagged empty or "null"/"~" scalar. */
@@ -154,7 +131,7 @@ bool node_equal(const node *a, const node *b);
 void node_set_comment(arena *a, node *n, const char *comment);
 void node_set_head(arena *a, node *n, const char *head);
 void node_set_tag(arena *a, node *n, const char *tag);
-static inline const char *node_comment(const node *n) { return n && n->x ? n->x->comment : NULL; }
-static inline const char *node_tag(const node *n) { return n && n->x ? n->x->tag : NULL; }
-static inline const char *node_head(const node *n) { return n && n->x ? n->x->head : NULL; }
+const char *node_comment(const node *n);
+const char *node_tag(const node *n);
+const char *node_head(const node *n);
 #endif

@@ -1,0 +1,107 @@
+/* The node itself: src/yaml's alone (tree.h gives everything else its functions).
+ *
+ * A node is 16 bytes: what it is, its source line, and one pointer. A scalar's pointer is its NUL-terminated text,
+ * shared and never modified in place (interned keys and short values, copies, or strings the program made); a
+ * collection's is its entries, allocated at their final size once the loader has read the whole collection. What
+ * few nodes have, a tag or comments, hangs off a side block that only those nodes pay for: the pointer then leads
+ * to that block, which holds the text or entries. Columns are not kept: only the loader needs them, as it reads. */
+#ifndef CMP_YAML_NODE_H
+#define CMP_YAML_NODE_H
+#include "yaml/tree.h"
+
+struct node {
+    uint8_t kind;  /* enum node_kind */
+    uint8_t style; /* enum node_style */
+    uint8_t bits;  /* NB_* */
+    uint8_t facts; /* scalars: scalar_facts() of the text (SF_*), 0 until known; reset whenever the text changes */
+    uint32_t line; /* 1-based source line; 0 for nodes the program made */
+    union {
+        const char *str;   /* a scalar's text */
+        struct kids *kids; /* a collection's entries; NULL while empty */
+        struct ext *ext;   /* with NB_EXTRA: the side block, which holds one of the above */
+    };
+};
+
+enum {
+    NB_EXTRA = 1, /* the pointer is to a struct ext */
+};
+
+/* Entries: maps hold n pairs (v[2i] key, v[2i+1] value), sequences n items. */
+struct kids {
+    uint32_t n, cap; /* in pairs or items */
+    node *v[];
+};
+
+struct ext {
+    union {
+        const char *str;
+        struct kids *kids;
+    };
+    const char *tag;     /* as written: "!!str", "!custom"; NULL when untagged */
+    const char *comment; /* line comment text after "# " */
+    const char *head;    /* comment lines above a key or item, '\n'-joined, each without its indentation */
+};
+
+static inline struct ext *node_ext(const node *n)
+{
+    return n->bits & NB_EXTRA ? n->ext : NULL;
+}
+
+/* A scalar's text (n must be a scalar). */
+static inline const char *nstr(const node *n)
+{
+    return n->bits & NB_EXTRA ? n->ext->str : n->str;
+}
+
+/* A collection's entries, or NULL (n must be a collection). */
+static inline struct kids *nkids(const node *n)
+{
+    return n->bits & NB_EXTRA ? n->ext->kids : n->kids;
+}
+
+static inline void set_nkids(node *n, struct kids *k)
+{
+    if (n->bits & NB_EXTRA)
+        n->ext->kids = k;
+    else
+        n->kids = k;
+}
+
+/* Entries or items of a collection. */
+static inline uint32_t nkids_n(const node *n)
+{
+    const struct kids *k = nkids(n);
+    return k ? k->n : 0;
+}
+
+/* A node's tag and comments (n not NULL), for src/yaml's loops. */
+static inline const char *ntag(const node *n)
+{
+    return n->bits & NB_EXTRA ? n->ext->tag : NULL;
+}
+
+static inline const char *ncomment(const node *n)
+{
+    return n->bits & NB_EXTRA ? n->ext->comment : NULL;
+}
+
+static inline const char *nhead(const node *n)
+{
+    return n->bits & NB_EXTRA ? n->ext->head : NULL;
+}
+
+/* The side block of n, created empty if missing. */
+struct ext *node_ext_get(arena *a, node *n);
+unsigned node_facts_find(const node *n);
+/* The facts of a scalar's text (scalar_facts), computed on first use and kept in the node. */
+static inline unsigned node_facts(const node *n)
+{
+    return n->facts ? n->facts : node_facts_find(n);
+}
+/* A scalar whose text is shared (it must live as long as the tree), with its facts if known (else 0). */
+node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts);
+/* Interns s[0..n) and gives its facts (computed once per distinct text). */
+const char *intern_facts(strtab *t, const char *s, size_t n, unsigned *facts);
+/* A collection's entries holding room for cap pairs or items. */
+struct kids *kids_new(arena *a, uint32_t cap, bool map);
+#endif
