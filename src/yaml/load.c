@@ -108,10 +108,11 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
 static const char *head_comment_at(struct loader *L, size_t pos)
 {
     const char *d = L->data;
-    size_t ls = line_start(d, pos);
-    for (size_t i = ls; i < pos; i++)
-        if (d[i] != ' ' && d[i] != '-')
-            return NULL;
+    size_t ls = pos;
+    while (ls > 0 && (d[ls - 1] == ' ' || d[ls - 1] == '-'))
+        ls--;
+    if (ls > 0 && d[ls - 1] != '\n' && d[ls - 1] != '\r')
+        return NULL; /* something else precedes it on its line */
     if (ls == 0 || ls <= L->last_end)
         return NULL;
     size_t top = ls; /* start of the topmost comment line found */

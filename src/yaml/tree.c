@@ -33,10 +33,19 @@ static uint64_t hash_bytes(const char *s, size_t n)
         n -= 8;
     }
     uint64_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        w |= (uint64_t)(unsigned char)s[i] << (8 * i);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 29);
+    if (n >= 4) { /* the first and the last four bytes, overlapping when n < 8 */
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        w = (uint64_t)hi << 32 | lo;
+    } else if (n) {
+        w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 | (uint64_t)(unsigned char)s[n - 1] << 16;
+    }
+    /* murmur3's finaliser: every input bit reaches the low bits the table uses */
+    h ^= w;
+    h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdull;
+    h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
 }
 
 strtab *strtab_new(arena *a)
