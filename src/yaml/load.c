@@ -44,7 +44,44 @@ struct loader {
     int seq_wide;      /* -1 unknown */
     uint32_t last_key_col;
     bool bad_tag;
+    char *bump; /* the rest of the current block for nodes, entries and texts */
+    size_t bump_left;
 };
+
+enum { BUMP_BLOCK = 32 * 1024 };
+
+/* Nodes, entry arrays and texts of a file come from blocks of the arena, cut to 8 bytes (1 for texts) instead of
+ * the arena's 16: an entry array of k pairs takes 8 + 16k bytes. The memory is zeroed. */
+static void *lalloc(struct loader *L, size_t size, size_t align)
+{
+    size_t pad = (size_t)(-(uintptr_t)L->bump & (align - 1));
+    if (L->bump_left < pad + size) {
+        if (size > BUMP_BLOCK / 4)
+            return arena_alloc(L->a, size); /* a large one on its own */
+        L->bump = arena_alloc(L->a, BUMP_BLOCK);
+        L->bump_left = BUMP_BLOCK;
+        pad = 0;
+    }
+    void *p = L->bump + pad;
+    L->bump += pad + size;
+    L->bump_left -= pad + size;
+    return p;
+}
+
+static node *new_node(struct loader *L, int kind, int style)
+{
+    node *n = lalloc(L, sizeof *n, _Alignof(node));
+    n->kind = (uint8_t)kind;
+    n->style = (uint8_t)style;
+    return n;
+}
+
+static const char *text_copy(struct loader *L, const char *s, size_t len)
+{
+    char *p = lalloc(L, len + 1, 1);
+    memcpy(p, s, len);
+    return p;
+}
 
 static void push_pending(struct loader *L, node *n)
 {
@@ -351,8 +388,8 @@ static int finish_collection(struct loader *L)
     uint32_t len = (uint32_t)(map ? count / 2 : count);
     /* the entries were gathered on the pending stack: one array of the right size, nothing left behind */
     if (len) {
-        struct kids *k = kids_new(L->a, len, map);
-        k->n = len;
+        struct kids *k = lalloc(L, sizeof *k + (size_t)count * sizeof k->v[0], _Alignof(struct kids));
+        k->n = k->cap = len;
         memcpy(k->v, L->pending + f->first, count * sizeof k->v[0]);
         set_nkids(n, k);
     }
@@ -534,8 +571,9 @@ static int on_scalar(struct loader *L, struct fy_event *e)
         return fail(L->file, sm ? sm->line + 1 : 0, "a string is not valid UTF-8");
     /* Keys and short values repeat across objects: share one copy, and the facts the emitter needs about it. */
     unsigned facts = 0;
-    const char *text = (key || len <= 24) ? intern_facts(L->st, txt, len, &facts) : arena_strndup(L->a, txt, len);
-    node *n = node_scalar_shared(L->a, text, style, facts);
+    node *n = new_node(L, N_SCALAR, style);
+    n->str = (key || len <= 24) ? intern_facts(L->st, txt, len, &facts) : text_copy(L, txt, len);
+    n->facts = (uint8_t)facts;
     uint32_t col = set_pos(n, t);
     const char *comment = NULL, *head = NULL;
     if (t && style != ST_LITERAL && style != ST_FOLDED) {
@@ -695,7 +733,7 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
             break;
         case FYET_MAPPING_START:
         case FYET_SEQUENCE_START: {
-            node *n = e->type == FYET_MAPPING_START ? node_map(a) : node_seq(a);
+            node *n = new_node(&L, e->type == FYET_MAPPING_START ? N_MAP : N_SEQ, ST_BLOCK);
             struct fy_token *anchor = e->type == FYET_MAPPING_START ? e->mapping_start.anchor : e->sequence_start.anchor;
             struct fy_token *tag = e->type == FYET_MAPPING_START ? e->mapping_start.tag : e->sequence_start.tag;
             uint32_t col = set_pos(n, tok);
