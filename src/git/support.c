@@ -12,23 +12,13 @@
 #include "git/internal.h"
 #include "util/url.h"
 
-void git_support_init(void)
-{
-    git_libgit2_init();
-}
-
-void git_support_shutdown(void)
-{
-    git_libgit2_shutdown();
-}
-
-const char *git_last_message(void)
+const char *gitsrc_last_message(void)
 {
     const git_error *e = git_error_last();
     return e && e->message && *e->message ? e->message : "unknown libgit2 error";
 }
 
-void git_remove_tree(const char *path)
+void gitsrc_remove_tree(const char *path)
 {
     struct stat st;
     if (lstat(path, &st) != 0)
@@ -46,7 +36,7 @@ void git_remove_tree(const char *path)
             size_t n = strlen(path) + strlen(e->d_name) + 2;
             char *sub = xmalloc(n);
             snprintf(sub, n, "%s/%s", path, e->d_name);
-            git_remove_tree(sub);
+            gitsrc_remove_tree(sub);
             free(sub);
         }
         closedir(d);
@@ -54,7 +44,7 @@ void git_remove_tree(const char *path)
     rmdir(path);
 }
 
-int git_mkdirs(const char *path)
+int gitsrc_mkdirs(const char *path)
 {
     struct stat st;
     if (stat(path, &st) == 0) {
@@ -79,7 +69,7 @@ int git_mkdirs(const char *path)
     return rc;
 }
 
-bool git_is_repository(const char *path)
+bool gitsrc_is_repository(const char *path)
 {
     git_repository *r = NULL;
     int rc = git_repository_open_ext(&r, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
@@ -92,7 +82,7 @@ bool git_is_repository(const char *path)
     return rc == 0;
 }
 
-int git_open_discover(git_repository **out, const char *path)
+int gitsrc_open_discover(git_repository **out, const char *path)
 {
     const char *ceiling = getenv("GIT_CEILING_DIRECTORIES");
     if (ceiling && !*ceiling)
@@ -106,7 +96,7 @@ int git_open_discover(git_repository **out, const char *path)
     return rc;
 }
 
-size_t git_url_authority(const char *s)
+size_t gitsrc_url_authority(const char *s)
 {
     const char *p = strstr(s, "://");
     if (!p)
@@ -118,12 +108,12 @@ size_t git_url_authority(const char *s)
     return (size_t)(p - s) + 3;
 }
 
-char *git_url_strip_credentials(arena *a, const char *url)
+char *gitsrc_url_strip_credentials(arena *a, const char *url)
 {
     return url_strip_credentials(a, url);
 }
 
-const char *git_revision_short(arena *a, const char *revision, size_t n)
+const char *gitsrc_revision_short(arena *a, const char *revision, size_t n)
 {
     if (!revision)
         return NULL;
@@ -144,7 +134,7 @@ static void env_line(buf *b, const char *name, const char *v)
     buf_puts(b, "'\n");
 }
 
-void git_meta_env(buf *b, const app_meta *m)
+void gitsrc_meta_env(buf *b, const app_meta *m)
 {
     char s7[8] = {0}, s8[9] = {0};
     if (m->revision) {

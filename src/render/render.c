@@ -125,12 +125,12 @@ static int app_metadata(arena *a, const render_opts *o, const fn_host *host, con
     if (o->no_git_metadata)
         return 0;
     bool found;
-    if (!host->app_name && git_app_meta(a, o->dir, meta, &found) < 0)
+    if (!host->app_name && gitsrc_app_meta(a, o->dir, meta, &found) < 0)
         return -1;
     /* opt-in: the repository's history, from the copy Argo CD sends (.git included unless the operator excludes it) */
     if (settings_stamps(set, "package-revision"))
-        return git_path_revision(a, host->app_name ? host->repo_root : NULL, o->dir, meta->revision,
-                                 &meta->package_revision);
+        return gitsrc_path_revision(a, host->app_name ? host->repo_root : NULL, o->dir, meta->revision,
+                                   &meta->package_revision);
     return 0;
 }
 
@@ -228,7 +228,7 @@ int render(const render_opts *o, buf *out)
         goto done;
     if (o->print_env) {
         buf env = {0};
-        git_meta_env(&env, &meta);
+        gitsrc_meta_env(&env, &meta);
         rc = o->out_fd >= 0 ? write_fd(o->out_fd, env.data ? env.data : "", env.len) : 0;
         if (o->out_fd < 0 && out)
             buf_put(out, env.data ? env.data : "", env.len);

@@ -1,12 +1,14 @@
 /* gen: write a synthetic kpt package for the cmp-generate benchmark.
  *
- *   gen N DIR [--kustomize] [--fn-configs FCDIR]
+ *   gen N DIR [--kustomize] [--fn-configs FCDIR] [--steps K]
  *
  * Without --kustomize, DIR gets Kptfile, replacements.yaml and resources.yaml (N objects in one
  * multi-document file). With --kustomize, DIR gets the same resources.yaml plus a kustomization.yaml
  * that asks kustomize for the same transformations. With --fn-configs FCDIR, FCDIR gets one
  * functionConfig file per pipeline step (what kpt would put in the ResourceList's functionConfig)
- * plus FCDIR/steps, one "NAME FILE" line per step, for the exec-chain measurement.
+ * plus FCDIR/steps, one "NAME FILE" line per step, for the exec-chain measurement. --steps K keeps the first K
+ * steps of the pipeline (default all 6; 4 is set-labels, set-annotations, set-namespace, set-image) in the Kptfile
+ * and the functionConfigs; the kustomization always does all six.
  *
  * Objects come in groups of three, in this order: ConfigMap app-G-config, Deployment app-G (reads
  * two keys of that ConfigMap through configMapKeyRef), Service app-G (selects the Deployment's
@@ -15,6 +17,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,7 @@ static const struct step steps[] = {
     {"search-replace", "v0.2.0", {"by-path", "spec.replicas", "put-value", "2", NULL}, NULL},
 };
 #define NSTEPS (sizeof steps / sizeof steps[0])
+static size_t nsteps = NSTEPS; /* --steps */
 
 static const char *const tiers[] = {"frontend", "backend", "worker"};
 static const char *const levels[] = {"info", "debug", "warn", "error"};
@@ -248,10 +252,12 @@ static void write_kptfile(const char *dir, unsigned long n)
             "pipeline:\n"
             "  mutators:\n",
             n);
-    for (size_t i = 0; i < NSTEPS; i++) {
+    bool replacements = false;
+    for (size_t i = 0; i < nsteps; i++) {
         fprintf(f, "  - image: gcr.io/kpt-fn/%s:%s\n", steps[i].name, steps[i].tag);
         if (steps[i].config_path) {
             fprintf(f, "    configPath: %s\n", steps[i].config_path);
+            replacements = true;
             continue;
         }
         fputs("    configMap:\n", f);
@@ -259,7 +265,8 @@ static void write_kptfile(const char *dir, unsigned long n)
             fprintf(f, "      %s: \"%s\"\n", kv[0], kv[1]);
     }
     close_out(f, "Kptfile");
-
+    if (!replacements)
+        return;
     f = open_out(dir, "replacements.yaml");
     write_apply_replacements(f);
     close_out(f, "replacements.yaml");
@@ -304,7 +311,7 @@ static void write_fn_configs(const char *fcdir)
 {
     ensure_dir(fcdir);
     FILE *list = open_out(fcdir, "steps");
-    for (size_t i = 0; i < NSTEPS; i++) {
+    for (size_t i = 0; i < nsteps; i++) {
         char name[128];
         snprintf(name, sizeof name, "%02zu-%s.yaml", i + 1, steps[i].name);
         FILE *f = open_out(fcdir, name);
@@ -328,7 +335,7 @@ static void write_fn_configs(const char *fcdir)
 
 static void usage(void)
 {
-    fputs("usage: gen N DIR [--kustomize] [--fn-configs FCDIR]\n", stderr);
+    fputs("usage: gen N DIR [--kustomize] [--fn-configs FCDIR] [--steps K]\n", stderr);
     exit(2);
 }
 
@@ -341,6 +348,15 @@ int main(int argc, char **argv)
             kustomize = 1;
         else if (strcmp(argv[i], "--fn-configs") == 0 && i + 1 < argc)
             fcdir = argv[++i];
+        else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
+            char *e;
+            unsigned long k = strtoul(argv[++i], &e, 10);
+            if (*e || k < 1 || k > NSTEPS) {
+                fprintf(stderr, "gen: --steps wants 1 to %zu\n", (size_t)NSTEPS);
+                return 2;
+            }
+            nsteps = k;
+        }
         else if (argv[i][0] == '-')
             usage();
         else if (!nstr)

@@ -1,6 +1,6 @@
 /* Test driver for src/git, built by tests/git/run from the project's objects (everything but main.o):
- *   driver meta DIR            ARGOCD_APP_* from the environment, completed by git_app_meta; prints found=0|1
- *                              and the shell lines of git_meta_env
+ *   driver meta DIR            ARGOCD_APP_* from the environment, completed by gitsrc_app_meta; prints found=0|1
+ *                              and the shell lines of gitsrc_meta_env
  *   driver pkg ARGS...         cmd_pkg, as `cmp-generate pkg ARGS...` runs it
  *   driver parse ARG           pkg_source_parse: url, key, repo, directory, ref
  *   driver yget FILE KEY...    the scalar at the key path in a one-document YAML file ("" when missing)
@@ -58,12 +58,12 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "meta") && argc == 3) {
         app_meta m;
         bool found = false;
-        if (app_meta_from_env(a, &m) < 0 || git_app_meta(a, argv[2], &m, &found) < 0) {
+        if (app_meta_from_env(a, &m) < 0 || gitsrc_app_meta(a, argv[2], &m, &found) < 0) {
             fprintf(stderr, "driver: %s\n", diag_message());
             rc = 1;
         } else {
             buf b = {0};
-            git_meta_env(&b, &m);
+            gitsrc_meta_env(&b, &m);
             printf("found=%d\n%.*s", found, (int)b.len, b.data ? b.data : "");
             buf_free(&b);
         }

@@ -209,6 +209,34 @@ TEST(unknown_parameters_are_reported_not_fatal)
     arena_free(a);
 }
 
+/* PARAM_SETTERS_<KEY> arrive in environ's order; the map keeps them sorted by key, each value with its key */
+TEST(setters_from_param_variables_are_sorted_by_key)
+{
+    static const char *const keys[] = {"TAG", "APP", "NAME", "BASE"}, *const vals[] = {"2", "a", "n", "b"};
+    char var[64];
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    settings s;
+    clear_param_env();
+    for (int i = 0; i < 4; i++) {
+        snprintf(var, sizeof var, "PARAM_SETTERS_%s", keys[i]);
+        setenv(var, vals[i], 1);
+    }
+    CHECK(settings_load(a, st, &s) == 0);
+    CHECK(s.setters && node_len(s.setters) == 4);
+    static const char *const want[][2] = {{"APP", "a"}, {"BASE", "b"}, {"NAME", "n"}, {"TAG", "2"}};
+    for (uint32_t i = 0; i < 4 && i < node_len(s.setters); i++) {
+        CHECK_STR(scalar(map_key(s.setters, i)), want[i][0]);
+        CHECK_STR(scalar(map_val(s.setters, i)), want[i][1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        snprintf(var, sizeof var, "PARAM_SETTERS_%s", keys[i]);
+        unsetenv(var);
+    }
+    strtab_release(st);
+    arena_free(a);
+}
+
 TEST(default_stamps_leave_out_what_changes_every_commit)
 {
     settings s = {0};

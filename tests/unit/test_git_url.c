@@ -8,18 +8,18 @@
 TEST(git_strip_credentials)
 {
     arena *a = arena_new();
-    CHECK_STR(git_url_strip_credentials(a, "https://user:token@host/x"), "https://host/x");
-    CHECK_STR(git_url_strip_credentials(a, "https://ghp_abc@github.com/org/repo.git"),
+    CHECK_STR(gitsrc_url_strip_credentials(a, "https://user:token@host/x"), "https://host/x");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "https://ghp_abc@github.com/org/repo.git"),
               "https://github.com/org/repo.git");
-    CHECK_STR(git_url_strip_credentials(a, "HTTP://u:p@host:8080/a?b=c"), "HTTP://host:8080/a");
-    CHECK_STR(git_url_strip_credentials(a, "https://u:p@ss@host/x"), "https://host/x");
-    CHECK_STR(git_url_strip_credentials(a, "https://host/x@v1"), "https://host/x@v1");
-    CHECK_STR(git_url_strip_credentials(a, "https://host"), "https://host");
-    CHECK_STR(git_url_strip_credentials(a, "ssh://git:pw@host/org/repo.git"), "ssh://git@host/org/repo.git");
-    CHECK_STR(git_url_strip_credentials(a, "ssh://git@host/org/repo.git"), "ssh://git@host/org/repo.git");
-    CHECK_STR(git_url_strip_credentials(a, "git@github.com:org/repo.git"), "git@github.com:org/repo.git");
-    CHECK_STR(git_url_strip_credentials(a, "/srv/git/repo.git"), "/srv/git/repo.git");
-    CHECK_STR(git_url_strip_credentials(a, "file:///srv/git/repo"), "file:///srv/git/repo");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "HTTP://u:p@host:8080/a?b=c"), "HTTP://host:8080/a");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "https://u:p@ss@host/x"), "https://host/x");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "https://host/x@v1"), "https://host/x@v1");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "https://host"), "https://host");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "ssh://git:pw@host/org/repo.git"), "ssh://git@host/org/repo.git");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "ssh://git@host/org/repo.git"), "ssh://git@host/org/repo.git");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "git@github.com:org/repo.git"), "git@github.com:org/repo.git");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "/srv/git/repo.git"), "/srv/git/repo.git");
+    CHECK_STR(gitsrc_url_strip_credentials(a, "file:///srv/git/repo"), "file:///srv/git/repo");
     arena_free(a);
 }
 
@@ -112,13 +112,13 @@ TEST(git_source_rejects)
 TEST(git_revision_short_and_env)
 {
     arena *a = arena_new();
-    CHECK_STR(git_revision_short(a, "0123456789abcdef0123456789abcdef01234567", 7), "0123456");
-    CHECK_STR(git_revision_short(a, "0123456789abcdef0123456789abcdef01234567", 8), "01234567");
-    CHECK_STR(git_revision_short(a, "abc", 7), "abc");
-    CHECK(git_revision_short(a, NULL, 7) == NULL);
+    CHECK_STR(gitsrc_revision_short(a, "0123456789abcdef0123456789abcdef01234567", 7), "0123456");
+    CHECK_STR(gitsrc_revision_short(a, "0123456789abcdef0123456789abcdef01234567", 8), "01234567");
+    CHECK_STR(gitsrc_revision_short(a, "abc", 7), "abc");
+    CHECK(gitsrc_revision_short(a, NULL, 7) == NULL);
     app_meta m = {.name = "web", .revision = "0123456789abcdef0123456789abcdef01234567", .path = "it's"};
     buf b = {0};
-    git_meta_env(&b, &m);
+    gitsrc_meta_env(&b, &m);
     CHECK_STR(buf_cstr(&b), "ARGOCD_APP_NAME='web'\n"
                             "ARGOCD_APP_REVISION='0123456789abcdef0123456789abcdef01234567'\n"
                             "ARGOCD_APP_REVISION_SHORT='0123456'\n"
