@@ -51,15 +51,18 @@ struct loader {
 enum { BUMP_BLOCK = 32 * 1024 };
 
 /* Nodes, entry arrays and texts of a file come from blocks of the arena, cut to 8 bytes (1 for texts) instead of
- * the arena's 16: an entry array of k pairs takes 8 + 16k bytes. The memory is zeroed. */
+ * the arena's 16: an entry array of k pairs takes 8 + 16k bytes. The memory is zeroed. A block is the size of the
+ * input (at least 256 bytes, at most 32 KiB), so that the many small texts read one by one (parameters, setter
+ * values) leave little behind. */
 static void *lalloc(struct loader *L, size_t size, size_t align)
 {
     size_t pad = (size_t)(-(uintptr_t)L->bump & (align - 1));
     if (L->bump_left < pad + size) {
-        if (size > BUMP_BLOCK / 4)
+        size_t block = L->len < 256 ? 256 : L->len < BUMP_BLOCK ? L->len : BUMP_BLOCK;
+        if (size > block / 4)
             return arena_alloc(L->a, size); /* a large one on its own */
-        L->bump = arena_alloc(L->a, BUMP_BLOCK);
-        L->bump_left = BUMP_BLOCK;
+        L->bump = arena_alloc(L->a, block);
+        L->bump_left = block;
         pad = 0;
     }
     void *p = L->bump + pad;
