@@ -350,8 +350,9 @@ void seq_set(node *s, uint32_t i, node *item)
     nkids(s)->v[i] = item;
 }
 
-/* Room for one more entry. A full array is replaced by one twice its size: the loader sizes every collection
- * exactly, so only the functions' additions grow them. */
+/* Room for one more entry. A full array is replaced by one twice its size, and at least 4: the loader sizes every
+ * collection exactly, and the functions add labels and annotations a few at a time, so a one-label map would
+ * otherwise go through 2 on its way to 4. */
 static struct kids *grow(arena *a, node *c)
 {
     struct kids *k = nkids(c);
@@ -359,7 +360,7 @@ static struct kids *grow(arena *a, node *c)
         return k;
     bool map = c->kind == N_MAP;
     uint32_t n = k ? k->n : 0;
-    struct kids *g = kids_new(a, n ? 2 * n : 4, map);
+    struct kids *g = kids_new(a, n < 2 ? 4 : 2 * n, map);
     g->n = n;
     if (n)
         memcpy(g->v, k->v, (size_t)n * (map ? 2 : 1) * sizeof g->v[0]);
