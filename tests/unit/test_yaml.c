@@ -304,6 +304,27 @@ TEST(map_edits_keep_order_and_comments)
     buf_free(&b);
 }
 
+/* The emitter keeps what it learnt about a text (scalar_facts) in the node: every way of changing the text must
+ * drop it, or a new "true" would go out plain because the old text could. Emitting first fills the facts. */
+TEST(kept_text_facts_follow_every_edit)
+{
+    node *n = parse("a: abc\nb: abc\nc: abc\nd: [abc]\ne: abc # note\n");
+    CHECK(n);
+    buf b = {0};
+    emit_yaml(&b, n, NULL);
+    CHECK_STR(buf_cstr(&b), "a: abc\nb: abc\nc: abc\nd: [abc]\ne: abc # note\n");
+    b.len = 0;
+    CHECK(scalar_set(A, map_get(n, "a"), "true", 4, SCALAR_AS_STRING));
+    map_set_str(A, n, "b", "yes");
+    map_set_str_ref(A, n, "c", "0755");
+    node *item = node_str(A, "on");
+    node_move(seq_item(map_get(n, "d"), 0), item);
+    CHECK(scalar_set(A, map_get(n, "e"), "null", 4, SCALAR_AS_STRING));
+    emit_yaml(&b, n, NULL);
+    CHECK_STR(buf_cstr(&b), "a: \"true\"\nb: \"yes\"\nc: \"0755\"\nd: [\"on\"]\ne: \"null\" # note\n");
+    buf_free(&b);
+}
+
 /* emit, parse the result, and compare with the first tree; the emitted text goes to *out */
 static bool reads_back(node *n, const char **out)
 {
