@@ -248,13 +248,14 @@ static const char *tag_text(struct loader *L, struct fy_token *t)
     return txt ? intern(L->st, txt, n) : NULL;
 }
 
-/* Sets n's line from the token's start; returns its 1-based column (0 when unknown). */
+/* Sets n's position from the token's start; returns its 1-based column, not saturated (0 when unknown). */
 static uint32_t set_pos(node *n, struct fy_token *t)
 {
     const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
     if (!m)
         return 0;
     n->line = (uint32_t)m->line + 1;
+    n->col = m->column + 1 > 65535 ? 65535 : (unsigned)m->column + 1;
     return (uint32_t)m->column + 1;
 }
 

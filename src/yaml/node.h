@@ -4,27 +4,27 @@
  * shared and never modified in place (interned keys and short values, copies, or strings the program made); a
  * collection's is its entries, allocated at their final size once the loader has read the whole collection. What
  * few nodes have, a tag or comments, hangs off a side block that only those nodes pay for: the pointer then leads
- * to that block, which holds the text or entries. Columns are not kept: only the loader needs them, as it reads. */
+ * to that block, which holds the text or entries. */
 #ifndef CMP_YAML_NODE_H
 #define CMP_YAML_NODE_H
 #include "yaml/tree.h"
 
 struct node {
-    uint8_t kind;  /* enum node_kind */
-    uint8_t style; /* enum node_style */
-    uint8_t bits;  /* NB_* */
-    uint8_t facts; /* scalars: scalar_facts() of the text (SF_*), 0 until known; reset whenever the text changes */
-    uint32_t line; /* 1-based source line; 0 for nodes the program made */
+    /* in this order, the facts and the column each fill whole bytes */
+    unsigned facts : 8; /* scalars: scalar_facts() of the text (SF_*), 0 until known; reset whenever the text changes */
+    unsigned kind : 2;  /* enum node_kind */
+    unsigned style : 3; /* enum node_style */
+    unsigned extra : 1; /* the pointer is to a struct ext */
+    unsigned : 2;
+    unsigned col : 16; /* 1-based source column, saturated; 0 for nodes the program made */
+    uint32_t line;      /* 1-based source line; 0 for nodes the program made */
     union {
         const char *str;   /* a scalar's text */
         struct kids *kids; /* a collection's entries; NULL while empty */
-        struct ext *ext;   /* with NB_EXTRA: the side block, which holds one of the above */
+        struct ext *ext;   /* with extra: the side block, which holds one of the above */
     };
 };
-
-enum {
-    NB_EXTRA = 1, /* the pointer is to a struct ext */
-};
+_Static_assert(sizeof(struct node) == 16, "a node is 16 bytes");
 
 /* Entries: maps hold n pairs (v[2i] key, v[2i+1] value), sequences n items. */
 struct kids {
@@ -44,24 +44,24 @@ struct ext {
 
 static inline struct ext *node_ext(const node *n)
 {
-    return n->bits & NB_EXTRA ? n->ext : NULL;
+    return n->extra ? n->ext : NULL;
 }
 
 /* A scalar's text (n must be a scalar). */
 static inline const char *nstr(const node *n)
 {
-    return n->bits & NB_EXTRA ? n->ext->str : n->str;
+    return n->extra ? n->ext->str : n->str;
 }
 
 /* A collection's entries, or NULL (n must be a collection). */
 static inline struct kids *nkids(const node *n)
 {
-    return n->bits & NB_EXTRA ? n->ext->kids : n->kids;
+    return n->extra ? n->ext->kids : n->kids;
 }
 
 static inline void set_nkids(node *n, struct kids *k)
 {
-    if (n->bits & NB_EXTRA)
+    if (n->extra)
         n->ext->kids = k;
     else
         n->kids = k;
@@ -77,17 +77,17 @@ static inline uint32_t nkids_n(const node *n)
 /* A node's tag and comments (n not NULL), for src/yaml's loops. */
 static inline const char *ntag(const node *n)
 {
-    return n->bits & NB_EXTRA ? n->ext->tag : NULL;
+    return n->extra ? n->ext->tag : NULL;
 }
 
 static inline const char *ncomment(const node *n)
 {
-    return n->bits & NB_EXTRA ? n->ext->comment : NULL;
+    return n->extra ? n->ext->comment : NULL;
 }
 
 static inline const char *nhead(const node *n)
 {
-    return n->bits & NB_EXTRA ? n->ext->head : NULL;
+    return n->extra ? n->ext->head : NULL;
 }
 
 /* The side block of n, created empty if missing. */

@@ -135,7 +135,7 @@ struct kids *kids_new(arena *a, uint32_t cap, bool map)
 /* Sets a scalar's text (which must live as long as the tree); its facts are found again when asked for. */
 static void set_text(node *n, const char *s, unsigned facts)
 {
-    if (n->bits & NB_EXTRA)
+    if (n->extra)
         n->ext->str = s;
     else
         n->str = s;
@@ -144,7 +144,7 @@ static void set_text(node *n, const char *s, unsigned facts)
 
 struct ext *node_ext_get(arena *a, node *n)
 {
-    if (n->bits & NB_EXTRA)
+    if (n->extra)
         return n->ext;
     struct ext *x = arena_alloc(a, sizeof *x);
     if (n->kind == N_SCALAR)
@@ -152,7 +152,7 @@ struct ext *node_ext_get(arena *a, node *n)
     else
         x->kids = n->kids;
     n->ext = x;
-    n->bits |= NB_EXTRA;
+    n->extra = 1;
     return x;
 }
 
@@ -203,7 +203,7 @@ node *node_clone(arena *a, const node *n)
         return NULL;
     node *x = arena_alloc(a, sizeof *x);
     *x = *n;
-    if (n->bits & NB_EXTRA) {
+    if (n->extra) {
         x->ext = arena_alloc(a, sizeof *x->ext);
         *x->ext = *n->ext;
     }
@@ -285,12 +285,13 @@ uint32_t node_line(const node *n)
 
 uint32_t node_col(const node *n)
 {
-    return 0;
+    return n ? n->col : 0;
 }
 
 void node_set_pos(node *n, uint32_t line, uint32_t col)
 {
     n->line = line;
+    n->col = col > 65535 ? 65535 : col;
 }
 
 uint32_t node_len(const node *n)
@@ -509,11 +510,13 @@ void node_move(node *dst, node *src)
 {
     struct ext *mine = node_ext(dst);
     uint32_t line = dst->line;
+    unsigned col = dst->col;
     *dst = *src;
     dst->line = line;
+    dst->col = col;
     if (!mine)
         return;
-    if (!(dst->bits & NB_EXTRA)) {
+    if (!dst->extra) {
         /* src had no comments or tag: dst keeps its comments, and src's lack of a tag */
         if (dst->kind == N_SCALAR)
             mine->str = dst->str;
@@ -521,7 +524,7 @@ void node_move(node *dst, node *src)
             mine->kids = dst->kids;
         mine->tag = NULL;
         dst->ext = mine;
-        dst->bits |= NB_EXTRA;
+        dst->extra = 1;
         return;
     }
     if (!dst->ext->comment)

@@ -52,7 +52,7 @@ int node_kind(const node *n);
 /* A scalar's enum node_style, or a collection's ST_BLOCK/ST_FLOW. */
 int node_style(const node *n);
 void node_set_style(node *n, int style);
-/* 1-based source line; 0 for nodes the program made (and for NULL). Columns are not kept: node_col is 0. */
+/* 1-based source position (the column saturated at 65535); 0 for nodes the program made, and for NULL. */
 uint32_t node_line(const node *n);
 uint32_t node_col(const node *n);
 void node_set_pos(node *n, uint32_t line, uint32_t col);
