@@ -89,7 +89,13 @@ bool map_delete(node *m, const char *key);
 /* The map under key, created (appended) when missing or null; NULL if key holds something else. */
 node *map_ensure_map(arena *a, node *m, const char *key);
 
+/* The pairs of a map or the items of a sequence; 0 for a scalar or NULL. */
+static inline uint32_t node_count(const node *n) { return n && n->kind != N_SCALAR ? n->c.n : 0; }
+
 /* sequences */
+static inline node *seq_item(const node *s, uint32_t i) { return s->c.kids[i]; }
+/* Replaces item i (i < node_count(s)). */
+static inline void seq_set(node *s, uint32_t i, node *item) { s->c.kids[i] = item; }
 void seq_append(arena *a, node *s, node *item);
 void seq_remove(node *s, uint32_t i);
 
