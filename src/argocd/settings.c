@@ -47,8 +47,8 @@ const setting_def setting_defs[] = {
      "package defines.",
      NULL, true},
     {"helm-values", SETTING_STRING, "Helm values",
-     "YAML values merged over the values of every render-helm-chart step (passed to helm template last, so they "
-     "win); only the keys it sets change.",
+     "YAML values merged over the values of every Helm chart (after the package's values and helm-value-files, "
+     "before helm-parameters); only the keys it sets change.",
      NULL, true},
     /* Argo CD's own Helm source (spec.source.helm), per Application, for every chart the package renders */
     {"helm-value-files", SETTING_ARRAY, "Helm value files",
