@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "functions/confine.h"
+#include "util/diag.h"
 #include "util/fsutil.h"
 
 extern char **environ;
@@ -49,7 +51,13 @@ void host_from_env(fn_host *h)
     h->kube_api_versions = env("KUBE_API_VERSIONS");
     h->app_name = env("ARGOCD_APP_NAME");
     h->app_namespace = env("ARGOCD_APP_NAMESPACE");
-    h->helm_values = NULL;
+    h->helm_values = NULL; /* the Application's parameters: set by the render from argocd/settings.h */
+    h->app_dir = NULL;
+    h->helm_value_files = NULL;
+    h->helm_ignore_missing_value_files = false;
+    h->helm_parameters = NULL;
+    h->helm_release_name = NULL;
+    h->helm_skip_crds = h->helm_skip_tests = h->helm_skip_schema_validation = false;
     /* kustomize: a value that is neither true nor false is kept as -1 so the step can name the variable */
     h->kustomize_enable_helm = flag(env("CMP_KUSTOMIZE_ENABLE_HELM"));
     h->kustomize_load_restrictor = env("CMP_KUSTOMIZE_LOAD_RESTRICTOR");
@@ -184,8 +192,10 @@ void host_find_repo_root(arena *a, fn_host *h, const char *dir)
 {
     char real[PATH_MAX];
     h->repo_root = NULL;
+    h->app_dir = NULL;
     if (!realpath(dir, real))
         return; /* the reader reports a missing package in its own words */
+    h->app_dir = arena_strdup(a, real);
     const char *source_path = env("ARGOCD_APP_SOURCE_PATH");
     if (h->app_name && source_path) {
         char *root = strip_tail(a, real, source_path);
@@ -214,4 +224,97 @@ void host_find_repo_root(arena *a, fn_host *h, const char *dir)
         probe[len] = 0;
     }
     h->repo_root = arena_strdup(a, real);
+}
+
+/* A URL helm can take as one --values argument: http(s), printable ASCII without spaces, no comma (helm splits
+ * --values on commas), at most 2048 bytes. */
+static bool values_url(const char *f)
+{
+    if (strncmp(f, "https://", 8) && strncmp(f, "http://", 7))
+        return false;
+    size_t n = strlen(f);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)f[i] <= 0x20 || (unsigned char)f[i] >= 0x7f || f[i] == ',')
+            return false;
+    return n <= 2048;
+}
+
+#define APP_FILES "parameter \"helm-value-files\""
+
+/* One entry of helm-value-files, read as Argo CD reads valueFiles: relative to the Application's directory, or to
+ * the repository root when it starts with '/'; resolved one step at a time inside the repository, whatever
+ * symlinks say. *out: the real path, the URL, or NULL for a missing file skipped on request. A URL is never
+ * repeated in a message: it may carry credentials. */
+static int app_value_file(arena *a, const fn_host *h, const char *f, uint32_t i, const char **out)
+{
+    *out = NULL;
+    if (!*f)
+        return fail(NULL, 0, "%s: entry %u is empty", APP_FILES, i + 1);
+    if (strstr(f, "://")) {
+        if (!h->allow_remote_values)
+            return fail(NULL, 0,
+                        "%s: entry %u is a URL; value files must be files in the repository (the sidecar's operator "
+                        "can allow remote values with CMP_ALLOW_REMOTE_VALUES=true)",
+                        APP_FILES, i + 1);
+        if (!values_url(f))
+            return fail(NULL, 0,
+                        "%s: entry %u is not a URL helm can take (https:// or http://, no spaces, control characters "
+                        "or commas, at most 2048 bytes)",
+                        APP_FILES, i + 1);
+        *out = f;
+        return 0;
+    }
+    const char *root = h->repo_root ? h->repo_root : h->app_dir;
+    if (!root || !h->app_dir)
+        return fail(NULL, 0, "%s: the Application's directory cannot be resolved", APP_FILES);
+    const char *full = f[0] == '/' ? arena_printf(a, "%s%s", strcmp(root, "/") ? root : "", f)
+                                   : arena_printf(a, "%s/%s", h->app_dir, f);
+    char real[PATH_MAX];
+    struct stat st;
+    switch (resolve_beneath(root, full, real)) {
+    case CONFINED_OUTSIDE:
+        return fail(NULL, 0,
+                    "%s: value file \"%s\" leads outside the repository (by \"..\" or a symlink); only files inside "
+                    "the repository may be read",
+                    APP_FILES, shown(a, f));
+    case CONFINED_MISSING:
+        if (h->helm_ignore_missing_value_files)
+            return 0;
+        return fail(NULL, 0,
+                    "%s: value file \"%s\" does not exist (%s; helm-ignore-missing-value-files: \"true\" skips "
+                    "missing files)",
+                    APP_FILES, shown(a, f),
+                    f[0] == '/' ? "a path from the repository root" : "a path from the Application's directory");
+    case CONFINED_OK:
+        break;
+    }
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+        return fail(NULL, 0, "%s: value file \"%s\" is not a file", APP_FILES, shown(a, f));
+    if (strchr(real, ','))
+        return fail(NULL, 0, "%s: value file \"%s\": its path has a comma, which helm's --values splits on",
+                    APP_FILES, shown(a, f));
+    *out = arena_strdup(a, real);
+    return 0;
+}
+
+int host_helm_parameters(arena *a, fn_host *h, const settings *s)
+{
+    h->helm_ignore_missing_value_files = s->helm_ignore_missing_value_files;
+    h->helm_parameters = s->helm_parameters;
+    h->helm_release_name = s->helm_release_name;
+    h->helm_skip_crds = s->helm_skip_crds;
+    h->helm_skip_tests = s->helm_skip_tests;
+    h->helm_skip_schema_validation = s->helm_skip_schema_validation;
+    uint32_t n = node_len(s->helm_value_files), kept = 0;
+    const char **files = n ? arena_alloc(a, (n + 1) * sizeof *files) : NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *f = scalar(seq_item(s->helm_value_files, i)); /* settings_load checked: strings only */
+        if (app_value_file(a, h, f, i, &files[kept]) < 0)
+            return -1;
+        kept += files[kept] != NULL;
+    }
+    if (files)
+        files[kept] = NULL;
+    h->helm_value_files = files;
+    return 0;
 }

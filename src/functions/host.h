@@ -22,6 +22,15 @@ typedef struct fn_host {
     const char *app_name, *app_namespace;               /* ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE: NULL when unset */
     /* the Application's parameters that reach tools */
     const char *helm_values;                            /* the helm-values parameter: YAML text, NULL when unset */
+    /* Argo CD's Helm source fields as Application parameters, for every chart (argocd/settings.h): the value files
+     * (NULL-terminated real paths inside the repository, or URLs the operator allows; NULL when none), the
+     * helm-parameters map as one YAML values document, the release name for steps that name none, switches. */
+    const char *app_dir; /* the Application's directory (realpath); NULL until host_find_repo_root */
+    const char *const *helm_value_files;
+    bool helm_ignore_missing_value_files;
+    const char *helm_parameters;
+    const char *helm_release_name;
+    bool helm_skip_crds, helm_skip_tests, helm_skip_schema_validation;
     /* kustomize: what the operator lets a package's kustomizations do (a package can only ask for less) */
     int kustomize_enable_helm;             /* CMP_KUSTOMIZE_ENABLE_HELM: 1 "true", 0 "false" or unset, -1 other */
     const char *kustomize_load_restrictor; /* CMP_KUSTOMIZE_LOAD_RESTRICTOR: LoadRestrictionsRootOnly unless set */

@@ -451,7 +451,10 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     size_t n = 0, cap = 0;
     const char *chart_ref;
     const char *repo = ch->repo && *ch->repo ? ch->repo : NULL;
-    const char *release = ch->release && *ch->release ? ch->release : c->host->release_name;
+    /* the helm-release-name parameter replaces the default, not a release name the step chose */
+    const char *release = ch->release && *ch->release ? ch->release
+                          : c->host->helm_release_name ? c->host->helm_release_name
+                                                       : c->host->release_name;
     const char *ns = ch->namespace && *ch->namespace ? ch->namespace : c->host->app_namespace;
     if (check_fields(c, ch, release, ns) < 0)
         return -1;
@@ -467,10 +470,13 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     push(&argv, &n, &cap, "template");
     if (ns && *ns)
         push_flag(c, &argv, &n, &cap, "namespace", ns);
-    if (ch->include_crds)
+    /* the Application's switches only ever take away (Argo CD's skipCrds, skipTests, skipSchemaValidation) */
+    if (ch->include_crds && !c->host->helm_skip_crds)
         push(&argv, &n, &cap, "--include-crds");
-    if (ch->skip_tests)
+    if (ch->skip_tests || c->host->helm_skip_tests)
         push(&argv, &n, &cap, "--skip-tests");
+    if (c->host->helm_skip_schema_validation)
+        push(&argv, &n, &cap, "--skip-schema-validation");
     const char *kv = c->host->kube_version;
     if (kv && *kv)
         push_flag(c, &argv, &n, &cap, "kube-version", kv);
@@ -534,7 +540,10 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     }
     if (inline_file && strcmp(merge, "merge"))
         push_flag(c, &argv, &n, &cap, "values", inline_file);
-    /* the Application's helm-values parameter comes last, so it wins over everything the package says */
+    /* Then the Application's, each winning over what comes before, in Argo CD's order: its value files, helm-values
+     * (valuesObject), helm-parameters (parameters). */
+    for (const char *const *f = c->host->helm_value_files; f && *f; f++)
+        push_flag(c, &argv, &n, &cap, "values", *f);
     const char *override = c->host->helm_values;
     if (override && *override) {
         const char *f = pass_text(c, &fds, override, strlen(override));
@@ -542,6 +551,16 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
             free(argv);
             child_fds_close(&fds);
             return fn_fail(c, ch->at, "cannot pass the helm-values parameter to helm: %s", strerror(errno));
+        }
+        push_flag(c, &argv, &n, &cap, "values", f);
+    }
+    const char *set = c->host->helm_parameters;
+    if (set && *set) {
+        const char *f = pass_text(c, &fds, set, strlen(set));
+        if (!f) {
+            free(argv);
+            child_fds_close(&fds);
+            return fn_fail(c, ch->at, "cannot pass the helm-parameters parameter to helm: %s", strerror(errno));
         }
         push_flag(c, &argv, &n, &cap, "values", f);
     }

@@ -33,6 +33,8 @@ typedef struct load_ctx {
     non_krm *non_krm;
     size_t n_non_krm;
     bool defer_non_krm;
+    /* Real paths of values files the Application names (helm-value-files): never an error as non-objects. */
+    const char *const *values_files;
     /* A plain directory of manifests (no Kptfile): read the way Argo CD's directory source reads one, so files
      * holding its skip-file-rendering marker are left out and Jsonnet is refused. */
     bool directory_source;

@@ -204,9 +204,12 @@ int render(const render_opts *o, buf *out)
         R.setter_overrides = set.setters;
         R.setter_keys_escaped = set.setters_escaped;
         host.helm_values = set.helm_values;
+        if (host_helm_parameters(a, &host, &set) < 0)
+            goto done;
     }
     diag_set_step("read");
-    load_ctx lc = {.a = a, .st = st, .keep_lists = true};
+    /* the Application's value files are values, not resources, wherever they are */
+    load_ctx lc = {.a = a, .st = st, .keep_lists = true, .values_files = host.helm_value_files};
     if (load_or_convention(&lc, &R, o, &root, &items) < 0)
         goto done;
     if (o->in_place) {

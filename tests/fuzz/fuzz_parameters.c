@@ -22,7 +22,8 @@
 #include "pipeline/executor.h"
 
 static const char *const own_names[] = {"ANNOTATION_DOMAIN", "STAMP", "NAMESPACE", "LABELS", "ANNOTATIONS", "IMAGES",
-                                        "SETTERS", "HELM_VALUES", "TIMEOUT", NULL};
+                                        "SETTERS", "HELM_VALUES", "HELM_VALUE_FILES", "HELM_PARAMETERS",
+                                        "HELM_RELEASE_NAME", "HELM_SKIP_TESTS", "TIMEOUT", NULL};
 static char *set_names[32];
 static int nset;
 
