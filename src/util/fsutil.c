@@ -24,7 +24,7 @@ limits cmp_limits = {
     .max_chart_bytes = (size_t)100 << 20,
 };
 
-static size_t total_read;
+static size_t total_read, objects_read;
 
 int parse_env_number(const char *text, bool bytes, unsigned long long min, unsigned long long max,
                      unsigned long long *out)
@@ -126,6 +126,11 @@ size_t bytes_read_total(void)
 void bytes_read_add(size_t n)
 {
     total_read += n;
+}
+
+size_t objects_read_add(size_t n)
+{
+    return objects_read += n;
 }
 
 /* Returns the offset of the first invalid UTF-8 sequence, or len. */

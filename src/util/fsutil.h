@@ -39,6 +39,8 @@ size_t utf8_check(const unsigned char *s, size_t len);
 size_t bytes_read_total(void);
 /* Counts input that did not come from a file (a child's output) against max_total_bytes. */
 void bytes_read_add(size_t n);
+/* Counts objects read (from files and children's output alike) against max_objects: the new total. */
+size_t objects_read_add(size_t n);
 
 /* A relative path that stays inside its base: no "..", not absolute, not empty. */
 bool safe_relative_path(const char *p);
