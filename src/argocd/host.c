@@ -6,11 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "functions/confine.h"
+#include "argocd/metadata.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
+#include "util/url.h"
+#include "yaml/load.h"
 
 extern char **environ;
 
@@ -21,11 +25,99 @@ static const char *env(const char *name)
     return v && *v ? v : NULL;
 }
 
+/* The value as the error shows it: short, printable, one line (it comes from the operator, not from a secret). */
+static const char *operator_value_shown(const char *v, char *out, size_t cap)
+{
+    size_t n = 0, len = strlen(v);
+    for (; n < len && n + 4 < cap && n < 40; n++)
+        out[n] = v[n] >= 0x20 && v[n] < 0x7f ? v[n] : '?';
+    if (n < len)
+        out[n++] = '.', out[n++] = '.', out[n++] = '.';
+    out[n] = 0;
+    return out;
+}
+
+static int env_number(const char *name, bool bytes, unsigned long long max, const char *rule, unsigned long long *dst)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0; /* empty is unset: how a manifest clears a variable it inherits */
+    unsigned long long n;
+    if (parse_env_number(v, bytes, 1, max, &n) < 0) {
+        char shown_buf[48];
+        return fail(NULL, 0, "%s must be %s (got \"%s\")", name, rule, operator_value_shown(v, shown_buf, sizeof shown_buf));
+    }
+    *dst = n;
+    return 0;
+}
+
+int host_limits_from_env(void)
+{
+    _Static_assert(SIZE_MAX == UINT64_MAX, "the rules below state 2^64-1 as the largest size");
+    static const char bytes_rule[] = "a whole number of bytes from 1 to 2^64-1, optionally ending in K, M or G";
+    struct {
+        const char *name;
+        bool bytes;
+        unsigned long long max;
+        const char *rule;
+        unsigned long long value;
+    } vars[] = {
+        {"CMP_MAX_FILE_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_file_bytes},
+        {"CMP_MAX_TOTAL_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_total_bytes},
+        {"CMP_MAX_OUTPUT_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_output_bytes},
+        {"CMP_MAX_OBJECTS", false, SIZE_MAX, "a whole number of objects from 1 to 2^64-1", cmp_limits.max_objects},
+        /* the emitter and the functions' walks recurse once per level: the cap keeps them inside the stack */
+        {"CMP_MAX_DEPTH", false, 100000, "a whole number of levels from 1 to 100000", yaml_limits.max_depth},
+        {"CMP_MAX_ALIAS_NODES", false, UINT64_MAX, "a whole number of nodes from 1 to 2^64-1", yaml_limits.max_alias_nodes},
+        /* Argo CD gives a plugin 60 s (90 s at most by its own settings); an hour is far past any of it */
+        {"CMP_CHILD_TIMEOUT", false, 3600, "a whole number of seconds from 1 to 3600", (unsigned long long)cmp_limits.child_timeout_s},
+        {"CMP_MAX_REGEX_STEPS", false, UINT32_MAX, "a whole number of pcre2 match steps from 1 to 2^32-1", cmp_limits.max_regex_steps},
+        {"CMP_MAX_CHART_FILES", false, SIZE_MAX, "a whole number of files from 1 to 2^64-1", cmp_limits.max_chart_files},
+        {"CMP_MAX_CHART_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_chart_bytes},
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (env_number(vars[i].name, vars[i].bytes, vars[i].max, vars[i].rule, &vars[i].value) < 0)
+            return -1;
+    cmp_limits.max_file_bytes = (size_t)vars[0].value;
+    cmp_limits.max_total_bytes = (size_t)vars[1].value;
+    cmp_limits.max_output_bytes = (size_t)vars[2].value;
+    cmp_limits.max_objects = (size_t)vars[3].value;
+    yaml_limits.max_depth = (uint32_t)vars[4].value;
+    yaml_limits.max_alias_nodes = vars[5].value;
+    cmp_limits.child_timeout_s = (int)vars[6].value;
+    cmp_limits.max_regex_steps = (size_t)vars[7].value;
+    cmp_limits.max_chart_files = (size_t)vars[8].value;
+    cmp_limits.max_chart_bytes = (size_t)vars[9].value;
+    return 0;
+}
+
 static int flag(const char *v)
 {
     if (!v || !strcmp(v, "false"))
         return 0;
     return !strcmp(v, "true") ? 1 : -1;
+}
+
+static int meta_env(const char *name, const char **out)
+{
+    const char *v = getenv(name);
+    *out = v && *v ? v : NULL;
+    return meta_value_check(NULL, name, *out);
+}
+
+int host_app_meta(arena *a, app_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    if (meta_env("ARGOCD_APP_NAME", &m->name) < 0 || meta_env("ARGOCD_APP_NAMESPACE", &m->namespace) < 0 ||
+        meta_env("ARGOCD_APP_PROJECT_NAME", &m->project) < 0 || meta_env("ARGOCD_APP_REVISION", &m->revision) < 0 ||
+        meta_env("ARGOCD_APP_SOURCE_REPO_URL", &m->repo) < 0 ||
+        meta_env("ARGOCD_APP_SOURCE_TARGET_REVISION", &m->target_revision) < 0 ||
+        meta_env("ARGOCD_APP_SOURCE_PATH", &m->path) < 0)
+        return -1;
+    /* Argo CD passes the Application's repoURL as written, credentials and all */
+    if (m->repo)
+        m->repo = url_strip_credentials(a, m->repo);
+    return 0;
 }
 
 /* Argo CD's InstanceName is "<app namespace>_<name>" for an Application outside the control-plane namespace; its
@@ -46,7 +138,7 @@ void host_from_env(fn_host *h)
     h->tmpdir = env("TMPDIR");
     if (!h->tmpdir)
         h->tmpdir = "/tmp";
-    h->child_timeout_ms = cmp_limits.child_timeout_s * 1000; /* CMP_CHILD_TIMEOUT, checked by limits_from_env */
+    h->child_timeout_ms = cmp_limits.child_timeout_s * 1000; /* CMP_CHILD_TIMEOUT, checked by host_limits_from_env */
     h->kube_version = env("KUBE_VERSION");
     h->kube_api_versions = env("KUBE_API_VERSIONS");
     h->app_name = env("ARGOCD_APP_NAME");
@@ -317,4 +409,11 @@ int host_helm_parameters(arena *a, fn_host *h, const settings *s)
         files[kept] = NULL;
     h->helm_value_files = files;
     return 0;
+}
+
+void host_git_env(gitsrc_env *g)
+{
+    g->ceiling_directories = env("GIT_CEILING_DIRECTORIES");
+    g->cache_home = env("XDG_CACHE_HOME");
+    g->tmpdir = env("TMPDIR");
 }

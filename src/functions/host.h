@@ -38,7 +38,7 @@ typedef struct fn_host {
     /* helm */
     bool allow_remote_values; /* CMP_ALLOW_REMOTE_VALUES=true: valuesFiles may be http(s) URLs that helm fetches */
     size_t max_chart_files;   /* CMP_MAX_CHART_FILES: entries in a local chart and its file:// dependencies */
-    size_t max_chart_bytes;   /* CMP_MAX_CHART_BYTES: bytes of their files (both checked by limits_from_env) */
+    size_t max_chart_bytes;   /* CMP_MAX_CHART_BYTES: bytes of their files (both checked by host_limits_from_env) */
     /* argocd */
     /* Helm's default release name: ARGOCD_APP_NAME after its first '_'. For an Application outside the control-plane
      * namespace Argo CD sends "<namespace>_<name>", which helm refuses as a release name; Argo CD's own Helm source

@@ -18,10 +18,7 @@ typedef struct limits {
 } limits;
 
 extern limits cmp_limits;
-/* Reads CMP_MAX_FILE_BYTES and every other CMP_* number from the environment. A value that breaks its rule is an
- * error (-1 with fail(): the variable, the rule and the value), never silently replaced by the default; an
- * empty value counts as unset. */
-int limits_from_env(void);
+/* Set once at start from the operator's CMP_* variables (argocd/host.h: host_limits_from_env). */
 
 /* The one rule for a CMP_* number: decimal digits only (no sign, no spaces), from min to max; with bytes, one K,
  * M or G (or k, m, g) may follow, times 1024, 1024^2 or 1024^3. Returns 0 and sets *out, or -1 when the text
