@@ -169,8 +169,10 @@ static int child_failed(fn_ctx *c, const char *what, const child_result *r, cons
     return fn_fail(c, NULL, "%s failed (exit %d): %s", what, r->status, summary[0] ? summary : "no error output");
 }
 
+/* out_is_log: the child reports on stdout (helm repo update says there why a repository failed), so a failure
+ * quotes its stdout before its stderr. */
 static int run(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
-               child_fds *fds, buf *out)
+               child_fds *fds, buf *out, bool out_is_log)
 {
     const fn_host *h = c->host;
     if (h && h->child_settings_error) {
@@ -197,8 +199,17 @@ static int run(fn_ctx *c, const char *what, const char *const *argv, const char 
     child_result r;
     int rc = child_run(&o, out, &err, &r);
     child_fds_close(fds);
-    if (rc == 0 && (r.outcome != CHILD_EXITED || r.status != 0))
+    if (rc == 0 && (r.outcome != CHILD_EXITED || r.status != 0)) {
+        if (out_is_log && out->len) {
+            buf both = {0};
+            buf_put(&both, out->data, out->len);
+            buf_putc(&both, '\n');
+            buf_put(&both, err.data ? err.data : "", err.len);
+            buf_free(&err);
+            err = both;
+        }
         rc = child_failed(c, what, &r, &o, &err, total_limit);
+    }
     buf_free(&err);
     if (rc == 0)
         bytes_read_add(out->len);
@@ -209,7 +220,16 @@ int run_tool(fn_ctx *c, const char *what, const char *const *argv, const char *c
 {
     buf out = {0};
     child_fds none = {0};
-    int rc = run(c, what, argv, env, cwd, &none, &out);
+    int rc = run(c, what, argv, env, cwd, &none, &out, false);
+    buf_free(&out);
+    return rc;
+}
+
+int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+                 child_fds *fds)
+{
+    buf out = {0};
+    int rc = run(c, what, argv, env, cwd, fds, &out, true);
     buf_free(&out);
     return rc;
 }
@@ -237,7 +257,7 @@ int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv
                             const char *cwd, child_fds *fds)
 {
     buf out = {0};
-    if (run(c, what, argv, env, cwd, fds, &out) < 0) {
+    if (run(c, what, argv, env, cwd, fds, &out, false) < 0) {
         buf_free(&out);
         return -1;
     }
