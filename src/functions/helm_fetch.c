@@ -126,9 +126,21 @@ static int load_credentials(fetch *f)
                                  "(the mounted Secret with repositories.yaml and/or config.json)");
     const char *repos = path_join(c->a, dir, "repositories.yaml"), *reg = path_join(c->a, dir, "config.json");
     bool have_repos = file_exists(repos), have_reg = file_exists(reg);
-    if (!have_repos && !have_reg)
-        return fn_fail(c, f->at, "CMP_HELM_CREDENTIALS_DIR on the sidecar holds neither repositories.yaml (chart "
-                                 "repositories) nor config.json (registries)");
+    if (!have_repos && !have_reg) {
+        /* an optional Secret that does not exist is mounted as an empty directory (Kubernetes' own entries, such
+         * as ..data, start with a dot): no credentials. Other files mean a Secret with the wrong keys. */
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        bool other = false;
+        while (d && !other && (e = readdir(d)))
+            other = e->d_name[0] != '.';
+        if (d)
+            closedir(d);
+        if (other)
+            return fn_fail(c, f->at, "CMP_HELM_CREDENTIALS_DIR on the sidecar holds neither repositories.yaml (chart "
+                                     "repositories) nor config.json (registries)");
+        return 0;
+    }
     if (have_reg)
         f->registry_config = reg;
     if (!have_repos)
