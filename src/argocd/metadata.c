@@ -89,13 +89,13 @@ static void strip_bookkeeping(node *root)
     node *ann = map_get(md, "annotations");
     if (!is_map(ann))
         return;
-    uint32_t before = ann->c.n;
-    for (uint32_t i = ann->c.n; i-- > 0;) {
+    uint32_t before = node_len(ann);
+    for (uint32_t i = node_len(ann); i-- > 0;) {
         const char *k = scalar(map_key(ann, i));
         if (k && bookkeeping_annotation(k))
             map_delete(ann, k);
     }
-    if (before && !ann->c.n)
+    if (before && !node_len(ann))
         map_delete(md, "annotations");
 }
 

@@ -77,7 +77,7 @@ static void set_labels_under(arena *a, node *holder, const node *labels)
 {
     node *md = map_ensure_map(a, holder, "metadata");
     node *l = md ? map_ensure_map(a, md, "labels") : NULL;
-    for (uint32_t i = 0; l && i < labels->c.n; i++)
+    for (uint32_t i = 0; l && i < node_len(labels); i++)
         map_set_str(a, l, scalar(map_key(labels, i)), scalar(map_val(labels, i)));
 }
 
@@ -109,19 +109,19 @@ int apply_final_steps(run_ctx *R, package *root, rlist *items, const settings *s
         if (final_step(R, root, items, "set-namespace", "namespace", d) < 0)
             return -1;
     }
-    if (s->labels && s->labels->c.n && s->update_selectors &&
+    if (s->labels && node_len(s->labels) && s->update_selectors &&
         final_step(R, root, items, "set-labels", "labels", s->labels) < 0)
         return -1;
-    if (s->labels && s->labels->c.n && !s->update_selectors) {
+    if (s->labels && node_len(s->labels) && !s->update_selectors) {
         diag_set_step("parameter labels");
         labels_without_selectors(R, items, s->labels);
     }
-    if (s->annotations && s->annotations->c.n &&
+    if (s->annotations && node_len(s->annotations) &&
         final_step(R, root, items, "set-annotations", "annotations", s->annotations) < 0)
         return -1;
-    for (uint32_t i = 0; s->images && i < s->images->c.n; i++) {
+    for (uint32_t i = 0; s->images && i < node_len(s->images); i++) {
         node *d;
-        if (parse_image_override(R->a, scalar(s->images->c.kids[i]), &d) < 0 ||
+        if (parse_image_override(R->a, scalar(seq_item(s->images, i)), &d) < 0 ||
             final_step(R, root, items, "set-image", "images", d) < 0)
             return -1;
     }
@@ -131,7 +131,7 @@ int apply_final_steps(run_ctx *R, package *root, rlist *items, const settings *s
 int check_setters_used(const run_ctx *R)
 {
     const node *o = R->setter_overrides;
-    for (uint32_t i = 0; o && i < o->c.n; i++)
+    for (uint32_t i = 0; o && i < node_len(o); i++)
         if (!R->setter_used || !R->setter_used[i])
             return fail(NULL, 0, "parameter \"setters\": \"%s\" is not a setter of this package (no apply-setters "
                                  "config defines it)",

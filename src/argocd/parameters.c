@@ -56,7 +56,7 @@ static node *coalesce(arena *a, node *base, const node *over)
         return base;
     if (!is_map(base))
         base = node_map(a);
-    for (uint32_t i = 0; i < over->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(over); i++) {
         const char *k = scalar(map_key(over, i));
         const node *v = map_val(over, i);
         if (!k)
@@ -79,8 +79,8 @@ typedef struct announced_values {
 
 static void add_files(arena *a, strtab *st, const char *dir, announced_values *v, const node *seq, const char *csv)
 {
-    for (uint32_t i = 0; is_seq(seq) && i < seq->c.n; i++) {
-        const char *f = scalar(seq->c.kids[i]);
+    for (uint32_t i = 0; is_seq(seq) && i < node_len(seq); i++) {
+        const char *f = scalar(seq_item(seq, i));
         if (f && (!strncmp(f, "https://", 8) || !strncmp(f, "http://", 7)))
             v->urls = true;
         else
@@ -114,7 +114,7 @@ static void step_values(arena *a, strtab *st, package *p, const step *s, announc
             if (strcmp(p->own.v[k]->path, s->config_path))
                 continue;
             chart = path_get(p->own.v[k]->root, "helmCharts", NULL);
-            chart = is_seq(chart) && chart->c.n ? chart->c.kids[0] : NULL;
+            chart = is_seq(chart) && node_len(chart) ? seq_item(chart, 0) : NULL;
             home = path_str(chart, "chartHome", NULL);
             if (!home)
                 home = path_str(p->own.v[k]->root, "helmGlobals", "chartHome", NULL);
@@ -139,7 +139,7 @@ static void step_values(arena *a, strtab *st, package *p, const step *s, announc
             cv = values_file(a, st, p->abs, arena_printf(a, "%s/%s/values.yaml", home ? home : "charts", name));
         v->values = coalesce(a, v->values, cv);
     }
-    bool has_inline = is_map(inl) && inl->c.n;
+    bool has_inline = is_map(inl) && node_len(inl);
     if (has_inline && merge && !strcmp(merge, "merge"))
         v->values = coalesce(a, v->values, inl);
     if (!has_inline || !merge || strcmp(merge, "replace"))
@@ -158,7 +158,7 @@ static void collect(arena *a, strtab *st, package *p, node *setters, announced_v
             if (strcmp(pl.steps[i].fn->name, "apply-setters"))
                 continue;
             const node *d = config_of(p, &pl.steps[i]);
-            for (uint32_t k = 0; is_map(d) && k < d->c.n; k++) {
+            for (uint32_t k = 0; is_map(d) && k < node_len(d); k++) {
                 const char *key = scalar(map_key(d, k)), *val = scalar(map_val(d, k));
                 if (key && val && !map_get(setters, key))
                     map_set(a, setters, key, node_str(a, val));
@@ -181,7 +181,7 @@ static const char *commented_values(arena *a, const announced_values *v)
     if (v->urls)
         buf_puts(&b, "# Values files given as URLs are not shown.\n");
     buf y = {0};
-    if (is_map(v->values) && v->values->c.n) {
+    if (is_map(v->values) && node_len(v->values)) {
         emit_opts eo = {.seq_wide = false, .comments = true};
         emit_yaml(&y, v->values, &eo);
     }
@@ -225,11 +225,11 @@ int print_parameters(const char *dir, buf *out)
     if (rc == 0 && diag_failed())
         rc = -1;
     buf_putc(out, '[');
-    if (setters->c.n) {
+    if (node_len(setters)) {
         buf_puts(out, "{\"name\":\"setters\",\"title\":\"Setters\",\"tooltip\":");
         json_quote(out, "The package's apply-setters values; change one to override it for this Application.");
         buf_puts(out, ",\"collectionType\":\"map\",\"map\":{");
-        for (uint32_t i = 0; i < setters->c.n; i++) {
+        for (uint32_t i = 0; i < node_len(setters); i++) {
             if (i)
                 buf_putc(out, ',');
             json_quote(out, scalar(map_key(setters, i)));
@@ -239,7 +239,7 @@ int print_parameters(const char *dir, buf *out)
         buf_puts(out, "}}");
     }
     if (hv.values) {
-        if (setters->c.n)
+        if (node_len(setters))
             buf_putc(out, ',');
         buf_puts(out, "{\"name\":\"helm-values\",\"title\":\"Helm values\",\"tooltip\":");
         json_quote(out, "YAML merged over the values the package passes to helm: only the keys you set change. The "

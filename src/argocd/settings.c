@@ -97,9 +97,9 @@ struct reader {
 
 static const node *param_entry(struct reader *R, const char *name)
 {
-    for (uint32_t i = 0; R->params && i < R->params->c.n; i++)
-        if (scalar_is(map_get(R->params->c.kids[i], "name"), name))
-            return R->params->c.kids[i];
+    for (uint32_t i = 0; R->params && i < node_len(R->params); i++)
+        if (scalar_is(map_get(seq_item(R->params, i), "name"), name))
+            return seq_item(R->params, i);
     return NULL;
 }
 
@@ -169,9 +169,8 @@ static int from_json(struct reader *R, const setting_def *d, const char **str, n
         } else {
             if ((k == SETTING_ARRAY && !is_seq(v)) || (k == SETTING_MAP && !is_map(v)))
                 return fail(NULL, 0, "parameter \"%s\" must be a%s %s", d->name, k == 1 ? "n" : "", kind_names[k]);
-            uint32_t slots = k == SETTING_MAP ? 2 * v->c.n : v->c.n;
-            for (uint32_t i = 0; i < slots; i++)
-                if (!scalar(v->c.kids[i]))
+            for (uint32_t i = 0; i < node_len(v); i++)
+                if (k == SETTING_MAP ? !scalar(map_key(v, i)) || !scalar(map_val(v, i)) : !scalar(seq_item(v, i)))
                     return fail(NULL, 0, "parameter \"%s\" must hold strings only", d->name);
             *coll = (node *)v;
         }
@@ -229,17 +228,14 @@ static int from_param_vars(struct reader *R, const setting_def *d, const char **
         if (!m)
             m = node_map(R->a);
         uint32_t at = 0;
-        while (at < m->c.n && strcmp(scalar(map_key(m, at)), key) < 0)
+        while (at < node_len(m) && strcmp(scalar(map_key(m, at)), key) < 0)
             at++;
         map_set(R->a, m, key, node_str(R->a, eq + 1));
         /* keep it sorted: map_set appends, so rotate the new pair into place */
-        for (uint32_t i = m->c.n - 1; i > at; i--) {
-            node *k = m->c.kids[2 * i], *v = m->c.kids[2 * i + 1];
-            m->c.kids[2 * i] = m->c.kids[2 * i - 2];
-            m->c.kids[2 * i + 1] = m->c.kids[2 * i - 1];
-            m->c.kids[2 * i - 2] = k;
-            m->c.kids[2 * i - 1] = v;
-        }
+        uint32_t last = node_len(m) - 1;
+        node *k = map_key(m, last), *v = map_val(m, last);
+        map_remove(m, last);
+        map_insert(R->a, m, at, k, v);
     }
     if (!m)
         return 0;
@@ -281,9 +277,9 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
     }
     if (parse_text(R, from, text, d->kind, coll) < 0)
         return -1;
-    uint32_t slots = d->kind == SETTING_MAP ? 2 * (*coll)->c.n : (*coll)->c.n;
-    for (uint32_t i = 0; i < slots; i++)
-        if (!scalar((*coll)->c.kids[i]))
+    for (uint32_t i = 0; i < node_len(*coll); i++)
+        if (d->kind == SETTING_MAP ? !scalar(map_key(*coll, i)) || !scalar(map_val(*coll, i))
+                                   : !scalar(seq_item(*coll, i)))
             return fail(NULL, 0, "%s (parameter \"%s\") must hold strings only", from, d->name);
     return 0;
 }
@@ -386,8 +382,8 @@ int settings_load(arena *a, strtab *st, settings *out)
         if (p && !is_null(p) && !is_seq(p))
             return fail(NULL, 0, "ARGOCD_APP_PARAMETERS must be a JSON array of parameters");
         R.params = is_seq(p) ? p : NULL;
-        for (uint32_t i = 0; R.params && i < R.params->c.n; i++) {
-            const node *e = R.params->c.kids[i];
+        for (uint32_t i = 0; R.params && i < node_len(R.params); i++) {
+            const node *e = seq_item(R.params, i);
             const char *name = path_str(e, "name", NULL);
             if (!is_map(e) || !name)
                 return fail(NULL, 0, "ARGOCD_APP_PARAMETERS: entry %u has no name", i);

@@ -70,7 +70,7 @@ typedef struct config {
 /* Every key of m must be one of allowed (NULL-terminated). */
 static int only_keys(fn_ctx *c, const node *m, const char *where, const char *const *allowed)
 {
-    for (uint32_t i = 0; i < m->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(m); i++) {
         const char *k = scalar(map_key(m, i));
         const char *const *a = allowed;
         while (*a && (!k || strcmp(k, *a)))
@@ -221,9 +221,9 @@ static int read_target(fn_ctx *c, const node *m, const char *where, target *t)
     if (rc < 0)
         return -1;
     if (rej) {
-        t->reject = arena_alloc(c->a, (rej->c.n + 1) * sizeof *t->reject);
-        for (uint32_t i = 0; i < rej->c.n; i++) {
-            const node *r = rej->c.kids[i];
+        t->reject = arena_alloc(c->a, (node_len(rej) + 1) * sizeof *t->reject);
+        for (uint32_t i = 0; i < node_len(rej); i++) {
+            const node *r = seq_item(rej, i);
             const char *rw = arena_printf(c->a, "%s.reject[%u]", where, i);
             if (!is_map(r))
                 return fn_fail(c, r, "%s must be a map", rw);
@@ -239,7 +239,7 @@ static int read_target(fn_ctx *c, const node *m, const char *where, target *t)
     const node *fps = seq_field(c, m, "fieldPaths", where, &rc);
     if (rc < 0)
         return -1;
-    size_t n = fps ? fps->c.n : 0;
+    size_t n = node_len(fps);
     t->paths = arena_alloc(c->a, (n ? n : 1) * sizeof *t->paths);
     if (!n) {
         /* kustomize's default target field */
@@ -248,7 +248,7 @@ static int read_target(fn_ctx *c, const node *m, const char *where, target *t)
         t->npaths = 1;
     }
     for (size_t i = 0; i < n; i++) {
-        const node *p = fps->c.kids[i];
+        const node *p = seq_item(fps, (uint32_t)i);
         const char *pw = arena_printf(c->a, "%s.fieldPaths[%zu]", where, i);
         if (!is_scalar(p) || is_null(p))
             return fn_fail(c, p, "%s must be a string", pw);
@@ -303,12 +303,12 @@ static int read_replacement(fn_ctx *c, const node *m, replacement *r)
     const node *ts = seq_field(c, m, "targets", r->where, &rc);
     if (rc < 0)
         return -1;
-    if (!ts || !ts->c.n)
+    if (!node_len(ts))
         return fn_fail(c, m, "%s: a replacement needs at least one target", r->where);
-    r->targets = arena_alloc(c->a, ts->c.n * sizeof *r->targets);
-    for (uint32_t i = 0; i < ts->c.n; i++) {
+    r->targets = arena_alloc(c->a, node_len(ts) * sizeof *r->targets);
+    for (uint32_t i = 0; i < node_len(ts); i++) {
         r->ntargets++; /* counted before reading, so a half-read target's patterns are released too */
-        if (read_target(c, ts->c.kids[i], arena_printf(c->a, "%s.targets[%u]", r->where, i), &r->targets[i]) < 0)
+        if (read_target(c, seq_item(ts, i), arena_printf(c->a, "%s.targets[%u]", r->where, i), &r->targets[i]) < 0)
             return -1;
     }
     return 0;
@@ -339,14 +339,14 @@ static int read_config(fn_ctx *c, config *cf)
     const node *list = seq_field(c, c->config, "replacements", CONFIG_KIND, &rc);
     if (rc < 0)
         return -1;
-    if (!list || !list->c.n)
+    if (!node_len(list))
         return 1;
-    cf->v = arena_alloc(c->a, list->c.n * sizeof *cf->v);
-    for (uint32_t i = 0; i < list->c.n; i++) {
+    cf->v = arena_alloc(c->a, node_len(list) * sizeof *cf->v);
+    for (uint32_t i = 0; i < node_len(list); i++) {
         replacement *r = &cf->v[cf->n++];
         r->where = arena_printf(c->a, "replacements[%u]", i);
-        r->at = list->c.kids[i];
-        if (read_replacement(c, list->c.kids[i], r) < 0)
+        r->at = seq_item(list, i);
+        if (read_replacement(c, r->at, r) < 0)
             return -1;
     }
     return 0;
@@ -524,24 +524,16 @@ static const char *join(arena *a, const strs *parts, const char *sep)
     return out;
 }
 
-static void set_text(arena *a, node *n, const char *text)
-{
-    n->s.str = arena_strdup(a, text);
-    n->s.len = (uint32_t)strlen(text);
-}
-
 static bool empty_value(const node *v)
 {
-    return !v || is_null(v) || (!is_scalar(v) && v->c.n == 0);
+    return !v || is_null(v) || (!is_scalar(v) && node_len(v) == 0);
 }
 
 /* A scalar target keeps its tag and style and takes the new text: a number stays a number if the text is one, and
  * a string stays a string (quoted if the text would read as something else). */
 static void set_scalar(arena *a, node *t, const char *text)
 {
-    if (t->style == ST_PLAIN && !node_tag(t) && node_type(t) == T_STR)
-        t->style = ST_STRING;
-    set_text(a, t, text);
+    scalar_set(a, t, text, strlen(text), SCALAR_KEEP_TYPE);
 }
 
 /* The value a replacement copies, from its one source object. */
@@ -592,13 +584,12 @@ static int source_value(fn_ctx *c, const replacement *rp, node **out)
 /* The target node takes value's content; its own line comment stays when the value brings none. */
 static void replace_with(arena *a, node *t, const node *value)
 {
-    const char *comment = node_comment(t);
     node *copy = node_clone(a, value);
-    copy->line = t->line;
-    copy->col = t->col;
-    *t = *copy;
-    if (comment && !node_comment(t))
-        node_set_comment(a, t, comment);
+    bool headless = !node_head(copy);
+    node_move(t, copy);
+    /* the comment lines above t go with what it held */
+    if (headless)
+        node_set_head(a, t, NULL);
 }
 
 static int set_target(fn_ctx *c, resource *r, const char *where, const fieldpath *fp, const options *o, node *t,

@@ -34,13 +34,15 @@ static bool names_a_given_setter(const struct apply *ap, const setter_ref *refs,
  * wrong lines of the resource's file. */
 static void forget_lines(node *n)
 {
-    n->line = 0;
-    n->col = 0;
-    if (n->kind == N_SCALAR)
-        return;
-    uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
-    for (uint32_t i = 0; i < slots; i++)
-        forget_lines(n->c.kids[i]);
+    node_set_pos(n, 0, 0);
+    for (uint32_t i = 0; i < node_len(n); i++) {
+        if (is_map(n)) {
+            forget_lines(map_key(n, i));
+            forget_lines(map_val(n, i));
+        } else {
+            forget_lines(seq_item(n, i));
+        }
+    }
 }
 
 static int apply_array(struct apply *ap, node *key, node *seq, const char *pattern, field_path *path)
@@ -58,8 +60,8 @@ static int apply_array(struct apply *ap, node *key, node *seq, const char *patte
     const char *field = field_path_with_key(c->a, path, scalar(key));
     if (!*sv->value) {
         /* An empty list can only be written "[]", so the comment has to follow the "]". */
-        seq->c.n = 0;
-        seq->style = ST_FLOW;
+        node_clear(seq);
+        node_set_style(seq, ST_FLOW);
         node_set_comment(c->a, seq, comment);
         node_set_comment(c->a, key, NULL);
     } else {
@@ -69,12 +71,13 @@ static int apply_array(struct apply *ap, node *key, node *seq, const char *patte
                                "setter \"%s\": input to array setter must be an array of values, but found %s",
                                sv->name, go_quote(c->a, sv->value));
         forget_lines(items);
-        seq->c.kids = items->c.kids;
-        seq->c.n = items->c.n;
-        seq->c.cap = items->c.cap;
+        /* the items move over; seq keeps its own tag, comments and position */
+        node_clear(seq);
+        for (uint32_t i = 0; i < node_len(items); i++)
+            seq_append(c->a, seq, seq_item(items, i));
         /* Block style, with the comment on the key; the catalog leaves a flow list's comment on the value as
          * well, which would print it twice: it is kept once, on the key. */
-        seq->style = ST_BLOCK;
+        node_set_style(seq, ST_BLOCK);
         node_set_comment(c->a, key, comment);
         if (holder == seq)
             node_set_comment(c->a, seq, NULL);
@@ -87,7 +90,7 @@ static int apply_array(struct apply *ap, node *key, node *seq, const char *patte
 static int visit_mapping(void *ud, node *map, field_path *path)
 {
     struct apply *ap = ud;
-    for (uint32_t i = 0; i < map->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(map); i++) {
         node *key = map_key(map, i), *val = map_val(map, i);
         if (!is_seq(val))
             continue;
@@ -116,7 +119,7 @@ static int visit_scalar(void *ud, node *n, field_path *path)
     for (size_t i = 0; i < nrefs && !recovered; i++)
         if (!given(ap, refs[i].name)) {
             recovered = arena_alloc(c->a, nrefs * sizeof *recovered);
-            if (!setter_recover(c->a, pattern, refs, nrefs, n->s.str, recovered))
+            if (!setter_recover(c->a, pattern, refs, nrefs, scalar(n), recovered))
                 memset(recovered, 0, nrefs * sizeof *recovered);
         }
     buf out = {0}, missing = {0};
@@ -144,16 +147,16 @@ static int visit_scalar(void *ud, node *n, field_path *path)
         buf_free(&missing);
         return fn_fail_res(c, ap->r, n, "values for setters [%s] must be provided", list);
     }
-    scalar_set_text(c->a, n, buf_cstr(&out));
-    buf_free(&out);
-    buf_free(&missing);
     /* The tag goes so the new text is read for what it is ("3" for replicas becomes a number); the style stays,
      * so a quoted value stays a string. An empty value would read as null unless quoted. */
-    node_set_tag(c->a, n, NULL);
-    if (!n->s.len)
-        n->style = ST_DOUBLE;
+    const char *text = buf_cstr(&out);
+    scalar_set(c->a, n, text, strlen(text), SCALAR_AS_WRITTEN);
+    buf_free(&out);
+    buf_free(&missing);
+    if (!scalar_len(n))
+        node_set_style(n, ST_DOUBLE);
     ap->applied++;
-    fn_result_add(c, SEV_INFO, ap->r, field_path_str(c->a, path), "set field value to %s", go_quote(c->a, n->s.str));
+    fn_result_add(c, SEV_INFO, ap->r, field_path_str(c->a, path), "set field value to %s", go_quote(c->a, scalar(n)));
     return 0;
 }
 

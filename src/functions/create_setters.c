@@ -91,7 +91,7 @@ static bool any_item_holds_a_scalar_value(const struct create *cs, const char **
  * the flow list had moves to the key, where a block list's comment is written. */
 static void make_block(fn_ctx *c, node *key, node *seq)
 {
-    seq->style = ST_BLOCK;
+    node_set_style(seq, ST_BLOCK);
     if (node_comment(seq)) {
         if (!node_comment(key))
             node_set_comment(c->a, key, node_comment(seq));
@@ -102,14 +102,14 @@ static void make_block(fn_ctx *c, node *key, node *seq)
 static void mark_array(struct create *cs, node *key, node *seq, field_path *path)
 {
     fn_ctx *c = cs->c;
-    size_t n = seq->c.n;
+    size_t n = node_len(seq);
     const char **items = n ? arena_alloc(c->a, n * sizeof *items) : NULL;
     for (size_t i = 0; i < n; i++)
-        items[i] = seq_item_text(seq->c.kids[i]);
+        items[i] = seq_item_text(seq_item(seq, i));
     if (n > 1)
         qsort(items, n, sizeof *items, cmp_str);
     node *target = key;
-    if (seq->style == ST_FLOW) {
+    if (node_style(seq) == ST_FLOW) {
         target = seq;
         if (any_item_holds_a_scalar_value(cs, items, n)) {
             make_block(c, key, seq);
@@ -148,7 +148,7 @@ static void mark_array(struct create *cs, node *key, node *seq, field_path *path
 static int visit_mapping(void *ud, node *map, field_path *path)
 {
     struct create *cs = ud;
-    for (uint32_t i = 0; i < map->c.n; i++)
+    for (uint32_t i = 0; i < node_len(map); i++)
         if (is_seq(map_val(map, i)))
             mark_array(cs, map_key(map, i), map_val(map, i), path);
     return 0;
@@ -158,15 +158,15 @@ static int visit_scalar(void *ud, node *n, field_path *path)
 {
     struct create *cs = ud;
     /* a comment after a multi-line value would not be read back on the value */
-    if (memchr(n->s.str, '\n', n->s.len))
+    if (memchr(scalar(n), '\n', scalar_len(n)))
         return 0;
-    const char *pattern = replace_values(cs, n->s.str);
+    const char *pattern = replace_values(cs, scalar(n));
     if (!pattern)
         return 0;
     const char *comment = arena_printf(cs->c->a, "kpt-set: %s", pattern);
     node_set_comment(cs->c->a, n, comment);
     fn_result_add(cs->c, SEV_NONE, cs->r, field_path_str(cs->c->a, path), "Added line comment %s for field with value %s",
-                  go_quote(cs->c->a, comment), go_quote(cs->c->a, n->s.str));
+                  go_quote(cs->c->a, comment), go_quote(cs->c->a, scalar(n)));
     cs->created++;
     return 0;
 }
@@ -194,10 +194,10 @@ static int read_setters(fn_ctx *c, struct create *cs)
         if (setter_parse_value(c, v[i].value, &parsed) && is_seq(parsed)) {
             struct array_setter *as = &cs->arrays[cs->narrays++];
             as->name = v[i].name;
-            as->n = parsed->c.n;
+            as->n = node_len(parsed);
             as->values = as->n ? arena_alloc(c->a, as->n * sizeof *as->values) : NULL;
             for (size_t k = 0; k < as->n; k++)
-                as->values[k] = seq_item_text(parsed->c.kids[k]);
+                as->values[k] = seq_item_text(seq_item(parsed, k));
             if (as->n > 1)
                 qsort(as->values, as->n, sizeof *as->values, cmp_str);
         } else {

@@ -40,10 +40,10 @@ static int wrong_config(fn_ctx *c)
 static int read_configmap(fn_ctx *c, ens_config *out)
 {
     const node *data = map_get(c->config, "data");
-    if (data && !is_null(data) && data->kind != N_MAP)
+    if (data && !is_null(data) && !is_map(data))
         return fn_fail(c, data, "the ConfigMap's data must be a map with one entry, `prepend: <substring>` or "
                                 "`append: <substring>`");
-    uint32_t n = is_map(data) ? data->c.n : 0;
+    uint32_t n = is_map(data) ? node_len(data) : 0;
     if (n != 1)
         return fn_fail(c, data ? data : c->config,
                        "only 1 entry is allowed in the ConfigMap (`prepend: <substring>` or `append: <substring>`), "
@@ -56,9 +56,9 @@ static int read_configmap(fn_ctx *c, ens_config *out)
         out->append = true;
     else
         return fn_fail(c, k, "unknown editMode: %s, only prepend and append are allowed", text_or(k, "(not a string)"));
-    if (v->kind != N_SCALAR)
+    if (!is_scalar(v))
         return fn_fail(c, v, "the substring to %s must be a string", out->append ? "append" : "prepend");
-    out->substring = v->s.str;
+    out->substring = scalar(v);
     return 0;
 }
 
@@ -66,17 +66,17 @@ static int read_field_specs(fn_ctx *c, const node *list, const char *what, ens_c
 {
     if (!list || is_null(list))
         return 0;
-    if (list->kind != N_SEQ)
+    if (!is_seq(list))
         return fn_fail(c, list, "%s must be a list of field specs ({group, version, kind, path, create})", what);
-    out->extra = arena_alloc(c->a, (list->c.n + 1) * sizeof *out->extra);
-    for (uint32_t i = 0; i < list->c.n; i++) {
-        const node *e = list->c.kids[i];
-        if (e->kind != N_MAP)
+    out->extra = arena_alloc(c->a, (node_len(list) + 1) * sizeof *out->extra);
+    for (uint32_t i = 0; i < node_len(list); i++) {
+        const node *e = seq_item(list, i);
+        if (!is_map(e))
             return fn_fail(c, e, "each entry of %s must be a map with group, version, kind, path and create", what);
         static const char *const keys[] = {"group", "version", "kind", "path", "create"};
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
             const node *v = map_get(e, keys[k]);
-            if (v && v->kind != N_SCALAR)
+            if (v && !is_scalar(v))
                 return fn_fail(c, v, "%s: `%s` of a field spec must be a string", what, keys[k]);
         }
         const char *path = path_str(e, "path", NULL);
@@ -93,9 +93,9 @@ static int read_field_specs(fn_ctx *c, const node *list, const char *what, ens_c
 static int read_typed(fn_ctx *c, ens_config *out)
 {
     const node *sub = map_get(c->config, "substring");
-    if (sub && sub->kind != N_SCALAR)
+    if (sub && !is_scalar(sub))
         return fn_fail(c, sub, "substring must be a string");
-    out->substring = sub && !is_null(sub) ? sub->s.str : "";
+    out->substring = sub && !is_null(sub) ? scalar(sub) : "";
     const node *mode = map_get(c->config, "editMode");
     if (mode && !is_null(mode)) {
         if (scalar_is(mode, "append"))
@@ -162,15 +162,11 @@ static const char *with_substring(const edit *e, const char *value)
 
 static void edit_scalar(const edit *e, node *n)
 {
-    if (strstr(n->s.str, e->cfg->substring))
+    if (strstr(scalar(n), e->cfg->substring))
         return;
-    const char *s = with_substring(e, n->s.str);
-    n->s.str = s;
-    n->s.len = (uint32_t)strlen(s);
-    if (n->style != ST_SINGLE && n->style != ST_DOUBLE)
-        n->style = ST_STRING;
-    if (n->x)
-        n->x->tag = NULL;
+    const char *s = with_substring(e, scalar(n));
+    /* a name is a string: quotes the author chose stay */
+    scalar_set(e->a, n, s, strlen(s), SCALAR_AS_STRING);
 }
 
 /* The value under parent[key]: each string that lacks the substring gets it; maps are not names. */
@@ -183,12 +179,12 @@ static int edit_at(void *ud, node *parent, const char *key)
             map_set_str(e->a, parent, key, with_substring(e, ""));
         return 0;
     }
-    if (v->kind == N_SCALAR) {
+    if (is_scalar(v)) {
         edit_scalar(e, v);
-    } else if (v->kind == N_SEQ) {
-        for (uint32_t i = 0; i < v->c.n; i++)
-            if (v->c.kids[i]->kind == N_SCALAR && !is_null(v->c.kids[i]))
-                edit_scalar(e, v->c.kids[i]);
+    } else if (is_seq(v)) {
+        for (uint32_t i = 0; i < node_len(v); i++)
+            if (is_scalar(seq_item(v, i)) && !is_null(seq_item(v, i)))
+                edit_scalar(e, seq_item(v, i));
     }
     return 0;
 }

@@ -194,7 +194,7 @@ int fieldpath_get(arena *a, node *root, const fieldpath *fp, node **out, const c
         switch (s->kind) {
         case FP_KEY:
             if (is_seq(cur) && !strcmp(s->key, "-")) {
-                cur = cur->c.n ? cur->c.kids[cur->c.n - 1] : NULL;
+                cur = node_len(cur) ? seq_item(cur, node_len(cur) - 1) : NULL;
                 break;
             }
             if (!is_map(cur))
@@ -204,16 +204,16 @@ int fieldpath_get(arena *a, node *root, const fieldpath *fp, node **out, const c
         case FP_INDEX:
             if (!is_seq(cur))
                 return wrong_kind(a, fp, i, cur, "index it", err);
-            cur = s->index < cur->c.n ? cur->c.kids[s->index] : NULL;
+            cur = s->index < node_len(cur) ? seq_item(cur, (uint32_t)s->index) : NULL;
             break;
         case FP_MATCH: {
             if (!is_seq(cur))
                 return wrong_kind(a, fp, i, cur, "select list items", err);
             node *found = NULL;
-            for (uint32_t k = 0; k < cur->c.n && !found; k++) {
-                const char *v = item_field(cur->c.kids[k], s->key);
+            for (uint32_t k = 0; k < node_len(cur) && !found; k++) {
+                const char *v = item_field(seq_item(cur, k), s->key);
                 if (v && !strcmp(v, s->value))
-                    found = cur->c.kids[k];
+                    found = seq_item(cur, k);
             }
             cur = found;
             break;
@@ -258,21 +258,6 @@ static node *made_for(arena *a, const fieldpath *fp, size_t next)
     return fp->seg[next].kind == FP_KEY ? node_map(a) : node_seq(a);
 }
 
-/* A null met while creating becomes the collection the path needs, in place, so its parent slot is kept. */
-static void become(node *n, int kind)
-{
-    struct node_extra *x = n->x;
-    uint32_t line = n->line;
-    uint16_t col = n->col;
-    memset(n, 0, sizeof *n);
-    n->kind = (uint8_t)kind;
-    n->line = line;
-    n->col = col;
-    n->x = x;
-    if (x)
-        x->tag = NULL;
-}
-
 static int find(struct finder *F, node *cur, size_t i)
 {
     if (i == F->fp->n) {
@@ -283,7 +268,9 @@ static int find(struct finder *F, node *cur, size_t i)
     if (is_null(cur)) {
         if (!F->create || s->kind == FP_EVERY)
             return 0;
-        become(cur, s->kind == FP_KEY ? N_MAP : N_SEQ);
+        /* a null met while creating becomes the collection the path needs, in place, so its parent slot, position
+         * and comments are kept */
+        node_move(cur, s->kind == FP_KEY ? node_map(F->a) : node_seq(F->a));
     }
     switch (s->kind) {
     case FP_KEY: {
@@ -301,9 +288,9 @@ static int find(struct finder *F, node *cur, size_t i)
     case FP_INDEX:
         if (!is_seq(cur))
             return wrong_kind(F->a, F->fp, i, cur, "index it", F->err);
-        if (s->index < cur->c.n)
-            return find(F, cur->c.kids[s->index], i + 1);
-        if (F->create && s->index == cur->c.n) {
+        if (s->index < node_len(cur))
+            return find(F, seq_item(cur, (uint32_t)s->index), i + 1);
+        if (F->create && s->index == node_len(cur)) {
             node *v = made_for(F->a, F->fp, i + 1);
             seq_append(F->a, cur, v);
             return find(F, v, i + 1);
@@ -313,8 +300,8 @@ static int find(struct finder *F, node *cur, size_t i)
         if (!is_seq(cur))
             return wrong_kind(F->a, F->fp, i, cur, "select list items", F->err);
         bool any = false;
-        for (uint32_t k = 0; k < cur->c.n; k++) {
-            const char *v = item_field(cur->c.kids[k], s->key);
+        for (uint32_t k = 0; k < node_len(cur); k++) {
+            const char *v = item_field(seq_item(cur, k), s->key);
             int m = v ? regex_search(s->re, NULL, v, strlen(v)) : 0;
             if (m < 0) {
                 /* never "no match": with create, that would append an item; the value may be a secret */
@@ -326,7 +313,7 @@ static int find(struct finder *F, node *cur, size_t i)
             if (!m)
                 continue;
             any = true;
-            if (find(F, cur->c.kids[k], i + 1) < 0)
+            if (find(F, seq_item(cur, k), i + 1) < 0)
                 return -1;
         }
         if (any || !F->create)
@@ -344,8 +331,8 @@ static int find(struct finder *F, node *cur, size_t i)
     case FP_EVERY:
         if (!is_seq(cur))
             return wrong_kind(F->a, F->fp, i, cur, "match every list item", F->err);
-        for (uint32_t k = 0; k < cur->c.n; k++)
-            if (find(F, cur->c.kids[k], i + 1) < 0)
+        for (uint32_t k = 0; k < node_len(cur); k++)
+            if (find(F, seq_item(cur, k), i + 1) < 0)
                 return -1;
         return 0;
     }

@@ -52,15 +52,15 @@ static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn
 {
     if (!cur)
         return 0;
-    if (cur->kind == N_SEQ) {
-        for (uint32_t i = 0; i < cur->c.n; i++) {
-            int rc = visit(a, cur->c.kids[i], rest, create, fn, ud);
+    if (is_seq(cur)) {
+        for (uint32_t i = 0; i < node_len(cur); i++) {
+            int rc = visit(a, seq_item(cur, i), rest, create, fn, ud);
             if (rc < 0)
                 return rc;
         }
         return 0;
     }
-    if (cur->kind != N_MAP)
+    if (!is_map(cur))
         return 0;
     const char *p = rest;
     bool is_seq;
@@ -92,15 +92,16 @@ int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
     out->n = 0;
     if (!m || is_null(m))
         return 0;
-    if (m->kind != N_MAP)
+    if (!is_map(m))
         return fn_fail(c, m, "%s must be a map of strings", what);
-    out->v = arena_alloc(c->a, (m->c.n + 1) * sizeof *out->v);
-    for (uint32_t i = 0; i < m->c.n; i++) {
+    uint32_t len = node_len(m);
+    out->v = arena_alloc(c->a, (len + 1) * sizeof *out->v);
+    for (uint32_t i = 0; i < len; i++) {
         const node *k = map_key(m, i), *v = map_val(m, i);
-        if (k->kind != N_SCALAR || v->kind != N_SCALAR)
+        if (!is_scalar(k) || !is_scalar(v))
             return fn_fail(c, v, "%s must be a map of strings (\"%s\" is not a string)", what,
-                           k->kind == N_SCALAR ? k->s.str : "?");
-        out->v[out->n++] = (kv){k->s.str, v->s.str, v};
+                           is_scalar(k) ? scalar(k) : "?");
+        out->v[out->n++] = (kv){scalar(k), scalar(v), v};
     }
     qsort(out->v, out->n, sizeof *out->v, cmp_kv);
     return 0;
@@ -114,14 +115,14 @@ int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pair
             return 0;
         m = map_ensure_map(a, parent, key);
     }
-    if (!m || m->kind != N_MAP)
+    if (!is_map(m))
         return 0;
     int changed = 0;
     for (size_t i = 0; i < pairs->n; i++) {
         node *old = map_get(m, pairs->v[i].key);
         if (!old && !add_keys)
             continue;
-        if (old && old->kind == N_SCALAR && !strcmp(old->s.str, pairs->v[i].value))
+        if (is_scalar(old) && !strcmp(scalar(old), pairs->v[i].value))
             continue;
         /* the strings live in the config tree, in the same arena: share them across objects */
         map_set_str_ref(a, m, pairs->v[i].key, pairs->v[i].value);

@@ -30,7 +30,7 @@ int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    int line = at && at->line ? (int)at->line : c->config_line;
+    int line = node_line(at) ? (int)node_line(at) : c->config_line;
     return fail(c->config_file ? c->config_file : "functionConfig", line, "%s", msg);
 }
 
@@ -41,7 +41,7 @@ int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    int line = at && at->line ? (int)at->line : r ? (int)r->line : 0;
+    int line = node_line(at) ? (int)node_line(at) : r ? (int)r->line : 0;
     return fail(r ? res_file(c->a, r) : NULL, line, "%s: %s", r ? res_id(c->a, r) : "resource", msg);
 }
 

@@ -55,13 +55,13 @@ static const char *base_name(const char *p)
 static const node *foreign_ref(const node *n)
 {
     if (is_seq(n)) {
-        for (uint32_t i = 0; i < n->c.n; i++) {
-            const node *r = foreign_ref(n->c.kids[i]);
+        for (uint32_t i = 0; i < node_len(n); i++) {
+            const node *r = foreign_ref(seq_item(n, i));
             if (r)
                 return r;
         }
     } else if (is_map(n)) {
-        for (uint32_t i = 0; i < n->c.n; i++) {
+        for (uint32_t i = 0; i < node_len(n); i++) {
             const node *v = map_val(n, i);
             if (scalar_is(map_key(n, i), "$ref") && is_scalar(v) && scalar(v)[0] != '#')
                 return v;
@@ -80,7 +80,7 @@ static int check_schema(walk *w, const char *display, const char *text, size_t l
         return -1;
     const node *ref = foreign_ref(doc);
     if (ref)
-        return fail(display, (int)ref->line,
+        return fail(display, (int)node_line(ref),
                     "chart \"%s\": \"$ref\": \"%s\" reaches outside the schema; helm would fetch the URL or read the "
                     "file it names (only references inside the schema, \"#...\", are allowed)",
                     w->chart, shown(w->c->a, scalar(ref)));
@@ -339,8 +339,8 @@ static int check_dependencies(walk *w, const char *chart_real)
         if (rc < 0)
             return -1;
         const node *deps = map_get(doc, "dependencies");
-        for (uint32_t i = 0; is_seq(deps) && i < deps->c.n; i++) {
-            const node *repo = map_get(deps->c.kids[i], "repository");
+        for (uint32_t i = 0; is_seq(deps) && i < node_len(deps); i++) {
+            const node *repo = map_get(seq_item(deps, i), "repository");
             const char *r = scalar(repo);
             if (!r || strncmp(r, "file://", 7))
                 continue;
@@ -349,7 +349,7 @@ static int check_dependencies(walk *w, const char *chart_real)
             char real[PATH_MAX];
             confined c = resolve_beneath(w->root, full, real);
             if (c == CONFINED_OUTSIDE)
-                return fail(display, (int)repo->line,
+                return fail(display, (int)node_line(repo),
                             "dependencies[%u].repository \"%s\" leads outside the repository; a file:// dependency "
                             "must be a chart inside the repository",
                             i, shown(w->c->a, r));

@@ -56,7 +56,7 @@ static int bad(walk *w, const at *where, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    int line = w->line ? w->line : where->n ? (int)where->n->line : 0;
+    int line = w->line ? w->line : (int)node_line(where->n);
     return fail(where->file, line, "%s: %s", where->field, msg);
 }
 
@@ -259,7 +259,7 @@ static int walk_dir(walk *w, const char *dir, int depth, const char *cfg_base, c
     if (!k)
         return 0;
     if (!is_map(k))
-        return fail(disp, (int)k->line, "a kustomization is a mapping of fields");
+        return fail(disp, (int)node_line(k), "a kustomization is a mapping of fields");
     return check_kustomization(w, dir, disp, k, depth, cfg_base);
 }
 
@@ -290,7 +290,7 @@ static int check_ref(walk *w, const at *where, const char *base, const char *v, 
         if (inl) {
             if (kind == E_PLUGIN) {
                 int saved = w->line;
-                w->line = where->n ? (int)where->n->line : saved;
+                w->line = where->n ? (int)node_line(where->n) : saved;
                 int rc = check_config(w, where->file, inl, base, where, depth);
                 w->line = saved;
                 if (rc < 0)
@@ -358,8 +358,8 @@ static int each_ref(walk *w, const char *file, const node *m, const char *key, c
         at where = {file, v, arena_printf(w->a, "%s%s", prefix, key)};
         return bad(w, &where, "must be a list");
     }
-    for (uint32_t i = 0; i < v->c.n; i++) {
-        const node *item = v->c.kids[i];
+    for (uint32_t i = 0; i < node_len(v); i++) {
+        const node *item = seq_item(v, i);
         at where = {file, item, arena_printf(w->a, "%s%s[%u]", prefix, key, i)};
         if (check_ref(w, &where, base, scalar(item), kind, depth, cfg_base) < 0)
             return -1;
@@ -389,8 +389,8 @@ static int each_path_of(walk *w, const char *file, const node *m, const char *ke
         at where = {file, v, arena_printf(w->a, "%s%s", prefix, key)};
         return bad(w, &where, "must be a list");
     }
-    for (uint32_t i = 0; i < v->c.n; i++) {
-        const node *item = v->c.kids[i];
+    for (uint32_t i = 0; i < node_len(v); i++) {
+        const node *item = seq_item(v, i);
         if (!is_map(item))
             continue; /* kustomize rejects it in its own words */
         if (one_ref(w, file, item, "path", arena_printf(w->a, "%s%s[%u].", prefix, key, i), base, E_FILE, depth) < 0)
@@ -409,8 +409,8 @@ static int check_generator_args(walk *w, const char *file, const node *g, const 
             at where = {file, files, arena_printf(w->a, "%sfiles", prefix)};
             return bad(w, &where, "must be a list");
         }
-        for (uint32_t i = 0; i < files->c.n; i++) {
-            const node *item = files->c.kids[i];
+        for (uint32_t i = 0; i < node_len(files); i++) {
+            const node *item = seq_item(files, i);
             at where = {file, item, arena_printf(w->a, "%sfiles[%u]", prefix, i)};
             const char *v = scalar(item), *eq = v ? strchr(v, '=') : NULL;
             if (check_ref(w, &where, base, eq ? eq + 1 : v, E_FILE, depth, NULL) < 0)
@@ -427,9 +427,9 @@ static int each_generator(walk *w, const char *file, const node *k, const char *
     const node *v = map_get(k, key);
     if (!v || !is_seq(v))
         return 0; /* a wrong shape is kustomize's error to give */
-    for (uint32_t i = 0; i < v->c.n; i++)
-        if (is_map(v->c.kids[i]) &&
-            check_generator_args(w, file, v->c.kids[i], arena_printf(w->a, "%s[%u].", key, i), base, depth) < 0)
+    for (uint32_t i = 0; i < node_len(v); i++)
+        if (is_map(seq_item(v, i)) &&
+            check_generator_args(w, file, seq_item(v, i), arena_printf(w->a, "%s[%u].", key, i), base, depth) < 0)
             return -1;
     return 0;
 }
@@ -521,10 +521,10 @@ static int check_chart(walk *w, const char *file, const node *chart, const node 
         rule(w, file, chart, "kubeVersion", prefix, helm_kube_version_rule) < 0)
         return -1;
     const node *apis = map_get(chart, "apiVersions");
-    for (uint32_t i = 0; is_seq(apis) && i < apis->c.n; i++) {
-        const char *v = scalar(apis->c.kids[i]), *why = v ? helm_api_version_rule(v) : "must be a string";
+    for (uint32_t i = 0; is_seq(apis) && i < node_len(apis); i++) {
+        const char *v = scalar(seq_item(apis, i)), *why = v ? helm_api_version_rule(v) : "must be a string";
         if (why) {
-            at w2 = {file, apis->c.kids[i], arena_printf(w->a, "%sapiVersions[%u]", prefix, i)};
+            at w2 = {file, seq_item(apis, i), arena_printf(w->a, "%sapiVersions[%u]", prefix, i)};
             return bad(w, &w2, "\"%s\" is refused: %s (kustomize passes it to helm as a command-line argument)",
                        shown(w, v ? v : ""), why);
         }
@@ -621,15 +621,15 @@ static int check_kustomization(walk *w, const char *dir, const char *file, const
                               "the package's");
     }
     const node *charts = map_get(k, "helmCharts");
-    for (uint32_t i = 0; is_seq(charts) && i < charts->c.n; i++)
-        if (is_map(charts->c.kids[i]) &&
-            check_chart(w, file, charts->c.kids[i], globals, arena_printf(w->a, "helmCharts[%u].", i), &current, dir,
+    for (uint32_t i = 0; is_seq(charts) && i < node_len(charts); i++)
+        if (is_map(seq_item(charts, i)) &&
+            check_chart(w, file, seq_item(charts, i), globals, arena_printf(w->a, "helmCharts[%u].", i), &current, dir,
                         depth) < 0)
             return -1;
     const node *old = map_get(k, "helmChartInflationGenerator");
-    for (uint32_t i = 0; is_seq(old) && i < old->c.n; i++)
-        if (is_map(old->c.kids[i]) &&
-            check_chart(w, file, old->c.kids[i], old->c.kids[i],
+    for (uint32_t i = 0; is_seq(old) && i < node_len(old); i++)
+        if (is_map(seq_item(old, i)) &&
+            check_chart(w, file, seq_item(old, i), seq_item(old, i),
                         arena_printf(w->a, "helmChartInflationGenerator[%u].", i), &legacy, dir, depth) < 0)
             return -1;
     return 0;

@@ -82,14 +82,14 @@ static const char *value_type(const node *n)
     const char *tag = node_tag(n);
     if (tag && !strncmp(tag, "!!", 2))
         return tag + 2;
-    if (tag || n->style != ST_PLAIN)
+    if (tag || node_style(n) != ST_PLAIN)
         return "str";
-    switch (resolve_yaml12(n->s.str, n->s.len)) {
+    switch (resolve_yaml12(scalar(n), scalar_len(n))) {
     case T_NULL: return "null";
     case T_BOOL: return "bool";
     case T_INT: return "int";
     case T_FLOAT: return "float";
-    default: return looks_like_timestamp(n->s.str) ? "timestamp" : "str";
+    default: return looks_like_timestamp(scalar(n)) ? "timestamp" : "str";
     }
 }
 
@@ -108,7 +108,7 @@ static int visit_mapping(void *ud, node *map, field_path *path)
 {
     struct list *ls = ud;
     arena *a = ls->c->a;
-    for (uint32_t i = 0; i < map->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(map); i++) {
         node *key = map_key(map, i), *seq = map_val(map, i);
         if (!is_seq(seq))
             continue;
@@ -123,10 +123,10 @@ static int visit_mapping(void *ud, node *map, field_path *path)
         }
         f = add(ls, name, true);
         f->count = 1;
-        f->nvalues = seq->c.n;
-        f->values = seq->c.n ? arena_alloc(a, seq->c.n * sizeof *f->values) : NULL;
-        for (uint32_t k = 0; k < seq->c.n; k++)
-            f->values[k] = seq_item_text(seq->c.kids[k]);
+        f->nvalues = node_len(seq);
+        f->values = f->nvalues ? arena_alloc(a, f->nvalues * sizeof *f->values) : NULL;
+        for (uint32_t k = 0; k < f->nvalues; k++)
+            f->values[k] = seq_item_text(seq_item(seq, k));
         if (f->nvalues > 1)
             qsort(f->values, f->nvalues, sizeof *f->values, cmp_str);
     }
@@ -143,7 +143,7 @@ static int visit_scalar(void *ud, node *n, field_path *path)
     setter_ref *refs;
     size_t nrefs = setter_refs(a, pattern, &refs);
     const char **values = nrefs ? arena_alloc(a, nrefs * sizeof *values) : NULL;
-    if (!setter_recover(a, pattern, refs, nrefs, n->s.str, values))
+    if (!setter_recover(a, pattern, refs, nrefs, scalar(n), values))
         return 0;
     const char *type = value_type(n);
     for (size_t i = 0; i < nrefs; i++) {
@@ -209,7 +209,7 @@ static void merge(struct named **v, size_t *n, size_t *cap, const node *data)
 {
     if (!is_map(data))
         return;
-    for (uint32_t i = 0; i < data->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(data); i++) {
         const char *name = scalar(map_key(data, i)), *value = scalar(map_val(data, i));
         if (!name)
             continue;
@@ -254,8 +254,8 @@ static void add_kptfile_setters(struct list *ls)
         return;
     struct named *v = NULL;
     size_t n = 0, cap = 0;
-    for (uint32_t i = 0; i < mutators->c.n; i++) {
-        const node *step = mutators->c.kids[i];
+    for (uint32_t i = 0; i < node_len(mutators); i++) {
+        const node *step = seq_item(mutators, i);
         const char *image = path_str(step, "image", NULL);
         if (!is_map(step) || !image || !strstr(image, "apply-setters"))
             continue;
@@ -273,10 +273,10 @@ static void add_kptfile_setters(struct list *ls)
         node *parsed = NULL;
         if (setter_parse_value(c, v[i].value, &parsed) && is_seq(parsed)) {
             struct found *f = add(ls, v[i].name, true);
-            f->nvalues = parsed->c.n;
-            f->values = parsed->c.n ? arena_alloc(c->a, parsed->c.n * sizeof *f->values) : NULL;
-            for (uint32_t k = 0; k < parsed->c.n; k++)
-                f->values[k] = item_text(c->a, parsed->c.kids[k]);
+            f->nvalues = node_len(parsed);
+            f->values = f->nvalues ? arena_alloc(c->a, f->nvalues * sizeof *f->values) : NULL;
+            for (uint32_t k = 0; k < f->nvalues; k++)
+                f->values[k] = item_text(c->a, seq_item(parsed, k));
         } else {
             struct found *f = add(ls, v[i].name, false);
             f->value = v[i].value;

@@ -355,8 +355,8 @@ static bool rolebinding_reaches(const walk *w, const target *x)
     const node *subjects = map_get(w->r->root, "subjects");
     if (!is_seq(subjects))
         return false;
-    for (uint32_t i = 0; i < subjects->c.n; i++) {
-        const node *s = subjects->c.kids[i];
+    for (uint32_t i = 0; i < node_len(subjects); i++) {
+        const node *s = seq_item(subjects, i);
         const char *ns = path_str(s, "namespace", NULL);
         if (scalar_is(map_get(s, "kind"), "ServiceAccount") && ns && !strcmp(ns, x->ns))
             return true;
@@ -443,26 +443,16 @@ static const target *select_referral(walk *w, const char *old_name, const char *
     return pick[0];
 }
 
-/* Same rules as map_set_str's in-place edit: quotes the author chose stay, the value becomes a string. */
-static void set_scalar_text(arena *a, node *n, const char *s)
-{
-    n->s.str = arena_strdup(a, s);
-    n->s.len = (uint32_t)strlen(s);
-    if (n->style != ST_SINGLE && n->style != ST_DOUBLE)
-        n->style = ST_STRING;
-    if (n->x)
-        n->x->tag = NULL;
-}
-
 static int fix_scalar(walk *w, node *n)
 {
     int err = 0;
     w->at = n;
-    const target *x = select_referral(w, n->s.str, NULL, false, &err);
+    const target *x = select_referral(w, scalar(n), NULL, false, &err);
     if (err)
         return -1;
-    if (x && strcmp(x->name, n->s.str))
-        set_scalar_text(w->c->a, n, x->name);
+    /* quotes the author chose stay, the value becomes a string */
+    if (x)
+        scalar_set(w->c->a, n, x->name, strlen(x->name), SCALAR_AS_STRING);
     return 0;
 }
 
@@ -479,7 +469,7 @@ static int fix_map(walk *w, node *m)
     const char *ns = path_str(m, "namespace", NULL);
     int err = 0;
     w->at = name;
-    const target *x = select_referral(w, name->s.str, ns && *ns ? ns : NULL, true, &err);
+    const target *x = select_referral(w, scalar(name), ns && *ns ? ns : NULL, true, &err);
     if (err)
         return -1;
     if (!x)
@@ -494,13 +484,13 @@ static int fix_leaf(walk *w, node *v)
 {
     if (is_null(v))
         return 0;
-    if (v->kind == N_SCALAR)
+    if (is_scalar(v))
         return fix_scalar(w, v);
-    if (v->kind == N_MAP)
+    if (is_map(v))
         return fix_map(w, v);
-    for (uint32_t i = 0; i < v->c.n; i++) {
-        node *e = v->c.kids[i];
-        int rc = e->kind == N_SCALAR ? (is_null(e) ? 0 : fix_scalar(w, e)) : e->kind == N_MAP ? fix_map(w, e) : 0;
+    for (uint32_t i = 0; i < node_len(v); i++) {
+        node *e = seq_item(v, i);
+        int rc = is_scalar(e) ? (is_null(e) ? 0 : fix_scalar(w, e)) : is_map(e) ? fix_map(w, e) : 0;
         if (rc < 0)
             return rc;
     }
@@ -530,15 +520,15 @@ static int walk_path(walk *w, node *cur, const char *path)
 {
     if (!cur)
         return 0;
-    if (cur->kind == N_SEQ) {
-        for (uint32_t i = 0; i < cur->c.n; i++) {
-            int rc = walk_path(w, cur->c.kids[i], path);
+    if (is_seq(cur)) {
+        for (uint32_t i = 0; i < node_len(cur); i++) {
+            int rc = walk_path(w, seq_item(cur, i), path);
             if (rc < 0)
                 return rc;
         }
         return 0;
     }
-    if (cur->kind != N_MAP)
+    if (!is_map(cur))
         return 0;
     char seg[128];
     const char *rest = next_segment(path, seg, sizeof seg);

@@ -242,8 +242,8 @@ static int check_fields(fn_ctx *c, const chart *ch, const char *release, const c
                        "%sversion \"%s\" is not a chart version or range: letters, digits and . + - _ ~ ^ * < > = ! | "
                        ", and spaces, starting with a letter or digit",
                        ch->args, shown(c->a, ch->version));
-    for (uint32_t i = 0; is_seq(ch->api_versions) && i < ch->api_versions->c.n; i++) {
-        const node *v = ch->api_versions->c.kids[i];
+    for (uint32_t i = 0; is_seq(ch->api_versions) && i < node_len(ch->api_versions); i++) {
+        const node *v = seq_item(ch->api_versions, i);
         if (!is_scalar(v) || !api_version(scalar(v)))
             return fn_fail(c, v,
                            "%sapiVersions[%u] is not an apiVersion (\"group/version\" or \"group/version/Kind\": "
@@ -361,14 +361,14 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
             push_flag(c, &argv, &n, &cap, "api-versions", arena_strndup(c->a, p, len));
         p += len + (p[len] == ',');
     }
-    for (uint32_t i = 0; is_seq(ch->api_versions) && i < ch->api_versions->c.n; i++)
-        push_flag(c, &argv, &n, &cap, "api-versions", scalar(ch->api_versions->c.kids[i]));
+    for (uint32_t i = 0; is_seq(ch->api_versions) && i < node_len(ch->api_versions); i++)
+        push_flag(c, &argv, &n, &cap, "api-versions", scalar(seq_item(ch->api_versions, i)));
     /* values: files in order, inline values after them (override), before them (merge), or alone (replace) */
     /* values that are not files of the package (inline values, the helm-values parameter, maybe secrets) reach
      * helm as descriptors with no name in any directory: nothing of them can be left behind */
     child_fds fds = {0};
     const char *inline_file = NULL;
-    if (is_map(ch->values_inline) && ch->values_inline->c.n) {
+    if (is_map(ch->values_inline) && node_len(ch->values_inline)) {
         buf b = {0};
         emit_yaml(&b, ch->values_inline, NULL);
         inline_file = pass_text(c, &fds, b.data ? b.data : "", b.len);
@@ -383,12 +383,12 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
         push_flag(c, &argv, &n, &cap, "values", inline_file);
     if (!inline_file || strcmp(merge, "replace")) {
         const char *csv = ch->values_files_csv;
-        uint32_t count = is_seq(ch->values_files) ? ch->values_files->c.n : 0;
+        uint32_t count = is_seq(ch->values_files) ? node_len(ch->values_files) : 0;
         for (uint32_t i = 0; i < count || (csv && *csv); i++) {
             const char *f;
             const node *at = ch->at;
             if (i < count) {
-                at = ch->values_files->c.kids[i];
+                at = seq_item(ch->values_files, i);
                 f = scalar(at);
                 if (!f) {
                     free(argv);
@@ -460,11 +460,11 @@ static int run(fn_ctx *c)
         return fn_fail(c, c->config, "functionConfig must be a RenderHelmChart or a ConfigMap");
     const node *charts = map_get(c->config, "helmCharts");
     const node *globals = map_get(c->config, "helmGlobals");
-    if (!is_seq(charts) || !charts->c.n)
+    if (!is_seq(charts) || !node_len(charts))
         return fn_fail(c, c->config, "helmCharts must be a non-empty list");
-    for (uint32_t i = 0; i < charts->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(charts); i++) {
         chart ch;
-        if (read_chart(c, charts->c.kids[i], globals, &ch) < 0 || render_chart(c, helm, &ch) < 0)
+        if (read_chart(c, seq_item(charts, i), globals, &ch) < 0 || render_chart(c, helm, &ch) < 0)
             return -1;
     }
     return 0;

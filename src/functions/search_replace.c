@@ -17,7 +17,6 @@
 #include "functions/regex.h"
 #include "util/buf.h"
 #include "util/glob.h"
-#include "yaml/scalar.h"
 
 static const char *const config_keys[] = {"by-value", "by-value-regex", "by-path", "by-file-path", "put-value",
                                           "put-comment"};
@@ -58,7 +57,7 @@ static int read_config(struct search *S)
         return fn_fail(c, c->config, "search-replace needs a ConfigMap whose data has by-value, by-value-regex or by-path");
     if (!is_map(data))
         return fn_fail(c, data, "the config's data must be a map of strings");
-    for (uint32_t i = 0; i < data->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(data); i++) {
         const char *k = scalar(map_key(data, i));
         const node *v = map_val(data, i);
         int which = 0;
@@ -272,21 +271,11 @@ static const char *resolve(struct search *S, const char *pattern, const char *va
     return out;
 }
 
-/* Our own made strings are written plain when that reads back as a string and quoted otherwise; fix that choice
- * before the text changes, since the catalog keeps the style it saw. */
-static void settle_style(node *n)
-{
-    if (n->style == ST_STRING)
-        n->style = plain_string_safe(n->s.str, n->s.len, false) ? ST_PLAIN : ST_DOUBLE;
-}
-
-/* The catalog sets the text and clears the tag, keeping the style: a plain "8080" becomes a number. */
+/* The catalog sets the text and clears the tag, keeping the style: a plain "8080" becomes a number. A string we
+ * made is first pinned to the style it would have been written in. */
 static void put_scalar(arena *a, node *n, const char *text)
 {
-    settle_style(n);
-    n->s.str = arena_strdup(a, text);
-    n->s.len = (uint32_t)strlen(text);
-    node_set_tag(a, n, NULL);
+    scalar_set(a, n, text, strlen(text), SCALAR_AS_WRITTEN);
 }
 
 /* kyaml writes a line comment as "# text" unless it already starts with '#'; ours are stored without the "# ". */
@@ -312,14 +301,14 @@ static void add_result(struct search *S, const char *field, const char *value)
 static int value_match(struct search *S, node *n, const char *path)
 {
     if (S->opt[BY_VALUE])
-        return !strcmp(S->opt[BY_VALUE], n->s.str);
+        return !strcmp(S->opt[BY_VALUE], scalar(n));
     if (!S->re)
         return 0;
-    S->match_rc = regex_search(S->re, S->md, n->s.str, n->s.len);
+    S->match_rc = regex_search(S->re, S->md, scalar(n), scalar_len(n));
     if (S->match_rc < 0)
         return fn_fail(S->c, S->opt_at[BY_REGEX], "by-value-regex \"%s\" %s on the value of %s in %s (%s:%u)",
                        S->opt[BY_REGEX], regex_failure(S->c->a, S->match_rc), *path == '.' ? path + 1 : path,
-                       res_id(S->c->a, S->r), S->r->path ? S->r->path : "?", n->line);
+                       res_id(S->c->a, S->r), S->r->path ? S->r->path : "?", node_line(n));
     return S->match_rc;
 }
 
@@ -333,12 +322,12 @@ static int visit_scalar(struct search *S, node *n)
     bool by_value = S->opt[BY_VALUE] || S->opt[BY_REGEX];
     if (!((vm && pm) || (vm && !S->opt[BY_PATH]) || (pm && !by_value)))
         return 0;
-    const char *old = n->s.str;
+    const char *old = scalar(n);
     if (S->opt[PUT_COMMENT])
         node_set_comment(S->c->a, n, comment_text(resolve(S, S->opt[PUT_COMMENT], old)));
     if (S->opt[PUT_VALUE])
         put_scalar(S->c->a, n, resolve(S, S->opt[PUT_VALUE], old));
-    const char *shown = n->s.str;
+    const char *shown = scalar(n);
     if (node_comment(n))
         shown = arena_printf(S->c->a, "%s # %s", shown, node_comment(n));
     add_result(S, *path == '.' ? path + 1 : path, shown);
@@ -349,12 +338,12 @@ static int visit_scalar(struct search *S, node *n)
 static void flow_text(buf *b, const node *n)
 {
     if (is_scalar(n)) {
-        buf_puts(b, n->s.str);
+        buf_puts(b, scalar(n));
         return;
     }
     bool m = is_map(n);
     buf_putc(b, m ? '{' : '[');
-    for (uint32_t i = 0; i < n->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(n); i++) {
         if (i)
             buf_puts(b, ", ");
         if (m) {
@@ -362,7 +351,7 @@ static void flow_text(buf *b, const node *n)
             buf_puts(b, ": ");
             flow_text(b, map_val(n, i));
         } else {
-            flow_text(b, n->c.kids[i]);
+            flow_text(b, seq_item(n, i));
         }
     }
     buf_putc(b, m ? '}' : ']');
@@ -372,9 +361,9 @@ static void flow_text(buf *b, const node *n)
  * sequence is written in block style, whatever the value criteria say (as in the catalog). */
 static void comment_sequences(struct search *S, node *m)
 {
-    for (uint32_t i = 0; i < m->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(m); i++) {
         node *k = map_key(m, i), *v = map_val(m, i);
-        if (!is_seq(v) || !v->c.n)
+        if (!is_seq(v) || !node_len(v))
             continue;
         size_t mark = S->path.len;
         buf_putc(&S->path, '.');
@@ -384,7 +373,7 @@ static void comment_sequences(struct search *S, node *m)
         if (!hit)
             continue;
         node_set_comment(S->c->a, k, comment_text(S->opt[PUT_COMMENT]));
-        v->style = ST_BLOCK;
+        node_set_style(v, ST_BLOCK);
         buf flow = {0};
         flow_text(&flow, v);
         add_result(S, arena_printf(S->c->a, "%s # %s", S->opt[BY_PATH], S->opt[PUT_COMMENT]), buf_cstr(&flow));
@@ -398,7 +387,7 @@ static int walk(struct search *S, node *n)
     if (is_map(n)) {
         if (S->opt[PUT_COMMENT])
             comment_sequences(S, n);
-        for (uint32_t i = 0; i < n->c.n; i++) {
+        for (uint32_t i = 0; i < node_len(n); i++) {
             const char *k = scalar(map_key(n, i));
             buf_putc(&S->path, '.');
             buf_puts(&S->path, k ? k : "");
@@ -408,9 +397,9 @@ static int walk(struct search *S, node *n)
                 return -1;
         }
     } else if (is_seq(n)) {
-        for (uint32_t i = 0; i < n->c.n; i++) {
+        for (uint32_t i = 0; i < node_len(n); i++) {
             buf_printf(&S->path, "[%u]", i);
-            int rc = walk(S, n->c.kids[i]);
+            int rc = walk(S, seq_item(n, i));
             S->path.len = mark;
             if (rc < 0)
                 return -1;
@@ -471,10 +460,10 @@ static int put_by_path(struct search *S, resource *r)
             if (!is_index(e) || i == last)
                 return fn_fail_res(S->c, r, cur, "by-path %s: the value before `%s` is a list, so `%s` must be an "
                                    "index and cannot be the last element", bp, e, e);
-            size_t idx = strcmp(e, "-") ? strtoul(e, NULL, 10) : cur->c.n - 1;
-            if (!cur->c.n || idx >= cur->c.n)
+            size_t idx = strcmp(e, "-") ? strtoul(e, NULL, 10) : node_len(cur) - 1;
+            if (!node_len(cur) || idx >= node_len(cur))
                 return 0; /* the catalog's lookup finds nothing there and sets nothing */
-            cur = cur->c.kids[idx];
+            cur = seq_item(cur, (uint32_t)idx);
             i++;
             continue;
         }

@@ -36,12 +36,12 @@ static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
     *n = 0;
     if (!list || is_null(list))
         return 0;
-    if (list->kind != N_SEQ)
+    if (!is_seq(list))
         return fn_fail(c, list, "additionalAnnotationFields must be a list of field specs");
-    *out = arena_alloc(c->a, (list->c.n + 1) * sizeof **out);
-    for (uint32_t i = 0; i < list->c.n; i++) {
-        const node *e = list->c.kids[i];
-        if (e->kind != N_MAP)
+    *out = arena_alloc(c->a, (node_len(list) + 1) * sizeof **out);
+    for (uint32_t i = 0; i < node_len(list); i++) {
+        const node *e = seq_item(list, i);
+        if (!is_map(e))
             return fn_fail(c, e, "a field spec must be a map with group, version, kind, path and create");
         const char *path = path_str(e, "path", NULL);
         if (!path || !*path)

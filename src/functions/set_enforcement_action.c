@@ -19,7 +19,7 @@ static int read_action(fn_ctx *c, const char **action)
                        "failed to process policies: set-enforcement-action needs a ConfigMap with "
                        "data.enforcementAction (deny, warn or dryrun)");
     const node *data = is_map(cfg) ? map_get(cfg, "data") : NULL;
-    if (!is_map(data) || data->c.n != 1)
+    if (!is_map(data) || node_len(data) != 1)
         return fn_fail(c, data ? data : cfg,
                        "failed to process policies: expecting exactly 1 enforcementAction as part of the ConfigMap");
     const node *k = map_key(data, 0), *v = map_val(data, 0);
@@ -27,11 +27,11 @@ static int read_action(fn_ctx *c, const char **action)
         return fn_fail(c, k,
                        "failed to process policies: expecting exactly 1 enforcementAction as part of the ConfigMap, "
                        "found `%s`",
-                       is_scalar(k) ? k->s.str : "?");
+                       is_scalar(k) ? scalar(k) : "?");
     if (!is_scalar(v) || (!scalar_is(v, "deny") && !scalar_is(v, "warn") && !scalar_is(v, "dryrun")))
         return fn_fail(
             c, v, "failed to process policies: expected values for enforcementAction are [deny], [warn] or [dryrun]");
-    *action = v->s.str;
+    *action = scalar(v);
     return 0;
 }
 

@@ -92,8 +92,8 @@ static void update_field(set_image *s, node *parent, const char *key)
     node *v = map_get(parent, key);
     if (!is_scalar(v) || is_null(v))
         return;
-    const char *nv = new_image(s->a, v->s.str, &s->img);
-    if (!nv || !strcmp(nv, v->s.str))
+    const char *nv = new_image(s->a, scalar(v), &s->img);
+    if (!nv || !strcmp(nv, scalar(v)))
         return;
     map_set_str(s->a, parent, key, nv);
     s->count++;
@@ -108,9 +108,9 @@ static void update_pod_spec(set_image *s, node *pod_spec)
         node *seq = map_get(pod_spec, lists[l]);
         if (!is_seq(seq))
             continue;
-        for (uint32_t i = 0; i < seq->c.n; i++)
-            if (is_map(seq->c.kids[i]))
-                update_field(s, seq->c.kids[i], "image");
+        for (uint32_t i = 0; i < node_len(seq); i++)
+            if (is_map(seq_item(seq, i)))
+                update_field(s, seq_item(seq, i), "image");
     }
 }
 
@@ -123,7 +123,7 @@ static int set_at(void *ud, node *parent, const char *key)
 /* Reads one of the four image keys; anything but a scalar fails. */
 static int image_key(fn_ctx *c, const node *k, const node *v, image_spec *img, bool *known)
 {
-    const char *key = k->s.str;
+    const char *key = scalar(k);
     const char **slot = !strcmp(key, "name")      ? &img->name
                         : !strcmp(key, "newName") ? &img->new_name
                         : !strcmp(key, "newTag")  ? &img->new_tag
@@ -134,7 +134,7 @@ static int image_key(fn_ctx *c, const node *k, const node *v, image_spec *img, b
         return 0;
     if (!is_scalar(v))
         return fn_fail(c, v, "set-image: `%s` must be a string", key);
-    *slot = is_null(v) ? "" : v->s.str;
+    *slot = is_null(v) ? "" : scalar(v);
     return 0;
 }
 
@@ -146,9 +146,9 @@ static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
         return 0;
     if (!is_seq(list))
         return fn_fail(c, list, "set-image: additionalImageFields must be a list of field specs");
-    *out = arena_alloc(c->a, (list->c.n + 1) * sizeof **out);
-    for (uint32_t i = 0; i < list->c.n; i++) {
-        const node *e = list->c.kids[i];
+    *out = arena_alloc(c->a, (node_len(list) + 1) * sizeof **out);
+    for (uint32_t i = 0; i < node_len(list); i++) {
+        const node *e = seq_item(list, i);
         if (!is_map(e))
             return fn_fail(c, e, "set-image: a field spec must be a map with group, version, kind, path and create");
         const char *path = path_str(e, "path", NULL);
@@ -174,25 +174,25 @@ static int read_config(fn_ctx *c, image_spec *img, fieldspec **specs, size_t *ns
         map = map_get(cfg, "data");
         if (map && !is_null(map) && !is_map(map))
             return fn_fail(c, map, "set-image: the ConfigMap's data must be a map of strings");
-        for (uint32_t i = 0; is_map(map) && i < map->c.n; i++) {
+        for (uint32_t i = 0; is_map(map) && i < node_len(map); i++) {
             bool known;
             if (image_key(c, map_key(map, i), map_val(map, i), img, &known) < 0)
                 return -1;
             if (!known)
-                return fn_fail(c, map_key(map, i), "ConfigMap has wrong field name %s", map_key(map, i)->s.str);
+                return fn_fail(c, map_key(map, i), "ConfigMap has wrong field name %s", scalar(map_key(map, i)));
         }
     } else if (config_is(cfg, "SetImage", "fn.kpt.dev")) {
         map = map_get(cfg, "image");
         if (map && !is_null(map) && !is_map(map))
             return fn_fail(c, map, "set-image: `image` must be a map with name, newName, newTag and digest");
-        for (uint32_t i = 0; is_map(map) && i < map->c.n; i++) {
+        for (uint32_t i = 0; is_map(map) && i < node_len(map); i++) {
             bool known;
             if (image_key(c, map_key(map, i), map_val(map, i), img, &known) < 0)
                 return -1;
             if (!known)
                 return fn_fail(c, map_key(map, i),
                                "set-image: unknown field `image.%s` (expect name, newName, newTag, digest)",
-                               map_key(map, i)->s.str);
+                               scalar(map_key(map, i)));
         }
         if (read_specs(c, map_get(cfg, "additionalImageFields"), specs, nspecs) < 0)
             return -1;

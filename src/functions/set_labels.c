@@ -94,11 +94,11 @@ static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
     *n = 0;
     if (!list || is_null(list))
         return 0;
-    if (list->kind != N_SEQ)
+    if (!is_seq(list))
         return fn_fail(c, list, "additionalLabelFields must be a list of field specs");
-    *out = arena_alloc(c->a, (list->c.n + 1) * sizeof **out);
-    for (uint32_t i = 0; i < list->c.n; i++) {
-        const node *e = list->c.kids[i];
+    *out = arena_alloc(c->a, (node_len(list) + 1) * sizeof **out);
+    for (uint32_t i = 0; i < node_len(list); i++) {
+        const node *e = seq_item(list, i);
         const char *path = is_map(e) ? path_str(e, "path", NULL) : NULL;
         if (!path || !*path)
             return fn_fail(c, e, "a field spec must be a map with a path (and group, version, kind, create)");

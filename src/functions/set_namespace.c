@@ -142,7 +142,7 @@ static const char *effective_namespace(const resource *r)
 {
     const node *n = namespace_node(r);
     if (n)
-        return n->s.str;
+        return scalar(n);
     return is_namespaced(r) ? DEFAULT_NS : UNKNOWN_NS;
 }
 
@@ -283,7 +283,7 @@ static void visit(walk *w, const resource *r, node *parent, const char *key, con
     const node *cur_node = map_get(parent, key);
     if (cur_node && !is_scalar(cur_node))
         return;
-    const char *cur = cur_node && !is_null(cur_node) ? cur_node->s.str : "";
+    const char *cur = cur_node && !is_null(cur_node) ? scalar(cur_node) : "";
     const char *eff = *cur ? cur : DEFAULT_NS;
     if (!strcmp(eff, w->newns)) {
         if (!*cur && !w->matcher)
@@ -318,8 +318,8 @@ static void visit_subjects(walk *w, const resource *r)
     node *subjects = path_get(r->root, "subjects", NULL);
     if (!is_seq(subjects))
         return;
-    for (uint32_t i = 0; i < subjects->c.n; i++) {
-        node *s = subjects->c.kids[i];
+    for (uint32_t i = 0; i < node_len(subjects); i++) {
+        node *s = seq_item(subjects, i);
         if (is_map(s) && map_get(s, "namespace"))
             visit(w, r, s, "namespace", "", false);
     }
@@ -356,13 +356,13 @@ static void visit_rolebinding_subjects(walk *w, const resource *r)
     node *subjects = path_get(r->root, "subjects", NULL);
     if (!is_seq(subjects))
         return;
-    for (uint32_t i = 0; i < subjects->c.n; i++) {
-        node *s = subjects->c.kids[i];
+    for (uint32_t i = 0; i < node_len(subjects); i++) {
+        node *s = seq_item(subjects, i);
         const node *ns = is_map(s) ? map_get(s, "namespace") : NULL;
-        if (!is_scalar(ns) || is_null(ns) || !strcmp(ns->s.str, w->newns))
+        if (!is_scalar(ns) || is_null(ns) || !strcmp(scalar(ns), w->newns))
             continue;
-        if (set_has(&w->moved, ns->s.str) || (w->matcher && !strcmp(w->matcher, ns->s.str))) {
-            set_add(w->c->a, &w->old, ns->s.str);
+        if (set_has(&w->moved, scalar(ns)) || (w->matcher && !strcmp(w->matcher, scalar(ns)))) {
+            set_add(w->c->a, &w->old, scalar(ns));
             map_set_str(w->c->a, s, "namespace", w->newns);
             w->count++;
         }
@@ -455,7 +455,7 @@ static int config_string(fn_ctx *c, const node *m, const char *key, const char *
         return 0;
     if (!is_scalar(v))
         return fn_fail(c, v, "set-namespace: `%s` must be a string", key);
-    *out = v->s.str;
+    *out = scalar(v);
     return 0;
 }
 

@@ -27,7 +27,7 @@ const char *setter_pattern(arena *a, const char *comment)
 
 node *seq_comment_holder(node *key, node *seq)
 {
-    return seq->style == ST_FLOW ? seq : key;
+    return node_style(seq) == ST_FLOW ? seq : key;
 }
 
 size_t setter_refs(arena *a, const char *pattern, setter_ref **out)
@@ -172,11 +172,11 @@ const char *field_path_with_key(arena *a, field_path *p, const char *key)
 static int walk(setter_walk *w, node *n)
 {
     int rc = 0;
-    switch (n->kind) {
+    switch (node_kind(n)) {
     case N_MAP:
         if (w->mapping && (rc = w->mapping(w->ud, n, &w->path)) < 0)
             return rc;
-        for (uint32_t i = 0; i < n->c.n; i++) {
+        for (uint32_t i = 0; i < node_len(n); i++) {
             size_t mark = field_path_push_key(&w->path, scalar(map_key(n, i)));
             rc = walk(w, map_val(n, i));
             field_path_pop(&w->path, mark);
@@ -185,9 +185,9 @@ static int walk(setter_walk *w, node *n)
         }
         return 0;
     case N_SEQ:
-        for (uint32_t i = 0; i < n->c.n; i++) {
+        for (uint32_t i = 0; i < node_len(n); i++) {
             size_t mark = field_path_push_index(&w->path, i);
-            rc = walk(w, n->c.kids[i]);
+            rc = walk(w, seq_item(n, i));
             field_path_pop(&w->path, mark);
             if (rc < 0)
                 return rc;
@@ -217,8 +217,9 @@ int setters_from_data(fn_ctx *c, const node *data, const char *who, setter_value
         return 0;
     if (!is_map(data))
         return fn_fail(c, data, "%s: `data` must be a mapping of setter names to values", who);
-    setter_value *v = data->c.n ? arena_alloc(c->a, data->c.n * sizeof *v) : NULL;
-    for (uint32_t i = 0; i < data->c.n; i++) {
+    uint32_t len = node_len(data);
+    setter_value *v = len ? arena_alloc(c->a, len * sizeof *v) : NULL;
+    for (uint32_t i = 0; i < len; i++) {
         const node *k = map_key(data, i), *val = map_val(data, i);
         const char *name = scalar(k);
         if (!is_scalar(val))
@@ -229,10 +230,10 @@ int setters_from_data(fn_ctx *c, const node *data, const char *who, setter_value
         if (is_null(val))
             return fn_fail(c, val, "%s: setter \"%s\" has no value (write `%s: \"\"` for an empty one)", who, name,
                            name);
-        v[i] = (setter_value){name, val->s.str, val};
+        v[i] = (setter_value){name, scalar(val), val};
     }
     *out = v;
-    *n = data->c.n;
+    *n = len;
     return 0;
 }
 
@@ -252,7 +253,8 @@ bool setter_parse_value(fn_ctx *c, const char *text, node **out)
 
 const char *seq_item_text(const node *item)
 {
-    return is_scalar(item) ? item->s.str : "";
+    const char *s = scalar(item);
+    return s ? s : "";
 }
 
 const char *go_quote(arena *a, const char *s)
@@ -281,11 +283,4 @@ const char *go_quote(arena *a, const char *s)
     const char *r = arena_strndup(a, b.data, b.len);
     buf_free(&b);
     return r;
-}
-
-void scalar_set_text(arena *a, node *n, const char *s)
-{
-    size_t len = strlen(s);
-    n->s.str = arena_strndup(a, s, len);
-    n->s.len = (uint32_t)len;
 }

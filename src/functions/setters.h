@@ -78,7 +78,4 @@ const char *seq_item_text(const node *item);
 
 /* Go's %q: a double-quoted string with Go escapes, as the catalog's result messages print values. */
 const char *go_quote(arena *a, const char *s);
-
-/* A string copy that the emitter may quote as it needs: assigns the scalar's text in place. */
-void scalar_set_text(arena *a, node *n, const char *s);
 #endif

@@ -83,7 +83,7 @@ static node *clean_copy(fn_ctx *c, const node *obj)
         map_delete(ann, *k);
     for (const char *const *k = placement_annotations; *k; k++)
         map_delete(ann, *k);
-    if (ann->c.n == 0)
+    if (node_len(ann) == 0)
         map_delete(meta, "annotations");
     return copy;
 }
@@ -163,12 +163,12 @@ static int check_object(fn_ctx *c, const node *obj, const char *what)
                            need[i][1] ? need[i][1] : "");
     }
     const node *meta = map_get(obj, "metadata"), *ns = map_get(meta, "namespace"), *ann = map_get(meta, "annotations");
-    if (ns && !is_null(ns) && ns->kind != N_SCALAR)
+    if (ns && !is_null(ns) && !is_scalar(ns))
         return fn_fail(c, ns, "%s: metadata.namespace must be a string", what);
-    if (ann && !is_null(ann) && ann->kind != N_MAP)
+    if (ann && !is_null(ann) && !is_map(ann))
         return fn_fail(c, ann, "%s: metadata.annotations must be a map", what);
     const node *tp = map_get(ann, TARGET_PATH);
-    if (tp && tp->kind != N_SCALAR)
+    if (tp && !is_scalar(tp))
         return fn_fail(c, tp, "%s: %s must be a string", what, TARGET_PATH);
     return 0;
 }
@@ -234,14 +234,14 @@ static int run(fn_ctx *c)
     const node *items = map_get(c->config, "items");
     if (!items || is_null(items))
         return 0;
-    if (items->kind != N_SEQ)
+    if (!is_seq(items))
         return fn_fail(c, items, "the List's items must be a list of objects");
     /* check them all first, so a bad entry leaves the package untouched */
-    for (uint32_t i = 0; i < items->c.n; i++)
-        if (check_object(c, items->c.kids[i], arena_printf(c->a, "List item %u", i + 1)) < 0)
+    for (uint32_t i = 0; i < node_len(items); i++)
+        if (check_object(c, seq_item(items, i), arena_printf(c->a, "List item %u", i + 1)) < 0)
             return -1;
-    for (uint32_t i = 0; i < items->c.n; i++)
-        if (upsert_one(c, items->c.kids[i]) < 0)
+    for (uint32_t i = 0; i < node_len(items); i++)
+        if (upsert_one(c, seq_item(items, i)) < 0)
             return -1;
     return 0;
 }

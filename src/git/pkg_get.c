@@ -205,7 +205,7 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
         map_set_str(a, md, "name", name);
         node *kept = node_map(a);
         bool placed = false;
-        for (uint32_t i = 0; i < root->c.n; i++) {
+        for (uint32_t i = 0; i < node_len(root); i++) {
             node *k = map_key(root, i);
             if (scalar_is(k, "upstream") || scalar_is(k, "upstreamLock"))
                 continue;
@@ -216,7 +216,9 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
                 placed = true;
             }
         }
-        root->c = kept->c;
+        node_clear(root); /* root keeps its style, comments and tag; only its entries change */
+        for (uint32_t i = 0; i < node_len(kept); i++)
+            map_append(a, root, map_key(kept, i), map_val(kept, i));
         buf out = {0};
         emit_opts eo = {.seq_wide = d.seq_wide, .comments = true};
         emit_yaml(&out, root, &eo);

@@ -15,15 +15,20 @@
  * emitter quotes only where a reader would see something else. */
 static void json_to_block(node *n)
 {
-    if (n->kind == N_SCALAR) {
-        if (n->style == ST_DOUBLE && !node_tag(n))
-            n->style = ST_STRING;
+    if (is_scalar(n)) {
+        if (node_style(n) == ST_DOUBLE && !node_tag(n))
+            node_set_style(n, ST_STRING);
         return;
     }
-    n->style = ST_BLOCK;
-    uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
-    for (uint32_t i = 0; i < slots; i++)
-        json_to_block(n->c.kids[i]);
+    node_set_style(n, ST_BLOCK);
+    for (uint32_t i = 0; i < node_len(n); i++) {
+        if (is_map(n)) {
+            json_to_block(map_key(n, i));
+            json_to_block(map_val(n, i));
+        } else {
+            json_to_block(seq_item(n, i));
+        }
+    }
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -88,15 +93,15 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
     resource *r = resource_new(s->c->a, root, s->pkg, s->path, index);
     r->seq_wide = (uint8_t)seq_wide;
     r->line = line;
-    const char *av = root->kind == N_MAP ? res_api_version(r) : NULL;
+    const char *av = is_map(root) ? res_api_version(r) : NULL;
     if (s->kustomization_file || (av && !strncmp(av, "kustomize.config.k8s.io/", 24))) {
         r->flags |= R_KUSTOMIZE;
         rlist_push(s->list, r);
         return 0;
     }
-    if (root->kind != N_MAP)
+    if (!is_map(root))
         return fail(s->display, (int)line, "document is a %s, not a Kubernetes object",
-                    root->kind == N_SEQ ? "list" : "scalar");
+                    is_seq(root) ? "list" : "scalar");
     node *items = map_get(root, "items");
     if (list_kind(res_kind(r)) && (is_seq(items) || (items && is_null(items)))) {
         const char *kind = res_kind(r);
@@ -104,20 +109,20 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
         if (s->c->keep_lists)
             s->list = &checked; /* the items are checked all the same; the List goes in whole */
         int rc = 0;
-        for (uint32_t i = 0; rc == 0 && is_seq(items) && i < items->c.n; i++) {
-            node *item = items->c.kids[i];
+        for (uint32_t i = 0; rc == 0 && is_seq(items) && i < node_len(items); i++) {
+            node *item = seq_item(items, i);
             const char *where = arena_printf(s->c->a, "%s items[%u]", kind, i);
-            if (item->kind != N_MAP) {
-                rc = fail(s->display, (int)item->line, "%s: item is a %s, not a Kubernetes object", where,
-                          item->kind == N_SEQ ? "list" : "scalar");
+            if (!is_map(item)) {
+                rc = fail(s->display, (int)node_line(item), "%s: item is a %s, not a Kubernetes object", where,
+                          is_seq(item) ? "list" : "scalar");
             } else if (i && ++s->c->objects > cmp_limits.max_objects) {
-                rc = fail(s->display, (int)item->line,
+                rc = fail(s->display, (int)node_line(item),
                           "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)", cmp_limits.max_objects);
             } else {
                 resource *ir = resource_new(s->c->a, item, s->pkg, s->path, index);
                 ir->seq_wide = (uint8_t)seq_wide;
-                ir->line = item->line;
-                rc = take_object(s, ir, item->line, where);
+                ir->line = node_line(item);
+                rc = take_object(s, ir, node_line(item), where);
             }
         }
         s->list = into;

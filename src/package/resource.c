@@ -40,7 +40,7 @@ resource *resource_new(arena *a, node *root, struct package *pkg, const char *pa
     r->path = path;
     r->index = index;
     r->serial = ++next_serial;
-    r->line = root ? root->line : 0;
+    r->line = node_line(root);
     return r;
 }
 

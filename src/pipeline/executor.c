@@ -53,13 +53,13 @@ static void override_setters(run_ctx *R, node *config)
     const node *o = R->setter_overrides;
     if (!R->setter_used)
     {
-        R->setter_used = xmalloc((o->c.n + 1) * sizeof *R->setter_used);
-        memset(R->setter_used, 0, (o->c.n + 1) * sizeof *R->setter_used);
+        R->setter_used = xmalloc((node_len(o) + 1) * sizeof *R->setter_used);
+        memset(R->setter_used, 0, (node_len(o) + 1) * sizeof *R->setter_used);
     }
-    for (uint32_t i = 0; i < o->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(o); i++) {
         const char *k = scalar(map_key(o, i));
         if (k && R->setter_keys_escaped) {
-            for (uint32_t d = 0; d < data->c.n; d++) {
+            for (uint32_t d = 0; d < node_len(data); d++) {
                 const char *name = scalar(map_key(data, d));
                 if (name && !strcmp(settings_escape(R->a, "", name), k)) {
                     map_set(R->a, data, name, node_str(R->a, scalar(map_val(o, i))));
@@ -163,10 +163,10 @@ static void push_own(run_ctx *R, const pipeline *pl, resource *r, rlist *items)
         return;
     }
     const node *list = map_get(r->root, "items");
-    for (uint32_t i = 0; is_seq(list) && i < list->c.n; i++) {
-        resource *ir = resource_new(R->a, list->c.kids[i], r->pkg, r->path, r->index);
+    for (uint32_t i = 0; is_seq(list) && i < node_len(list); i++) {
+        resource *ir = resource_new(R->a, seq_item(list, i), r->pkg, r->path, r->index);
         ir->seq_wide = r->seq_wide;
-        ir->line = list->c.kids[i]->line;
+        ir->line = node_line(seq_item(list, i));
         rlist_push(items, ir);
     }
 }

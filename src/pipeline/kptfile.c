@@ -97,7 +97,7 @@ static const kschema s_kptfile = {"v1.KptFile", f_kptfile};
 
 static const char *kind_name(const node *n)
 {
-    return n->kind == N_MAP ? "a map" : n->kind == N_SEQ ? "a list" : "a scalar";
+    return is_map(n) ? "a map" : is_seq(n) ? "a list" : "a scalar";
 }
 
 static int check_schema(const char *file, const node *n, const kschema *s, const char *where);
@@ -121,36 +121,36 @@ static int check_value(const char *file, const node *v, const kfield *f, const c
     switch (f->type) {
     case F_STR:
     case F_INT:
-        if (v->kind != N_SCALAR)
-            return fail(file, (int)v->line, "%s must be a %s, not %s (kpt refuses this Kptfile)", where,
+        if (!is_scalar(v))
+            return fail(file, (int)node_line(v), "%s must be a %s, not %s (kpt refuses this Kptfile)", where,
                         f->type == F_INT ? "number" : "string", kind_name(v));
         if (f->type == F_INT) {
             const char *t = scalar(v);
             size_t i = (*t == '-' || *t == '+') ? 1 : 0;
             if (!t[i] || strspn(t + i, "0123456789") != strlen(t + i))
-                return fail(file, (int)v->line, "%s must be a number, not \"%s\" (kpt refuses this Kptfile)",
+                return fail(file, (int)node_line(v), "%s must be a number, not \"%s\" (kpt refuses this Kptfile)",
                             where, t);
         }
         return 0;
     case F_STRMAP:
-        if (v->kind != N_MAP)
-            return fail(file, (int)v->line, "%s must be a map of strings, not %s (kpt refuses this Kptfile)",
+        if (!is_map(v))
+            return fail(file, (int)node_line(v), "%s must be a map of strings, not %s (kpt refuses this Kptfile)",
                         where, kind_name(v));
-        for (uint32_t i = 0; i < v->c.n; i++)
-            if (map_key(v, i)->kind != N_SCALAR || map_val(v, i)->kind != N_SCALAR)
-                return fail(file, (int)map_key(v, i)->line,
+        for (uint32_t i = 0; i < node_len(v); i++)
+            if (!is_scalar(map_key(v, i)) || !is_scalar(map_val(v, i)))
+                return fail(file, (int)node_line(map_key(v, i)),
                             "%s must be a map of strings (kpt refuses this Kptfile)", where);
         return 0;
     case F_STRLIST:
     case F_OBJLIST:
-        if (v->kind != N_SEQ)
-            return fail(file, (int)v->line, "%s must be a list, not %s (kpt refuses this Kptfile)", where,
+        if (!is_seq(v))
+            return fail(file, (int)node_line(v), "%s must be a list, not %s (kpt refuses this Kptfile)", where,
                         kind_name(v));
-        for (uint32_t i = 0; i < v->c.n; i++) {
-            const node *e = v->c.kids[i];
+        for (uint32_t i = 0; i < node_len(v); i++) {
+            const node *e = seq_item(v, i);
             if (f->type == F_STRLIST) {
-                if (!is_null(e) && e->kind != N_SCALAR)
-                    return fail(file, (int)e->line, "%s must be a string (kpt refuses this Kptfile)",
+                if (!is_null(e) && !is_scalar(e))
+                    return fail(file, (int)node_line(e), "%s must be a string (kpt refuses this Kptfile)",
                                 join(item, sizeof item, parent, f->name, i));
             } else if (check_schema(file, e, f->sub, join(item, sizeof item, parent, f->name, i)) < 0) {
                 return -1;
@@ -167,10 +167,10 @@ static int check_schema(const char *file, const node *n, const kschema *s, const
 {
     if (is_null(n))
         return 0;
-    if (n->kind != N_MAP)
-        return fail(file, (int)n->line, "%s must be a map (%s), not %s (kpt refuses this Kptfile)",
+    if (!is_map(n))
+        return fail(file, (int)node_line(n), "%s must be a map (%s), not %s (kpt refuses this Kptfile)",
                     *where ? where : "the Kptfile", s->type, kind_name(n));
-    for (uint32_t i = 0; i < n->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(n); i++) {
         const node *k = map_key(n, i);
         const char *key = scalar(k);
         const kfield *f = NULL;
@@ -178,7 +178,7 @@ static int check_schema(const char *file, const node *n, const kschema *s, const
             if (!strcmp(c->name, key))
                 f = c;
         if (!f)
-            return fail(file, (int)k->line,
+            return fail(file, (int)node_line(k),
                         "field %s not found in type %s%s%s (kpt refuses a Kptfile with unknown fields)",
                         key ? key : "(not a string)", s->type, *where ? " at " : "", where);
         if (check_value(file, map_val(n, i), f, where) < 0)
@@ -190,16 +190,16 @@ static int check_schema(const char *file, const node *n, const kschema *s, const
 static int read_selector(arena *a, const char *file, const node *n, selector *out)
 {
     memset(out, 0, sizeof *out);
-    if (n->kind != N_MAP)
-        return fail(file, (int)n->line, "a selector must be a map");
-    for (uint32_t i = 0; i < n->c.n; i++) {
+    if (!is_map(n))
+        return fail(file, (int)node_line(n), "a selector must be a map");
+    for (uint32_t i = 0; i < node_len(n); i++) {
         const node *k = map_key(n, i), *v = map_val(n, i);
         const char *key = scalar(k);
         if (!key)
-            return fail(file, (int)k->line, "selector keys must be strings");
+            return fail(file, (int)node_line(k), "selector keys must be strings");
         if (!strcmp(key, "labels") || !strcmp(key, "annotations")) {
-            if (!is_null(v) && v->kind != N_MAP)
-                return fail(file, (int)v->line, "selector %s must be a map", key);
+            if (!is_null(v) && !is_map(v))
+                return fail(file, (int)node_line(v), "selector %s must be a map", key);
             if (!strcmp(key, "labels"))
                 out->labels = v;
             else
@@ -208,7 +208,7 @@ static int read_selector(arena *a, const char *file, const node *n, selector *ou
         }
         const char *val = scalar(v);
         if (!val)
-            return fail(file, (int)v->line, "selector field %s must be a string", key);
+            return fail(file, (int)node_line(v), "selector field %s must be a string", key);
         if (!strcmp(key, "apiVersion"))
             out->api_version = val;
         else if (!strcmp(key, "kind"))
@@ -218,7 +218,7 @@ static int read_selector(arena *a, const char *file, const node *n, selector *ou
         else if (!strcmp(key, "namespace"))
             out->namespace = val;
         else
-            return fail(file, (int)k->line, "unknown selector field \"%s\" (allowed: apiVersion, kind, name, namespace, labels, annotations)", key);
+            return fail(file, (int)node_line(k), "unknown selector field \"%s\" (allowed: apiVersion, kind, name, namespace, labels, annotations)", key);
     }
     (void)a;
     return 0;
@@ -230,11 +230,11 @@ static int read_selectors(arena *a, const char *file, const node *list, const ch
     *n = 0;
     if (!list || is_null(list))
         return 0;
-    if (list->kind != N_SEQ)
-        return fail(file, (int)list->line, "%s must be a list", what);
-    *out = arena_alloc(a, (list->c.n + 1) * sizeof **out);
-    for (uint32_t i = 0; i < list->c.n; i++)
-        if (read_selector(a, file, list->c.kids[i], &(*out)[(*n)++]) < 0)
+    if (!is_seq(list))
+        return fail(file, (int)node_line(list), "%s must be a list", what);
+    *out = arena_alloc(a, (node_len(list) + 1) * sizeof **out);
+    for (uint32_t i = 0; i < node_len(list); i++)
+        if (read_selector(a, file, seq_item(list, i), &(*out)[(*n)++]) < 0)
             return -1;
     return 0;
 }
@@ -243,14 +243,14 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
 {
     memset(s, 0, sizeof *s);
     s->validator = validator;
-    s->line = n->line;
+    s->line = node_line(n);
     const char *list = validator ? "validators" : "mutators";
     s->label = arena_printf(a, "pipeline.%s[%zu]", list, index);
-    if (n->kind != N_MAP)
-        return fail(file, (int)n->line, "%s: a function must be a map with image or exec", s->label);
+    if (!is_map(n))
+        return fail(file, (int)node_line(n), "%s: a function must be a map with image or exec", s->label);
     const char *image = path_str(n, "image", NULL), *exec = path_str(n, "exec", NULL);
     if ((image && *image) == (exec && *exec))
-        return fail(file, (int)n->line, "%s: a function needs exactly one of image and exec", s->label);
+        return fail(file, (int)node_line(n), "%s: a function needs exactly one of image and exec", s->label);
     s->ref = image && *image ? image : exec;
     s->is_exec = !(image && *image);
     const char *fnref = s->ref;
@@ -258,35 +258,35 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
         const char *why;
         fnref = fn_exec_ref(a, exec, &why);
         if (!fnref)
-            return fail(file, (int)n->line, "%s: exec \"%s\" %s; exec steps are never run, only mapped to built-in "
+            return fail(file, (int)node_line(n), "%s: exec \"%s\" %s; exec steps are never run, only mapped to built-in "
                         "functions (built-in functions: %s)", s->label, exec, why, fn_names(a));
     }
     const char *base = fn_basename(a, fnref);
     s->fn = fn_lookup(base);
     s->label = arena_printf(a, "pipeline.%s[%zu] (%s)", list, index, base);
     if (!s->fn)
-        return fail(file, (int)n->line, "%s: unknown function \"%s\" (from \"%s\"); built-in functions: %s", s->label,
+        return fail(file, (int)node_line(n), "%s: unknown function \"%s\" (from \"%s\"); built-in functions: %s", s->label,
                     base, s->ref, fn_names(a));
     fn_version_resolve(a, s->fn->name, fn_ref_tag(a, fnref), path_str(n, "tag", NULL), &s->version,
                        &s->version_warning);
     const node *cm = map_get(n, "configMap");
     const node *cp = map_get(n, "configPath");
     if (cm && !is_null(cm) && cp && !is_null(cp))
-        return fail(file, (int)cp->line, "%s: configMap and configPath are mutually exclusive", s->label);
+        return fail(file, (int)node_line(cp), "%s: configMap and configPath are mutually exclusive", s->label);
     if (cm && !is_null(cm)) {
-        if (cm->kind != N_MAP)
-            return fail(file, (int)cm->line, "%s: configMap must be a map of strings", s->label);
-        for (uint32_t i = 0; i < cm->c.n; i++)
-            if (map_key(cm, i)->kind != N_SCALAR || map_val(cm, i)->kind != N_SCALAR)
-                return fail(file, (int)map_key(cm, i)->line, "%s: configMap values must be strings", s->label);
+        if (!is_map(cm))
+            return fail(file, (int)node_line(cm), "%s: configMap must be a map of strings", s->label);
+        for (uint32_t i = 0; i < node_len(cm); i++)
+            if (!is_scalar(map_key(cm, i)) || !is_scalar(map_val(cm, i)))
+                return fail(file, (int)node_line(map_key(cm, i)), "%s: configMap values must be strings", s->label);
         s->config_map = cm;
     }
     if (cp && !is_null(cp)) {
         const char *path = scalar(cp);
         if (!path)
-            return fail(file, (int)cp->line, "%s: configPath must be a string", s->label);
+            return fail(file, (int)node_line(cp), "%s: configPath must be a string", s->label);
         if (!safe_relative_path(path))
-            return fail(file, (int)cp->line, "%s: configPath \"%s\" must be a relative path inside the package (no \"..\", not absolute)",
+            return fail(file, (int)node_line(cp), "%s: configPath \"%s\" must be a relative path inside the package (no \"..\", not absolute)",
                         s->label, path);
         const char *clean = path;
         while (!strncmp(clean, "./", 2))
@@ -310,31 +310,31 @@ int kptfile_pipeline(arena *a, package *p, pipeline *out)
     const node *k = p->kptfile->root;
     const char *av = path_str(k, "apiVersion", NULL), *kind = path_str(k, "kind", NULL);
     if (!kind || strcmp(kind, "Kptfile"))
-        return fail(file, (int)k->line, "kind must be Kptfile");
+        return fail(file, (int)node_line(k), "kind must be Kptfile");
     if (!av || (strcmp(av, "kpt.dev/v1") && strcmp(av, "kpt.dev/v1alpha2")))
-        return fail(file, (int)k->line, "apiVersion \"%s\" is not supported; use kpt.dev/v1 (kpt fn fix migrates v1alpha1)",
+        return fail(file, (int)node_line(k), "apiVersion \"%s\" is not supported; use kpt.dev/v1 (kpt fn fix migrates v1alpha1)",
                     av ? av : "");
     if (check_schema(file, k, &s_kptfile, "") < 0)
         return -1;
     const node *pl = map_get(k, "pipeline");
     if (!pl || is_null(pl))
         return 0;
-    if (pl->kind != N_MAP)
-        return fail(file, (int)pl->line, "pipeline must be a map");
+    if (!is_map(pl))
+        return fail(file, (int)node_line(pl), "pipeline must be a map");
     const node *mut = map_get(pl, "mutators"), *val = map_get(pl, "validators");
     for (int pass = 0; pass < 2; pass++) {
         const node *list = pass ? val : mut;
-        if (list && !is_null(list) && list->kind != N_SEQ)
-            return fail(file, (int)list->line, "pipeline.%s must be a list", pass ? "validators" : "mutators");
+        if (list && !is_null(list) && !is_seq(list))
+            return fail(file, (int)node_line(list), "pipeline.%s must be a list", pass ? "validators" : "mutators");
     }
-    size_t total = (is_seq(mut) ? mut->c.n : 0) + (is_seq(val) ? val->c.n : 0);
+    size_t total = (is_seq(mut) ? node_len(mut) : 0) + (is_seq(val) ? node_len(val) : 0);
     out->steps = arena_alloc(a, (total + 1) * sizeof *out->steps);
     for (int pass = 0; pass < 2; pass++) {
         const node *list = pass ? val : mut;
         if (!is_seq(list))
             continue;
-        for (uint32_t i = 0; i < list->c.n; i++)
-            if (read_step(a, p, file, list->c.kids[i], pass == 1, i, &out->steps[out->n++]) < 0)
+        for (uint32_t i = 0; i < node_len(list); i++)
+            if (read_step(a, p, file, seq_item(list, i), pass == 1, i, &out->steps[out->n++]) < 0)
                 return -1;
     }
     return 0;
@@ -348,9 +348,9 @@ node *synthesize_config_map(arena *a, const node *data)
     node *md = map_set(a, cm, "metadata", node_map(a));
     map_set(a, md, "name", node_scalar(a, "function-input", 14, ST_PLAIN));
     node *d = map_set(a, cm, "data", node_map(a));
-    for (uint32_t i = 0; data && i < data->c.n; i++) {
+    for (uint32_t i = 0; data && i < node_len(data); i++) {
         node *v = node_str(a, scalar(map_val(data, i)));
-        v->line = map_val(data, i)->line;
+        node_set_pos(v, node_line(map_val(data, i)), 0);
         map_set(a, d, scalar(map_key(data, i)), v);
     }
     return cm;
@@ -378,8 +378,8 @@ static bool csv_has(const char *csv, const char *path)
 
 static bool seq_has(const node *seq, const char *path)
 {
-    for (uint32_t i = 0; is_seq(seq) && i < seq->c.n; i++) {
-        const char *v = scalar(seq->c.kids[i]);
+    for (uint32_t i = 0; is_seq(seq) && i < node_len(seq); i++) {
+        const char *v = scalar(seq_item(seq, i));
         if (v && !strncmp(v, "./", 2))
             v += 2;
         if (v && !strcmp(v, path))
@@ -406,8 +406,8 @@ static bool used_as_values_file(arena *a, package *p, const char *path)
             if (csv_has(path_str(cfg, "data", "valuesFiles", NULL), path))
                 return true;
             const node *charts = map_get(cfg, "helmCharts");
-            for (uint32_t c = 0; is_seq(charts) && c < charts->c.n; c++)
-                if (seq_has(path_get(charts->c.kids[c], "templateOptions", "values", "valuesFiles", NULL), path))
+            for (uint32_t c = 0; is_seq(charts) && c < node_len(charts); c++)
+                if (seq_has(path_get(seq_item(charts, c), "templateOptions", "values", "valuesFiles", NULL), path))
                     return true;
         }
     }

@@ -9,9 +9,9 @@ static bool field_eq(const char *want, const char *have)
 
 static bool subset(const node *want, const node *have)
 {
-    if (!want || want->kind != N_MAP)
+    if (!is_map(want))
         return true;
-    for (uint32_t i = 0; i < want->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(want); i++) {
         const char *k = scalar(map_key(want, i)), *v = scalar(map_val(want, i));
         const char *h = k ? scalar(map_get(have, k)) : NULL;
         if (!h || !v || strcmp(h, v))
@@ -23,8 +23,8 @@ static bool subset(const node *want, const node *have)
 static bool selector_empty(const selector *s)
 {
     return (!s->api_version || !*s->api_version) && (!s->kind || !*s->kind) && (!s->name || !*s->name) &&
-           (!s->namespace || !*s->namespace) && (!is_map(s->labels) || !s->labels->c.n) &&
-           (!is_map(s->annotations) || !s->annotations->c.n);
+           (!s->namespace || !*s->namespace) && (!is_map(s->labels) || !node_len(s->labels)) &&
+           (!is_map(s->annotations) || !node_len(s->annotations));
 }
 
 bool selector_matches(const selector *s, const resource *r)

@@ -82,18 +82,18 @@ int krm_function(const char *name, buf *out)
     if (read_stdin(&text, &len) < 0 || yaml_load_one(a, st, "stdin", text, len, &rl) < 0)
         goto done;
     if (!rl || !is_map(rl) || !scalar_is(map_get(rl, "kind"), "ResourceList")) {
-        fail("stdin", rl ? (int)rl->line : 0, "expected a ResourceList (kind: ResourceList)");
+        fail("stdin", (int)node_line(rl), "expected a ResourceList (kind: ResourceList)");
         goto done;
     }
     node *list = map_get(rl, "items");
     if (list && !is_null(list) && !is_seq(list)) {
-        fail("stdin", (int)list->line, "ResourceList items must be a list");
+        fail("stdin", (int)node_line(list), "ResourceList items must be a list");
         goto done;
     }
-    for (uint32_t i = 0; list && is_seq(list) && i < list->c.n; i++) {
-        node *it = list->c.kids[i];
+    for (uint32_t i = 0; list && is_seq(list) && i < node_len(list); i++) {
+        node *it = seq_item(list, i);
         if (!is_map(it)) {
-            fail("stdin", (int)it->line, "ResourceList items must be objects");
+            fail("stdin", (int)node_line(it), "ResourceList items must be objects");
             goto done;
         }
         const char *path = annotation(it, "internal.config.kubernetes.io/path", "config.kubernetes.io/path");

@@ -39,7 +39,7 @@ static node *result_node(arena *a, const fn_result *r)
         for (size_t i = 0; i < 4; i++)
             if (fields[i][1] && *fields[i][1])
                 map_set(a, ref, fields[i][0], str(a, fields[i][1]));
-        if (ref->c.n)
+        if (node_len(ref))
             map_set(a, m, "resourceRef", ref);
     }
     if (r->field) {
@@ -81,7 +81,7 @@ int write_results(const run_ctx *R, const char *dir, int exit_code)
         }
         seq_append(a, items, it);
     }
-    if (!items->c.n)
+    if (!node_len(items))
         map_delete(root, "items");
     buf b = {0};
     emit_opts eo = {.seq_wide = true, .comments = false};

@@ -272,24 +272,30 @@ static void close_anchor(struct loader *L, node *n)
             L->anchors[i].open = 0;
 }
 
-/* Copies an aliased node; the copy keeps the tree a tree, so in-place edits never show up twice. */
+/* Charges the nodes of n to the alias budget; false, before walking further, once it runs out. */
+static bool charge_budget(struct loader *L, const node *n)
+{
+    if (L->alias_budget == 0)
+        return false;
+    L->alias_budget--;
+    if (n->kind != N_SCALAR) {
+        uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
+        for (uint32_t i = 0; i < slots; i++)
+            if (!charge_budget(L, n->c.kids[i]))
+                return false;
+    }
+    return true;
+}
+
+/* Copies an aliased node, deeply, tags and comments included: the copy keeps the tree a tree, so an in-place edit
+ * of one (a new text, a dropped tag, a comment) never shows up in the other. */
 static node *clone_budget(struct loader *L, const node *n, int *over)
 {
-    if (L->alias_budget == 0) {
+    if (!charge_budget(L, n)) {
         *over = 1;
         return NULL;
     }
-    L->alias_budget--;
-    node *x = arena_alloc(L->a, sizeof *x);
-    *x = *n;
-    if (n->kind != N_SCALAR) {
-        uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
-        x->c.cap = n->c.n;
-        x->c.kids = slots ? arena_alloc(L->a, slots * sizeof *x->c.kids) : NULL;
-        for (uint32_t i = 0; i < slots && !*over; i++)
-            x->c.kids[i] = clone_budget(L, n->c.kids[i], over);
-    }
-    return x;
+    return node_clone(L->a, n);
 }
 
 static int cmp_ptr(const void *a, const void *b)

@@ -56,13 +56,13 @@ static int put(const char *k, const char *v)
 static int cmd_config(const node *root)
 {
     int rc = 0;
-    for (uint32_t i = 0; i < root->c.n && !rc; i++) {
+    for (uint32_t i = 0; i < node_len(root) && !rc; i++) {
         const char *k = scalar(map_key(root, i));
         const node *v = map_val(root, i);
         if (!k)
             continue;
         if (!strcmp(k, "args") && is_map(v)) {
-            for (uint32_t j = 0; j < v->c.n && !rc; j++) {
+            for (uint32_t j = 0; j < node_len(v) && !rc; j++) {
                 const char *ak = scalar(map_key(v, j)), *av = scalar(map_val(v, j));
                 if (!ak || !av) {
                     fprintf(stderr, "caseinfo: args.%s is not a scalar\n", ak ? ak : "?");
@@ -75,7 +75,7 @@ static int cmd_config(const node *root)
                 free(kv);
             }
         } else if (is_scalar(v)) {
-            rc = put(k, v->s.str);
+            rc = put(k, scalar(v));
         } else {
             rc = put(k, is_map(v) ? "<map>" : "<seq>");
         }
@@ -90,8 +90,8 @@ static int cmd_fns(const node *root)
         const node *steps = path_get(root, "pipeline", lists[l], NULL);
         if (!is_seq(steps))
             continue;
-        for (uint32_t i = 0; i < steps->c.n; i++) {
-            const node *s = steps->c.kids[i];
+        for (uint32_t i = 0; i < node_len(steps); i++) {
+            const node *s = seq_item(steps, i);
             const char *image = is_map(s) ? path_str(s, "image", NULL) : NULL;
             const char *exec = is_map(s) ? path_str(s, "exec", NULL) : NULL;
             int rc = image ? put("image", image) : exec ? put("exec", exec) : put("other", "-");

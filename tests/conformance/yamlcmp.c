@@ -303,15 +303,15 @@ static const char *describe(char *out, size_t cap, const node *n)
 {
     if (!n)
         return "nothing";
-    if (n->kind == N_MAP)
-        snprintf(out, cap, "a mapping of %u keys", n->c.n);
-    else if (n->kind == N_SEQ)
-        snprintf(out, cap, "a sequence of %u items", n->c.n);
+    if (is_map(n))
+        snprintf(out, cap, "a mapping of %u keys", node_len(n));
+    else if (is_seq(n))
+        snprintf(out, cap, "a sequence of %u items", node_len(n));
     else if (node_type(n) == T_STR) {
         char s[96];
-        snprintf(out, cap, "%s (str)", shorten(s, sizeof s, n->s.str, n->s.len));
+        snprintf(out, cap, "%s (str)", shorten(s, sizeof s, scalar(n), scalar_len(n)));
     } else {
-        snprintf(out, cap, "%.64s (%s)", n->s.len ? n->s.str : "<empty>", type_name(node_type(n)));
+        snprintf(out, cap, "%.64s (%s)", scalar_len(n) ? scalar(n) : "<empty>", type_name(node_type(n)));
     }
     return out;
 }
@@ -326,8 +326,8 @@ static int scalar_equal(const node *e, const node *a)
     if (te == T_NULL)
         return 1;
     if (te == T_BOOL)
-        return strcasecmp(e->s.str, a->s.str) == 0;
-    return e->s.len == a->s.len && memcmp(e->s.str, a->s.str, e->s.len) == 0;
+        return strcasecmp(scalar(e), scalar(a)) == 0;
+    return scalar_len(e) == scalar_len(a) && memcmp(scalar(e), scalar(a), scalar_len(e)) == 0;
 }
 
 struct ctx {
@@ -406,15 +406,15 @@ static void cmp_comments(struct ctx *c, const node *e, const node *a, const char
 
 static const char *key_text(const node *k)
 {
-    return is_scalar(k) ? k->s.str : "<complex key>";
+    return is_scalar(k) ? scalar(k) : "<complex key>";
 }
 
 static long find_key(const node *m, const node *k)
 {
-    for (uint32_t i = 0; i < m->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(m); i++) {
         const node *x = map_key(m, i);
         if (is_scalar(k) && is_scalar(x)) {
-            if (x->s.len == k->s.len && memcmp(x->s.str, k->s.str, k->s.len) == 0)
+            if (scalar_len(x) == scalar_len(k) && memcmp(scalar(x), scalar(k), scalar_len(k)) == 0)
                 return i;
         } else if (node_equal(x, k)) {
             return i;
@@ -426,23 +426,23 @@ static long find_key(const node *m, const node *k)
 static void cmp_node(struct ctx *c, const node *e, const node *a)
 {
     char d1[160], d2[160];
-    if (e->kind != a->kind) {
+    if (node_kind(e) != node_kind(a)) {
         l2(c, "expected %s got %s", describe(d1, sizeof d1, e), describe(d2, sizeof d2, a));
         return;
     }
     cmp_comments(c, e, a, "");
-    if (e->kind == N_SCALAR) {
+    if (is_scalar(e)) {
         if (!scalar_equal(e, a))
             l2(c, "expected %s got %s", describe(d1, sizeof d1, e), describe(d2, sizeof d2, a));
         return;
     }
-    if (e->kind == N_SEQ) {
-        if (e->c.n != a->c.n)
-            l2(c, "expected %u items got %u", e->c.n, a->c.n);
-        uint32_t n = e->c.n < a->c.n ? e->c.n : a->c.n;
+    if (is_seq(e)) {
+        if (node_len(e) != node_len(a))
+            l2(c, "expected %u items got %u", node_len(e), node_len(a));
+        uint32_t n = node_len(e) < node_len(a) ? node_len(e) : node_len(a);
         for (uint32_t i = 0; i < n; i++) {
             size_t old = path_push(c, "[%u]", i);
-            cmp_node(c, e->c.kids[i], a->c.kids[i]);
+            cmp_node(c, seq_item(e, i), seq_item(a, i));
             path_pop(c, old);
         }
         return;
@@ -450,7 +450,7 @@ static void cmp_node(struct ctx *c, const node *e, const node *a)
     /* mappings: keys as sets */
     long last = -1;
     int order_ok = 1;
-    for (uint32_t i = 0; i < e->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(e); i++) {
         const node *k = map_key(e, i);
         long j = find_key(a, k);
         size_t old = path_push(c, ".%s", key_text(k));
@@ -465,7 +465,7 @@ static void cmp_node(struct ctx *c, const node *e, const node *a)
         }
         path_pop(c, old);
     }
-    for (uint32_t j = 0; j < a->c.n; j++) {
+    for (uint32_t j = 0; j < node_len(a); j++) {
         const node *k = map_key(a, j);
         if (find_key(e, k) < 0) {
             size_t old = path_push(c, ".%s", key_text(k));
@@ -636,10 +636,10 @@ static int cmp_pair(const void *x, const void *y)
 static size_t collect(const node *item, struct pair **out)
 {
     const node *rs = map_get(item, "results");
-    size_t n = is_seq(rs) ? rs->c.n : 0;
+    size_t n = is_seq(rs) ? node_len(rs) : 0;
     *out = xmalloc((n ? n : 1) * sizeof **out);
     for (size_t i = 0; i < n; i++) {
-        const node *r = rs->c.kids[i];
+        const node *r = seq_item(rs, i);
         const char *sev = is_map(r) ? scalar(map_get(r, "severity")) : NULL;
         const char *msg = is_map(r) ? scalar(map_get(r, "message")) : NULL;
         (*out)[i] = (struct pair){sev ? sev : "", msg ? msg : ""};
@@ -666,13 +666,13 @@ static int cmd_results(const char *epath, const char *apath)
         diffs++;
     }
     const node *ei = map_get(e, "items"), *ai = map_get(a, "items");
-    uint32_t ne = is_seq(ei) ? ei->c.n : 0, na = is_seq(ai) ? ai->c.n : 0;
+    uint32_t ne = is_seq(ei) ? node_len(ei) : 0, na = is_seq(ai) ? node_len(ai) : 0;
     if (ne != na) {
         report(LV_L3, "items: expected %u got %u", ne, na);
         diffs++;
     }
     for (uint32_t i = 0; i < ne && i < na; i++) {
-        const node *x = ei->c.kids[i], *y = ai->c.kids[i];
+        const node *x = seq_item(ei, i), *y = seq_item(ai, i);
         const char *xc = scalar(map_get(x, "exitCode")), *yc = scalar(map_get(y, "exitCode"));
         if (strcmp(xc ? xc : "0", yc ? yc : "0") != 0) {
             report(LV_L3, "items[%u].exitCode: expected %s got %s", i, xc ? xc : "0", yc ? yc : "0");

@@ -64,8 +64,8 @@ static bool fz_same(const node *a, const node *b, char *path, size_t plen, size_
         snprintf(why, wcap, "at %.*s: one side is NULL", (int)plen, path);
         return false;
     }
-    if (a->kind != b->kind) {
-        snprintf(why, wcap, "at %.*s: kind %d became %d", (int)plen, path, a->kind, b->kind);
+    if (node_kind(a) != node_kind(b)) {
+        snprintf(why, wcap, "at %.*s: kind %d became %d", (int)plen, path, node_kind(a), node_kind(b));
         return false;
     }
     if (!fz_tag_eq(a, b)) {
@@ -73,33 +73,33 @@ static bool fz_same(const node *a, const node *b, char *path, size_t plen, size_
                  node_tag(b) ? node_tag(b) : "(none)");
         return false;
     }
-    if (a->kind == N_SCALAR) {
-        if (a->s.len != b->s.len || memcmp(a->s.str, b->s.str, a->s.len)) {
+    if (is_scalar(a)) {
+        if (scalar_len(a) != scalar_len(b) || memcmp(scalar(a), scalar(b), scalar_len(a))) {
             snprintf(why, wcap, "at %.*s: scalar \"%.*s\" (style %d) became \"%.*s\" (style %d)", (int)plen, path,
-                     (int)(a->s.len > 200 ? 200 : a->s.len), a->s.str, a->style,
-                     (int)(b->s.len > 200 ? 200 : b->s.len), b->s.str, b->style);
+                     (int)(scalar_len(a) > 200 ? 200 : scalar_len(a)), scalar(a), node_style(a),
+                     (int)(scalar_len(b) > 200 ? 200 : scalar_len(b)), scalar(b), node_style(b));
             return false;
         }
         enum scalar_type ta = node_type(a), tb = node_type(b);
         if (ta != tb) {
             snprintf(why, wcap, "at %.*s: scalar \"%.*s\" typed %s (style %d) became %s (style %d)", (int)plen, path,
-                     (int)(a->s.len > 200 ? 200 : a->s.len), a->s.str, fz_type_names[ta], a->style, fz_type_names[tb],
-                     b->style);
+                     (int)(scalar_len(a) > 200 ? 200 : scalar_len(a)), scalar(a), fz_type_names[ta], node_style(a), fz_type_names[tb],
+                     node_style(b));
             return false;
         }
         return true;
     }
-    if (a->c.n != b->c.n) {
-        snprintf(why, wcap, "at %.*s: %u %s became %u", (int)plen, path, a->c.n, a->kind == N_MAP ? "pairs" : "items",
-                 b->c.n);
+    if (node_len(a) != node_len(b)) {
+        snprintf(why, wcap, "at %.*s: %u %s became %u", (int)plen, path, node_len(a), is_map(a) ? "pairs" : "items",
+                 node_len(b));
         return false;
     }
-    for (uint32_t i = 0; i < a->c.n; i++) {
+    for (uint32_t i = 0; i < node_len(a); i++) {
         size_t n = plen;
-        if (a->kind == N_MAP) {
+        if (is_map(a)) {
             const node *k = map_key(a, i);
-            int w = snprintf(path + n, n < cap ? cap - n : 0, ".%.*s", k && k->kind == N_SCALAR ? (int)(k->s.len > 40 ? 40 : k->s.len) : 1,
-                             k && k->kind == N_SCALAR ? k->s.str : "?");
+            int w = snprintf(path + n, n < cap ? cap - n : 0, ".%.*s", k && is_scalar(k) ? (int)(scalar_len(k) > 40 ? 40 : scalar_len(k)) : 1,
+                             k && is_scalar(k) ? scalar(k) : "?");
             size_t nk = n + (w > 0 ? (size_t)w : 0);
             if (nk >= cap)
                 nk = cap - 1;
@@ -112,7 +112,7 @@ static bool fz_same(const node *a, const node *b, char *path, size_t plen, size_
             size_t nk = n + (w > 0 ? (size_t)w : 0);
             if (nk >= cap)
                 nk = cap - 1;
-            if (!fz_same(a->c.kids[i], b->c.kids[i], path, nk, cap, why, wcap))
+            if (!fz_same(seq_item(a, i), seq_item(b, i), path, nk, cap, why, wcap))
                 return false;
         }
     }
@@ -180,13 +180,13 @@ static void fz_check_stream(arena *a, strtab *st, node *const *docs, const int *
     /* A document that is only null (a plain empty or "~" scalar) is dropped by the loader on both sides. */
     size_t want = 0;
     for (size_t i = 0; i < n; i++)
-        want += !(docs[i]->kind == N_SCALAR && is_null(docs[i]));
+        want += !(is_scalar(docs[i]) && is_null(docs[i]));
     if (back.n != want)
         fz_die(what, "%zu documents emitted (comments %s), %zu read back\n--- emitted ---\n%.*s\n--- end ---", want,
                comments ? "on" : "off", back.n, (int)(b.len > 4000 ? 4000 : b.len), b.data ? b.data : "");
     char why[1024];
     for (size_t i = 0, j = 0; i < n; i++) {
-        if (docs[i]->kind == N_SCALAR && is_null(docs[i]))
+        if (is_scalar(docs[i]) && is_null(docs[i]))
             continue;
         if (!fz_trees_match(docs[i], back.v[j], why, sizeof why))
             fz_die(what, "document %zu changed in the emit/parse round trip (comments %s): %s\n--- emitted ---\n%.*s\n--- end ---",

@@ -99,8 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (as_config_map && config) {
         /* what kptfile.c accepts as configMap, then what it hands the function */
         bool ok = is_map(config);
-        for (uint32_t i = 0; ok && i < config->c.n; i++)
-            ok = map_key(config, i)->kind == N_SCALAR && map_val(config, i)->kind == N_SCALAR;
+        for (uint32_t i = 0; ok && i < node_len(config); i++)
+            ok = is_scalar(map_key(config, i)) && is_scalar(map_val(config, i));
         config = ok ? synthesize_config_map(a, config) : NULL;
     }
     if (no_config)

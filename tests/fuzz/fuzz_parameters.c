@@ -64,18 +64,23 @@ static void override_every_scalar(arena *a, const node *n, int depth)
 {
     if (!n || depth > 64)
         return;
-    if (n->kind == N_SCALAR) {
+    if (is_scalar(n)) {
         node *d = NULL;
-        if (parse_image_override(a, n->s.str, &d) < 0 && !diag_failed())
+        if (parse_image_override(a, scalar(n), &d) < 0 && !diag_failed())
             fz_die("fuzz_parameters", "parse_image_override failed without a message");
         if (d && !is_map(d))
             fz_die("fuzz_parameters", "parse_image_override made a config that is not a map");
         diag_reset();
         return;
     }
-    uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
-    for (uint32_t i = 0; i < slots; i++)
-        override_every_scalar(a, n->c.kids[i], depth + 1);
+    for (uint32_t i = 0; i < node_len(n); i++) {
+        if (is_map(n)) {
+            override_every_scalar(a, map_key(n, i), depth + 1);
+            override_every_scalar(a, map_val(n, i), depth + 1);
+        } else {
+            override_every_scalar(a, seq_item(n, i), depth + 1);
+        }
+    }
 }
 
 static bool stamp_enabled(const void *ud, const char *key)
@@ -144,8 +149,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         diag_reset();
     }
     if (rc == 0) {
-        for (uint32_t i = 0; set.images && i < set.images->c.n; i++) {
-            const char *spec = scalar(set.images->c.kids[i]);
+        for (uint32_t i = 0; set.images && i < node_len(set.images); i++) {
+            const char *spec = scalar(seq_item(set.images, i));
             if (!spec)
                 fz_die("fuzz_parameters", "the images setting holds a non-string");
             node *d = NULL;
@@ -161,9 +166,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const node *colls[] = {set.labels, set.annotations, set.setters, set.images};
         for (int ci = 0; ci < 4; ci++) {
             const node *cn = colls[ci];
-            uint32_t slots = !cn ? 0 : cn->kind == N_MAP ? 2 * cn->c.n : cn->kind == N_SEQ ? cn->c.n : 0;
-            for (uint32_t i = 0; i < slots; i++)
-                if (!scalar(cn->c.kids[i]))
+            for (uint32_t i = 0; i < node_len(cn); i++)
+                if (is_map(cn) ? !scalar(map_key(cn, i)) || !scalar(map_val(cn, i)) : !scalar(seq_item(cn, i)))
                     fz_die("fuzz_parameters", "a map or list setting holds a non-string");
         }
         if (check_annotation_domain(set.annotation_domain) == 0) {

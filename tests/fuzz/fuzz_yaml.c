@@ -26,15 +26,21 @@ static void check_single_quoted(const char *src, size_t len, const size_t *line_
 {
     if (!n || depth > 600)
         return;
-    if (n->kind != N_SCALAR) {
-        uint32_t slots = n->kind == N_MAP ? 2 * n->c.n : n->c.n;
-        for (uint32_t i = 0; i < slots; i++)
-            check_single_quoted(src, len, line_start, nlines, n->c.kids[i], depth + 1);
+    if (!is_scalar(n)) {
+        for (uint32_t i = 0; i < node_len(n); i++) {
+            if (is_map(n)) {
+                check_single_quoted(src, len, line_start, nlines, map_key(n, i), depth + 1);
+                check_single_quoted(src, len, line_start, nlines, map_val(n, i), depth + 1);
+            } else {
+                check_single_quoted(src, len, line_start, nlines, seq_item(n, i), depth + 1);
+            }
+        }
         return;
     }
-    if (n->style != ST_SINGLE || !n->line || n->line > nlines || n->col < 2 || n->col == 65535)
+    uint32_t line = node_line(n), col = node_col(n);
+    if (node_style(n) != ST_SINGLE || !line || line > nlines || col < 2 || col == 65535)
         return;
-    size_t ls = line_start[n->line - 1], q = ls + n->col - 2; /* the opening quote */
+    size_t ls = line_start[line - 1], q = ls + col - 2; /* the opening quote */
     for (size_t i = ls; i <= q && i < len; i++)
         if ((unsigned char)src[i] >= 0x80 || src[i] == '\t')
             return;
@@ -82,9 +88,9 @@ static void check_single_quoted(const char *src, size_t len, const size_t *line_
         }
         s = le + (le < e ? brk(src, le, len) : 1);
     }
-    if (want.len != n->s.len || (want.len && memcmp(want.data, n->s.str, want.len)))
-        fz_die("fuzz_yaml", "single-quoted scalar at line %u column %u read as \"%.*s\", the source says \"%.*s\"", n->line,
-               n->col, (int)(n->s.len > 200 ? 200 : n->s.len), n->s.str, (int)(want.len > 200 ? 200 : want.len),
+    if (want.len != scalar_len(n) || (want.len && memcmp(want.data, scalar(n), want.len)))
+        fz_die("fuzz_yaml", "single-quoted scalar at line %u column %u read as \"%.*s\", the source says \"%.*s\"", line,
+               col, (int)(scalar_len(n) > 200 ? 200 : scalar_len(n)), scalar(n), (int)(want.len > 200 ? 200 : want.len),
                want.data ? want.data : "");
     buf_free(&want);
 }

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
         printf("%s\n", s ? s : "");
     } else if (!strcmp(cmd, "ykeys") && argc >= 3) {
         node *n = walk(load(a, argv[2]), argc - 3, argv + 3);
-        for (uint32_t i = 0; is_map(n) && i < n->c.n; i++)
+        for (uint32_t i = 0; is_map(n) && i < node_len(n); i++)
             printf("%s\n", scalar(map_key(n, i)));
     } else {
         fputs("driver: bad arguments\n", stderr);

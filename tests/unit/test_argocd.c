@@ -202,7 +202,7 @@ TEST(unknown_parameters_are_reported_not_fatal)
     setenv("PARAM_SETTERS_IMAGE_TAG", "1.26", 1);
     CHECK(settings_load(a, st, &s) == 0);
     CHECK_STR(s.unknown, "\"PARAM_COLOUR\"");
-    CHECK(s.setters_escaped && s.setters && s.setters->c.n == 1);
+    CHECK(s.setters_escaped && s.setters && node_len(s.setters) == 1);
     CHECK_STR(scalar(map_key(s.setters, 0)), "IMAGE_TAG");
     clear_param_env();
     strtab_release(st);

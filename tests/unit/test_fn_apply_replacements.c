@@ -91,7 +91,7 @@ TEST(apply_replacements_missing_target_path_is_skipped_without_create)
 
 static node *container(struct fx *f, size_t item, uint32_t i)
 {
-    return path_get(f->items.v[item]->root, "spec", "template", "spec", "containers", NULL)->c.kids[i];
+    return seq_item(path_get(f->items.v[item]->root, "spec", "template", "spec", "containers", NULL), i);
 }
 
 TEST(apply_replacements_scalar_target_keeps_type_and_style)
@@ -105,7 +105,7 @@ TEST(apply_replacements_scalar_target_keeps_type_and_style)
                      "        fieldPaths: [spec.template.spec.containers.0.image]\n") == 0);
     node *rep = path_get(f.items.v[1]->root, "spec", "replicas", NULL);
     /* an int target takes the string "3" as the int 3; its comment stays */
-    CHECK(rep->style == ST_PLAIN && !strcmp(scalar(rep), "3") && !strcmp(node_comment(rep), "scale"));
+    CHECK(node_style(rep) == ST_PLAIN && !strcmp(scalar(rep), "3") && !strcmp(node_comment(rep), "scale"));
     /* a string target stays a string, quoted because 123 would read as a number */
     CHECK(strstr(dump(&f, 1), "      - name: app\n        image: \"123\"\n") != NULL);
     fx_close(&f);
@@ -126,8 +126,8 @@ TEST(apply_replacements_list_selectors_are_unanchored_regexes)
                      "        fieldPaths: ['spec.template.spec.containers.[name=^other$].image',\n"
                      "                     'spec.template.spec.containers.0.args.[=level]']\n") == 0);
     CHECK_STR(path_str(container(&f, 1, 2), "image", NULL), "v2");
-    CHECK_STR(scalar(path_get(container(&f, 1, 0), "args", NULL)->c.kids[1]), "v2");
-    CHECK(path_get(container(&f, 1, 0), "args", NULL)->c.kids[1]->style == ST_DOUBLE);
+    CHECK_STR(scalar(seq_item(path_get(container(&f, 1, 0), "args", NULL), 1)), "v2");
+    CHECK(node_style(seq_item(path_get(container(&f, 1, 0), "args", NULL), 1)) == ST_DOUBLE);
     fx_close(&f);
 }
 
@@ -205,7 +205,7 @@ TEST(apply_replacements_create_makes_maps_and_list_items)
                      "                     'spec.template.spec.initContainers.[name=setup].image',\n"
                      "                     'spec.template.spec.tolerations.0.key']\n"
                      "        options: {create: true}\n") == 0);
-    CHECK(path_get(f.items.v[1]->root, "spec", "template", "spec", "containers", NULL)->c.n == 4);
+    CHECK(node_len(path_get(f.items.v[1]->root, "spec", "template", "spec", "containers", NULL)) == 4);
     CHECK_STR(path_str(container(&f, 1, 3), "name", NULL), "^init$"); /* the pattern is written as the value */
     CHECK_STR(path_str(container(&f, 1, 3), "image", NULL), "nginx:1.21");
     CHECK(strstr(dump(&f, 1), "      initContainers:\n      - name: setup\n        image: nginx:1.21\n"
@@ -454,7 +454,7 @@ TEST(fieldpath_find_creates_in_null_values)
     CHECK(fieldpath_parse(a, "items.[=x]", true, &fp, &err) == 0);
     found.n = 0;
     CHECK(fieldpath_find(a, root, &fp, true, &found, &err) == 0 && found.n == 1 && scalar_is(found.v[0], "x"));
-    CHECK(is_seq(map_get(root, "items")) && map_get(root, "items")->c.n == 1);
+    CHECK(is_seq(map_get(root, "items")) && node_len(map_get(root, "items")) == 1);
     fieldpath_release(&fp);
     strtab_release(st);
     arena_free(a);

@@ -218,6 +218,25 @@ TEST(ens_new_names_are_quoted_when_they_would_read_as_numbers)
     teardown(&f);
 }
 
+/* A new name is a string whatever the old one read as: a plain number becomes a quoted string, a tag goes, quotes
+ * the author chose stay (names and the references nameref.c fixes alike). */
+TEST(ens_new_names_are_strings_whatever_the_old_ones_read_as)
+{
+    fixture f;
+    setup(&f, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 1\n"
+              "---\n"
+              "apiVersion: v1\nkind: Secret\nmetadata:\n  name: !!str 2\n"
+              "---\n"
+              "apiVersion: v1\nkind: Pod\nmetadata:\n  name: !!str 'pod'\nspec:\n  volumes:\n"
+              "  - configMap:\n      name: 1\n  - secret:\n      secretName: !!str 2\n");
+    CHECK(run_with(&f, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  append: \"0\"\n") == 0);
+    CHECK_STR(doc(&f, 0), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"10\"\n");
+    CHECK_STR(doc(&f, 1), "apiVersion: v1\nkind: Secret\nmetadata:\n  name: \"20\"\n");
+    CHECK_STR(doc(&f, 2), "apiVersion: v1\nkind: Pod\nmetadata:\n  name: 'pod0'\nspec:\n  volumes:\n"
+                          "  - configMap:\n      name: \"10\"\n  - secret:\n      secretName: \"20\"\n");
+    teardown(&f);
+}
+
 /* ---- references ---- */
 
 TEST(ens_fixes_pod_spec_references_in_every_workload)
@@ -249,17 +268,17 @@ TEST(ens_fixes_pod_spec_references_in_every_workload)
     CHECK_STR(path_str(spec, "serviceAccountName", NULL), "p-sa");
     CHECK_STR(path_str(spec, "priorityClassName", NULL), "p-high");
     const node *pulls = map_get(spec, "imagePullSecrets");
-    CHECK_STR(path_str(pulls->c.kids[0], "name", NULL), "p-sec");
+    CHECK_STR(path_str(seq_item(pulls, 0), "name", NULL), "p-sec");
     /* not an object of the input: left alone */
-    CHECK_STR(path_str(pulls->c.kids[1], "name", NULL), "elsewhere");
+    CHECK_STR(path_str(seq_item(pulls, 1), "name", NULL), "elsewhere");
     const node *vols = map_get(spec, "volumes");
-    CHECK_STR(path_str(vols->c.kids[0], "persistentVolumeClaim", "claimName", NULL), "p-pvc");
-    const node *sources = path_get(vols->c.kids[1], "projected", "sources", NULL);
-    CHECK_STR(path_str(sources->c.kids[0], "configMap", "name", NULL), "p-cm");
-    CHECK_STR(path_str(sources->c.kids[1], "secret", "name", NULL), "p-sec");
-    const node *env_from = map_get(map_get(spec, "containers")->c.kids[0], "envFrom");
-    CHECK_STR(path_str(env_from->c.kids[0], "configMapRef", "name", NULL), "p-cm");
-    CHECK_STR(path_str(env_from->c.kids[1], "secretRef", "name", NULL), "p-sec");
+    CHECK_STR(path_str(seq_item(vols, 0), "persistentVolumeClaim", "claimName", NULL), "p-pvc");
+    const node *sources = path_get(seq_item(vols, 1), "projected", "sources", NULL);
+    CHECK_STR(path_str(seq_item(sources, 0), "configMap", "name", NULL), "p-cm");
+    CHECK_STR(path_str(seq_item(sources, 1), "secret", "name", NULL), "p-sec");
+    const node *env_from = map_get(seq_item(map_get(spec, "containers"), 0), "envFrom");
+    CHECK_STR(path_str(seq_item(env_from, 0), "configMapRef", "name", NULL), "p-cm");
+    CHECK_STR(path_str(seq_item(env_from, 1), "secretRef", "name", NULL), "p-sec");
     /* kustomize misses ReplicaSet here; it is fixed (a deviation) */
     CHECK_STR(path_str(f.items.v[6]->root, "spec", "template", "spec", "serviceAccountName", NULL), "p-sa");
     teardown(&f);
@@ -281,14 +300,14 @@ TEST(ens_references_stay_within_the_namespace)
               "apiVersion: v1\nkind: Pod\nmetadata:\n  name: in-default\n  namespace: default\nspec:\n  volumes:\n"
               "  - configMap:\n      name: plain\n");
     CHECK(run_with(&f, prepend("p-")) == 0);
-    CHECK_STR(path_str(map_get(path_get(f.items.v[1]->root, "spec", NULL), "volumes")->c.kids[0], "configMap", "name",
+    CHECK_STR(path_str(seq_item(map_get(path_get(f.items.v[1]->root, "spec", NULL), "volumes"), 0), "configMap", "name",
                        NULL),
               "p-cm");
-    CHECK_STR(path_str(map_get(path_get(f.items.v[2]->root, "spec", NULL), "volumes")->c.kids[0], "configMap", "name",
+    CHECK_STR(path_str(seq_item(map_get(path_get(f.items.v[2]->root, "spec", NULL), "volumes"), 0), "configMap", "name",
                        NULL),
               "cm");
     /* no namespace and "default" are the same place */
-    CHECK_STR(path_str(map_get(path_get(f.items.v[4]->root, "spec", NULL), "volumes")->c.kids[0], "configMap", "name",
+    CHECK_STR(path_str(seq_item(map_get(path_get(f.items.v[4]->root, "spec", NULL), "volumes"), 0), "configMap", "name",
                        NULL),
               "p-plain");
     teardown(&f);
@@ -333,14 +352,14 @@ TEST(ens_subjects_get_name_and_namespace)
               "subjects:\n- kind: ServiceAccount\n  name: sa\n");
     CHECK(run_with(&f, prepend("p-")) == 0);
     const node *subjects = map_get(f.items.v[1]->root, "subjects");
-    CHECK_STR(path_str(subjects->c.kids[0], "name", NULL), "p-sa");
-    CHECK_STR(path_str(subjects->c.kids[0], "namespace", NULL), "apps");
+    CHECK_STR(path_str(seq_item(subjects, 0), "name", NULL), "p-sa");
+    CHECK_STR(path_str(seq_item(subjects, 0), "namespace", NULL), "apps");
     /* a Group that shares the name is not the ServiceAccount */
-    CHECK_STR(path_str(subjects->c.kids[1], "name", NULL), "sa");
+    CHECK_STR(path_str(seq_item(subjects, 1), "name", NULL), "sa");
     /* a namespace the renamed ServiceAccount is not in */
-    CHECK_STR(path_str(subjects->c.kids[2], "name", NULL), "sa");
+    CHECK_STR(path_str(seq_item(subjects, 2), "name", NULL), "sa");
     /* without a namespace, the referral's is written */
-    const node *crb = map_get(f.items.v[2]->root, "subjects")->c.kids[0];
+    const node *crb = seq_item(map_get(f.items.v[2]->root, "subjects"), 0);
     CHECK_STR(path_str(crb, "name", NULL), "p-sa");
     CHECK_STR(path_str(crb, "namespace", NULL), "apps");
     teardown(&f);
@@ -373,14 +392,14 @@ TEST(ens_services_webhooks_ingress_and_storage)
               "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: hpa\n  namespace: ns\n"
               "spec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: StatefulSet\n    name: db\n");
     CHECK(run_with(&f, prepend("p-")) == 0);
-    const node *svc = path_get(map_get(f.items.v[1]->root, "webhooks")->c.kids[0], "clientConfig", "service", NULL);
+    const node *svc = path_get(seq_item(map_get(f.items.v[1]->root, "webhooks"), 0), "clientConfig", "service", NULL);
     CHECK_STR(path_str(svc, "name", NULL), "p-svc");
     CHECK_STR(path_str(svc, "namespace", NULL), "ns");
     CHECK_STR(path_str(svc, "path", NULL), "/validate");
     const node *ing = f.items.v[4]->root;
     CHECK_STR(path_str(ing, "metadata", "annotations", "nginx.ingress.kubernetes.io/auth-secret", NULL), "p-tls");
     CHECK_STR(path_str(ing, "spec", "ingressClassName", NULL), "p-nginx");
-    CHECK_STR(path_str(map_get(path_get(ing, "spec", NULL), "tls")->c.kids[0], "secretName", NULL), "p-tls");
+    CHECK_STR(path_str(seq_item(map_get(path_get(ing, "spec", NULL), "tls"), 0), "secretName", NULL), "p-tls");
     CHECK(strstr(doc(&f, 4), "name: p-svc"));
     const node *sts = f.items.v[6]->root;
     CHECK_STR(path_str(sts, "spec", "serviceName", NULL), "p-svc");

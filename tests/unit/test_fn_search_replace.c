@@ -76,13 +76,13 @@ TEST(search_replace_regex_capture_groups)
     struct fx f;
     fx_open(&f, DEPLOY);
     CHECK(fx_run(&f, "  by-value-regex: nginx:(.*)\n  put-value: ubuntu:${1}\n") == 0);
-    CHECK_STR(path_str(path_get(f.items.v[0]->root, "spec", "template", "spec", "containers", NULL)->c.kids[0],
+    CHECK_STR(path_str(seq_item(path_get(f.items.v[0]->root, "spec", "template", "spec", "containers", NULL), 0),
                        "image", NULL),
               "ubuntu:1.7.1");
     CHECK(f.results.n == 2);
     /* the regex is unanchored; ${0} is the whole match */
     CHECK(fx_run(&f, "  by-value-regex: '1\\.7'\n  by-path: '**.image'\n  put-value: '<${0}>'\n") == 0);
-    CHECK_STR(path_str(path_get(f.items.v[0]->root, "spec", "template", "spec", "containers", NULL)->c.kids[1],
+    CHECK_STR(path_str(seq_item(path_get(f.items.v[0]->root, "spec", "template", "spec", "containers", NULL), 1),
                        "image", NULL),
               "<1.7>");
     /* the catalog's own quirk: without a regex, ${1} is left as written */
@@ -183,7 +183,7 @@ TEST(search_replace_absolute_path_through_list_index)
     struct fx f;
     fx_open(&f, DEPLOY);
     CHECK(fx_run(&f, "  by-path: spec.template.spec.containers.1.image\n  put-value: busybox\n") == 0);
-    CHECK_STR(path_str(path_get(f.items.v[0]->root, "spec", "template", "spec", "containers", NULL)->c.kids[1],
+    CHECK_STR(path_str(seq_item(path_get(f.items.v[0]->root, "spec", "template", "spec", "containers", NULL), 1),
                        "image", NULL),
               "busybox");
     CHECK(fx_run(&f, "  by-path: spec.template.spec.containers.7.image\n  put-value: busybox\n") == 0);

@@ -45,7 +45,7 @@ static const char *retag(const char *image, const char *data)
         diag_reset();
     } else {
         node *cs = path_get(f.items.v[0]->root, "spec", "containers", NULL);
-        snprintf(out, sizeof out, "%s", path_str(cs->c.kids[0], "image", NULL));
+        snprintf(out, sizeof out, "%s", path_str(seq_item(cs, 0), "image", NULL));
     }
     fx_close(&f);
     return out;
@@ -153,20 +153,20 @@ TEST(set_image_every_workload_kind_and_init_containers)
     CHECK(fx_run(&f, cm(&f, "  name: nginx\n  newName: bitnami/nginx\n  newTag: \"2\"\n")) == 0);
     for (size_t i = 0; i < 6; i++) {
         node *ps = path_get(f.items.v[i]->root, "spec", "template", "spec", NULL);
-        CHECK_STR(path_str(path_get(ps, "initContainers", NULL)->c.kids[0], "image", NULL), "bitnami/nginx:2");
-        CHECK_STR(path_str(path_get(ps, "containers", NULL)->c.kids[0], "image", NULL), "bitnami/nginx:2");
-        CHECK_STR(path_str(path_get(ps, "containers", NULL)->c.kids[1], "image", NULL), "redis:1");
+        CHECK_STR(path_str(seq_item(path_get(ps, "initContainers", NULL), 0), "image", NULL), "bitnami/nginx:2");
+        CHECK_STR(path_str(seq_item(path_get(ps, "containers", NULL), 0), "image", NULL), "bitnami/nginx:2");
+        CHECK_STR(path_str(seq_item(path_get(ps, "containers", NULL), 1), "image", NULL), "redis:1");
     }
     node *cj = path_get(f.items.v[6]->root, "spec", "jobTemplate", "spec", "template", "spec", NULL);
-    CHECK_STR(path_str(path_get(cj, "containers", NULL)->c.kids[0], "image", NULL), "bitnami/nginx:2");
-    CHECK_STR(path_str(path_get(cj, "initContainers", NULL)->c.kids[0], "image", NULL), "bitnami/nginx:2");
+    CHECK_STR(path_str(seq_item(path_get(cj, "containers", NULL), 0), "image", NULL), "bitnami/nginx:2");
+    CHECK_STR(path_str(seq_item(path_get(cj, "initContainers", NULL), 0), "image", NULL), "bitnami/nginx:2");
     node *pt = path_get(f.items.v[7]->root, "template", "spec", "containers", NULL);
-    CHECK_STR(path_str(pt->c.kids[0], "image", NULL), "bitnami/nginx:2");
+    CHECK_STR(path_str(seq_item(pt, 0), "image", NULL), "bitnami/nginx:2");
     node *p = path_get(f.items.v[8]->root, "spec", NULL);
-    CHECK_STR(path_str(path_get(p, "initContainers", NULL)->c.kids[0], "image", NULL), "bitnami/nginx:2");
-    CHECK_STR(path_str(path_get(p, "containers", NULL)->c.kids[0], "image", NULL), "bitnami/nginx:2");
+    CHECK_STR(path_str(seq_item(path_get(p, "initContainers", NULL), 0), "image", NULL), "bitnami/nginx:2");
+    CHECK_STR(path_str(seq_item(path_get(p, "containers", NULL), 0), "image", NULL), "bitnami/nginx:2");
     node *t = path_get(f.items.v[9]->root, "spec", "containers", NULL);
-    CHECK_STR(path_str(t->c.kids[0], "image", NULL), "nginx:1");
+    CHECK_STR(path_str(seq_item(t, 0), "image", NULL), "nginx:1");
     CHECK_STR(last_message(&f), "summary: updated a total of 17 image(s)");
     fx_close(&f);
     arena_free(tmp);
@@ -202,13 +202,13 @@ TEST(set_image_additional_image_fields)
                  "  newName: bitnami/nginx\n  newTag: 1.21.4\nadditionalImageFields:\n- kind: MyKind\n  create: true\n"
                  "  group: dev.example.com\n  path: spec/manifest/images[]/image\n  version: v1\n") == 0);
     node *cs = path_get(f.items.v[0]->root, "spec", "containers", NULL);
-    CHECK_STR(path_str(cs->c.kids[0], "image", NULL), "bitnami/nginx:1.21.4");
-    CHECK_STR(path_str(cs->c.kids[1], "image", NULL), "postgres:14.1");
+    CHECK_STR(path_str(seq_item(cs, 0), "image", NULL), "bitnami/nginx:1.21.4");
+    CHECK_STR(path_str(seq_item(cs, 1), "image", NULL), "postgres:14.1");
     node *im = path_get(f.items.v[1]->root, "spec", "manifest", "images", NULL);
-    CHECK_STR(path_str(im->c.kids[0], "image", NULL), "bitnami/nginx:1.21.4");
-    CHECK_STR(path_str(im->c.kids[1], "image", NULL), "postgres:14.1");
+    CHECK_STR(path_str(seq_item(im, 0), "image", NULL), "bitnami/nginx:1.21.4");
+    CHECK_STR(path_str(seq_item(im, 1), "image", NULL), "postgres:14.1");
     im = path_get(f.items.v[2]->root, "spec", "manifest", "images", NULL);
-    CHECK_STR(path_str(im->c.kids[0], "image", NULL), "nginx:1.20.2");
+    CHECK_STR(path_str(seq_item(im, 0), "image", NULL), "nginx:1.20.2");
     CHECK(path_get(f.items.v[3]->root, "spec", "manifest", NULL) == NULL); /* never created */
     CHECK_STR(last_message(&f), "summary: updated a total of 2 image(s)");
     fx_close(&f);
@@ -220,9 +220,9 @@ TEST(set_image_keeps_comments_and_quotes)
     fx_open(&f, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n"
                 "    image: \"nginx:1\" # kpt-set: nginx:${tag}\n");
     CHECK(fx_run(&f, cm(&f, "  name: nginx\n  newTag: \"2\"\n")) == 0);
-    node *img = path_get(path_get(f.items.v[0]->root, "spec", "containers", NULL)->c.kids[0], "image", NULL);
-    CHECK_STR(img->s.str, "nginx:2");
-    CHECK(img->style == ST_DOUBLE);
+    node *img = path_get(seq_item(path_get(f.items.v[0]->root, "spec", "containers", NULL), 0), "image", NULL);
+    CHECK_STR(scalar(img), "nginx:2");
+    CHECK(node_style(img) == ST_DOUBLE);
     CHECK_STR(node_comment(img), "kpt-set: nginx:${tag}");
     fx_close(&f);
 }

@@ -286,11 +286,11 @@ TEST(set_namespace_rolebinding_subjects_follow_renamed_namespaces)
     CHECK(fx_run(&f, CM("new")) == 0);
     CHECK_STR(ns_of(&f, 0), "new");
     node *subj = path_get(f.items.v[0]->root, "subjects", NULL);
-    CHECK_STR(path_str(subj->c.kids[0], "namespace", NULL), "new");
-    CHECK_STR(path_str(subj->c.kids[1], "namespace", NULL), "kube-system");
+    CHECK_STR(path_str(seq_item(subj, 0), "namespace", NULL), "new");
+    CHECK_STR(path_str(seq_item(subj, 1), "namespace", NULL), "kube-system");
     /* ClusterRoleBinding subjects: every one that has a namespace, as kpt does */
     subj = path_get(f.items.v[1]->root, "subjects", NULL);
-    CHECK_STR(path_str(subj->c.kids[0], "namespace", NULL), "new");
+    CHECK_STR(path_str(seq_item(subj, 0), "namespace", NULL), "new");
     CHECK(has_result(&f, SEV_INFO, "namespace [app kube-system] updated to \"new\", 3 value(s) changed"));
     fx_close(&f);
 }

@@ -110,7 +110,7 @@ TEST(anchors_are_copied_and_merge_keys_applied)
     CHECK_STR(scalar(map_get(use, "x")), "1");
     CHECK_STR(scalar(map_get(use, "y")), "3");
     CHECK(map_get(use, "<<") == NULL);
-    node *copy = map_get(n, "list")->c.kids[0];
+    node *copy = seq_item(map_get(n, "list"), 0);
     CHECK(copy != map_get(n, "base"));
     CHECK(node_equal(copy, map_get(n, "base")));
 }
