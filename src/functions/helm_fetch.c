@@ -517,8 +517,10 @@ static bool dependencies_present(fn_ctx *c, const char *chart_dir, const dep_fil
     for (uint32_t i = 0; i < node_len(deps); i++) {
         const node *dep = seq_item(deps, i);
         const char *name = path_str(dep, "name", NULL), *ver = path_str(dep, "version", NULL);
-        if (!name)
-            continue;
+        const char *repo = path_str(dep, "repository", NULL);
+        if (!name || !repo || !*repo)
+            continue; /* no repository: a subchart vendored under charts/ (by whatever directory name), nothing to
+                       * fetch; helm template says so if it is missing */
         if (!*name || strchr(name, '/') || (ver && strchr(ver, '/')))
             return false; /* not a name: never look where it leads; helm says what is wrong with it */
         struct stat st;
