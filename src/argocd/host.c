@@ -160,6 +160,8 @@ void host_from_env(fn_host *h)
     h->allow_remote_values = flag(env("CMP_ALLOW_REMOTE_VALUES")) == 1;
     h->max_chart_files = cmp_limits.max_chart_files;
     h->max_chart_bytes = cmp_limits.max_chart_bytes;
+    h->helm_credentials_dir = env("CMP_HELM_CREDENTIALS_DIR");
+    h->helm_plain_http_registries = env("CMP_HELM_PLAIN_HTTP_REGISTRIES");
     h->release_name = release_name(h->app_name);
     host_children_from_env(h);
 }

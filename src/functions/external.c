@@ -169,16 +169,23 @@ static int child_failed(fn_ctx *c, const char *what, const child_result *r, cons
     return fn_fail(c, NULL, "%s failed (exit %d): %s", what, r->status, summary[0] ? summary : "no error output");
 }
 
-/* Where a child's stdout goes as it is read: into the YAML parser, or nowhere (run_tool); counted either way. */
+/* Where a child's stdout goes as it is read: into the YAML parser, or nowhere (run_tool); counted either way.
+ * log: the child reports on stdout (helm repo update says there why a repository failed), so its first bytes are
+ * kept for a failure to quote before its stderr. */
 struct output {
     yaml_stream *yaml;
     size_t bytes;
+    buf *log;
 };
+
+#define LOG_KEPT 65536
 
 static int take_output(void *ud, const char *data, size_t len)
 {
     struct output *out = ud;
     out->bytes += len;
+    if (out->log && out->log->len < LOG_KEPT)
+        buf_put(out->log, data, len < LOG_KEPT - out->log->len ? len : LOG_KEPT - out->log->len);
     return out->yaml ? yaml_stream_feed(out->yaml, data, len) : 0;
 }
 
@@ -212,8 +219,17 @@ static int run(fn_ctx *c, const char *what, const char *const *argv, const char 
     child_fds_close(fds);
     if (rc == 0 && r.outcome == CHILD_STOPPED)
         rc = -1; /* its output broke a rule (invalid YAML, max-objects): the parser has said which, and where */
-    else if (rc == 0 && (r.outcome != CHILD_EXITED || r.status != 0))
+    else if (rc == 0 && (r.outcome != CHILD_EXITED || r.status != 0)) {
+        if (out->log && out->log->len) {
+            buf both = {0};
+            buf_put(&both, out->log->data, out->log->len);
+            buf_putc(&both, '\n');
+            buf_put(&both, err.data ? err.data : "", err.len);
+            buf_free(&err);
+            err = both;
+        }
         rc = child_failed(c, what, &r, &o, &err, total_limit);
+    }
     buf_free(&err);
     if (rc == 0)
         bytes_read_add(out->bytes);
@@ -225,6 +241,16 @@ int run_tool(fn_ctx *c, const char *what, const char *const *argv, const char *c
     struct output out = {0};
     child_fds none = {0};
     return run(c, what, argv, env, cwd, &none, &out);
+}
+
+int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+                 child_fds *fds)
+{
+    buf log = {0};
+    struct output out = {NULL, 0, &log};
+    int rc = run(c, what, argv, env, cwd, fds, &out);
+    buf_free(&log);
+    return rc;
 }
 
 /* kpt's default file for an object that has none: <namespace>/<kind>_<name>.yaml */
@@ -253,7 +279,7 @@ int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv
      * that fails is kept, whatever it wrote before) */
     load_ctx lc = {.a = c->a, .st = c->st};
     rlist got = {0};
-    struct output out = {load_resources_stream(&lc, c->pkg, "", what, &got), 0};
+    struct output out = {load_resources_stream(&lc, c->pkg, "", what, &got), 0, NULL};
     int rc = run(c, what, argv, env, cwd, fds, &out);
     if (rc == 0)
         rc = yaml_stream_end(out.yaml);

@@ -31,4 +31,8 @@ int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv
                             const char *cwd, child_fds *fds);
 /* Runs argv for its effect only (helm dependency build). */
 int run_tool(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd);
+/* The same with descriptors from pass_text (closed when it returns); a failure quotes the end of the child's stdout
+ * as well as its stderr (helm reports why a repository failed on stdout). */
+int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+                 child_fds *fds);
 #endif

@@ -39,6 +39,13 @@ typedef struct fn_host {
     bool allow_remote_values; /* CMP_ALLOW_REMOTE_VALUES=true: valuesFiles may be http(s) URLs that helm fetches */
     size_t max_chart_files;   /* CMP_MAX_CHART_FILES: entries in a local chart and its file:// dependencies */
     size_t max_chart_bytes;   /* CMP_MAX_CHART_BYTES: bytes of their files (both checked by host_limits_from_env) */
+    /* CMP_HELM_CREDENTIALS_DIR: a directory (a mounted Secret) with helm's repositories.yaml (credentials per chart
+     * repository URL, and the names @alias dependencies use) and/or a registry config.json; NULL when unset. Only
+     * helm reads the secrets in it, through files: they never reach an argument, a message or the package. */
+    const char *helm_credentials_dir;
+    /* CMP_HELM_PLAIN_HTTP_REGISTRIES: "host[:port],..." registries served over plain HTTP (helm's --plain-http);
+     * checked where it is used, NULL when unset */
+    const char *helm_plain_http_registries;
     /* argocd */
     /* Helm's default release name: ARGOCD_APP_NAME after its first '_'. For an Application outside the control-plane
      * namespace Argo CD sends "<namespace>_<name>", which helm refuses as a release name; Argo CD's own Helm source
