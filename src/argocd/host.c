@@ -6,9 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
+#include "functions/confine.h"
+#include "argocd/metadata.h"
+#include "util/diag.h"
 #include "util/fsutil.h"
+#include "util/url.h"
+#include "yaml/load.h"
 
 extern char **environ;
 
@@ -19,11 +25,99 @@ static const char *env(const char *name)
     return v && *v ? v : NULL;
 }
 
+/* The value as the error shows it: short, printable, one line (it comes from the operator, not from a secret). */
+static const char *operator_value_shown(const char *v, char *out, size_t cap)
+{
+    size_t n = 0, len = strlen(v);
+    for (; n < len && n + 4 < cap && n < 40; n++)
+        out[n] = v[n] >= 0x20 && v[n] < 0x7f ? v[n] : '?';
+    if (n < len)
+        out[n++] = '.', out[n++] = '.', out[n++] = '.';
+    out[n] = 0;
+    return out;
+}
+
+static int env_number(const char *name, bool bytes, unsigned long long max, const char *rule, unsigned long long *dst)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0; /* empty is unset: how a manifest clears a variable it inherits */
+    unsigned long long n;
+    if (parse_env_number(v, bytes, 1, max, &n) < 0) {
+        char shown_buf[48];
+        return fail(NULL, 0, "%s must be %s (got \"%s\")", name, rule, operator_value_shown(v, shown_buf, sizeof shown_buf));
+    }
+    *dst = n;
+    return 0;
+}
+
+int host_limits_from_env(void)
+{
+    _Static_assert(SIZE_MAX == UINT64_MAX, "the rules below state 2^64-1 as the largest size");
+    static const char bytes_rule[] = "a whole number of bytes from 1 to 2^64-1, optionally ending in K, M or G";
+    struct {
+        const char *name;
+        bool bytes;
+        unsigned long long max;
+        const char *rule;
+        unsigned long long value;
+    } vars[] = {
+        {"CMP_MAX_FILE_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_file_bytes},
+        {"CMP_MAX_TOTAL_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_total_bytes},
+        {"CMP_MAX_OUTPUT_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_output_bytes},
+        {"CMP_MAX_OBJECTS", false, SIZE_MAX, "a whole number of objects from 1 to 2^64-1", cmp_limits.max_objects},
+        /* the emitter and the functions' walks recurse once per level: the cap keeps them inside the stack */
+        {"CMP_MAX_DEPTH", false, 100000, "a whole number of levels from 1 to 100000", yaml_limits.max_depth},
+        {"CMP_MAX_ALIAS_NODES", false, UINT64_MAX, "a whole number of nodes from 1 to 2^64-1", yaml_limits.max_alias_nodes},
+        /* Argo CD gives a plugin 60 s (90 s at most by its own settings); an hour is far past any of it */
+        {"CMP_CHILD_TIMEOUT", false, 3600, "a whole number of seconds from 1 to 3600", (unsigned long long)cmp_limits.child_timeout_s},
+        {"CMP_MAX_REGEX_STEPS", false, UINT32_MAX, "a whole number of pcre2 match steps from 1 to 2^32-1", cmp_limits.max_regex_steps},
+        {"CMP_MAX_CHART_FILES", false, SIZE_MAX, "a whole number of files from 1 to 2^64-1", cmp_limits.max_chart_files},
+        {"CMP_MAX_CHART_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_chart_bytes},
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (env_number(vars[i].name, vars[i].bytes, vars[i].max, vars[i].rule, &vars[i].value) < 0)
+            return -1;
+    cmp_limits.max_file_bytes = (size_t)vars[0].value;
+    cmp_limits.max_total_bytes = (size_t)vars[1].value;
+    cmp_limits.max_output_bytes = (size_t)vars[2].value;
+    cmp_limits.max_objects = (size_t)vars[3].value;
+    yaml_limits.max_depth = (uint32_t)vars[4].value;
+    yaml_limits.max_alias_nodes = vars[5].value;
+    cmp_limits.child_timeout_s = (int)vars[6].value;
+    cmp_limits.max_regex_steps = (size_t)vars[7].value;
+    cmp_limits.max_chart_files = (size_t)vars[8].value;
+    cmp_limits.max_chart_bytes = (size_t)vars[9].value;
+    return 0;
+}
+
 static int flag(const char *v)
 {
     if (!v || !strcmp(v, "false"))
         return 0;
     return !strcmp(v, "true") ? 1 : -1;
+}
+
+static int meta_env(const char *name, const char **out)
+{
+    const char *v = getenv(name);
+    *out = v && *v ? v : NULL;
+    return meta_value_check(NULL, name, *out);
+}
+
+int host_app_meta(arena *a, app_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    if (meta_env("ARGOCD_APP_NAME", &m->name) < 0 || meta_env("ARGOCD_APP_NAMESPACE", &m->namespace) < 0 ||
+        meta_env("ARGOCD_APP_PROJECT_NAME", &m->project) < 0 || meta_env("ARGOCD_APP_REVISION", &m->revision) < 0 ||
+        meta_env("ARGOCD_APP_SOURCE_REPO_URL", &m->repo) < 0 ||
+        meta_env("ARGOCD_APP_SOURCE_TARGET_REVISION", &m->target_revision) < 0 ||
+        meta_env("ARGOCD_APP_SOURCE_PATH", &m->path) < 0)
+        return -1;
+    /* Argo CD passes the Application's repoURL as written, credentials and all */
+    if (m->repo)
+        m->repo = url_strip_credentials(a, m->repo);
+    return 0;
 }
 
 /* Argo CD's InstanceName is "<app namespace>_<name>" for an Application outside the control-plane namespace; its
@@ -44,12 +138,18 @@ void host_from_env(fn_host *h)
     h->tmpdir = env("TMPDIR");
     if (!h->tmpdir)
         h->tmpdir = "/tmp";
-    h->child_timeout_ms = cmp_limits.child_timeout_s * 1000; /* CMP_CHILD_TIMEOUT, checked by limits_from_env */
+    h->child_timeout_ms = cmp_limits.child_timeout_s * 1000; /* CMP_CHILD_TIMEOUT, checked by host_limits_from_env */
     h->kube_version = env("KUBE_VERSION");
     h->kube_api_versions = env("KUBE_API_VERSIONS");
     h->app_name = env("ARGOCD_APP_NAME");
     h->app_namespace = env("ARGOCD_APP_NAMESPACE");
-    h->helm_values = NULL;
+    h->helm_values = NULL; /* the Application's parameters: set by the render from argocd/settings.h */
+    h->app_dir = NULL;
+    h->helm_value_files = NULL;
+    h->helm_ignore_missing_value_files = false;
+    h->helm_parameters = NULL;
+    h->helm_release_name = NULL;
+    h->helm_skip_crds = h->helm_skip_tests = h->helm_skip_schema_validation = false;
     /* kustomize: a value that is neither true nor false is kept as -1 so the step can name the variable */
     h->kustomize_enable_helm = flag(env("CMP_KUSTOMIZE_ENABLE_HELM"));
     h->kustomize_load_restrictor = env("CMP_KUSTOMIZE_LOAD_RESTRICTOR");
@@ -60,6 +160,8 @@ void host_from_env(fn_host *h)
     h->allow_remote_values = flag(env("CMP_ALLOW_REMOTE_VALUES")) == 1;
     h->max_chart_files = cmp_limits.max_chart_files;
     h->max_chart_bytes = cmp_limits.max_chart_bytes;
+    h->helm_credentials_dir = env("CMP_HELM_CREDENTIALS_DIR");
+    h->helm_plain_http_registries = env("CMP_HELM_PLAIN_HTTP_REGISTRIES");
     h->release_name = release_name(h->app_name);
     host_children_from_env(h);
 }
@@ -184,8 +286,10 @@ void host_find_repo_root(arena *a, fn_host *h, const char *dir)
 {
     char real[PATH_MAX];
     h->repo_root = NULL;
+    h->app_dir = NULL;
     if (!realpath(dir, real))
         return; /* the reader reports a missing package in its own words */
+    h->app_dir = arena_strdup(a, real);
     const char *source_path = env("ARGOCD_APP_SOURCE_PATH");
     if (h->app_name && source_path) {
         char *root = strip_tail(a, real, source_path);
@@ -214,4 +318,104 @@ void host_find_repo_root(arena *a, fn_host *h, const char *dir)
         probe[len] = 0;
     }
     h->repo_root = arena_strdup(a, real);
+}
+
+/* A URL helm can take as one --values argument: http(s), printable ASCII without spaces, no comma (helm splits
+ * --values on commas), at most 2048 bytes. */
+static bool values_url(const char *f)
+{
+    if (strncmp(f, "https://", 8) && strncmp(f, "http://", 7))
+        return false;
+    size_t n = strlen(f);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)f[i] <= 0x20 || (unsigned char)f[i] >= 0x7f || f[i] == ',')
+            return false;
+    return n <= 2048;
+}
+
+#define APP_FILES "parameter \"helm-value-files\""
+
+/* One entry of helm-value-files, read as Argo CD reads valueFiles: relative to the Application's directory, or to
+ * the repository root when it starts with '/'; resolved one step at a time inside the repository, whatever
+ * symlinks say. *out: the real path, the URL, or NULL for a missing file skipped on request. A URL is never
+ * repeated in a message: it may carry credentials. */
+static int app_value_file(arena *a, const fn_host *h, const char *f, uint32_t i, const char **out)
+{
+    *out = NULL;
+    if (!*f)
+        return fail(NULL, 0, "%s: entry %u is empty", APP_FILES, i + 1);
+    if (strstr(f, "://")) {
+        if (!h->allow_remote_values)
+            return fail(NULL, 0,
+                        "%s: entry %u is a URL; value files must be files in the repository (the sidecar's operator "
+                        "can allow remote values with CMP_ALLOW_REMOTE_VALUES=true)",
+                        APP_FILES, i + 1);
+        if (!values_url(f))
+            return fail(NULL, 0,
+                        "%s: entry %u is not a URL helm can take (https:// or http://, no spaces, control characters "
+                        "or commas, at most 2048 bytes)",
+                        APP_FILES, i + 1);
+        *out = f;
+        return 0;
+    }
+    const char *root = h->repo_root ? h->repo_root : h->app_dir;
+    if (!root || !h->app_dir)
+        return fail(NULL, 0, "%s: the Application's directory cannot be resolved", APP_FILES);
+    const char *full = f[0] == '/' ? arena_printf(a, "%s%s", strcmp(root, "/") ? root : "", f)
+                                   : arena_printf(a, "%s/%s", h->app_dir, f);
+    char real[PATH_MAX];
+    struct stat st;
+    switch (resolve_beneath(root, full, real)) {
+    case CONFINED_OUTSIDE:
+        return fail(NULL, 0,
+                    "%s: value file \"%s\" leads outside the repository (by \"..\" or a symlink); only files inside "
+                    "the repository may be read",
+                    APP_FILES, shown(a, f));
+    case CONFINED_MISSING:
+        if (h->helm_ignore_missing_value_files)
+            return 0;
+        return fail(NULL, 0,
+                    "%s: value file \"%s\" does not exist (%s; helm-ignore-missing-value-files: \"true\" skips "
+                    "missing files)",
+                    APP_FILES, shown(a, f),
+                    f[0] == '/' ? "a path from the repository root" : "a path from the Application's directory");
+    case CONFINED_OK:
+        break;
+    }
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+        return fail(NULL, 0, "%s: value file \"%s\" is not a file", APP_FILES, shown(a, f));
+    if (strchr(real, ','))
+        return fail(NULL, 0, "%s: value file \"%s\": its path has a comma, which helm's --values splits on",
+                    APP_FILES, shown(a, f));
+    *out = arena_strdup(a, real);
+    return 0;
+}
+
+int host_helm_parameters(arena *a, fn_host *h, const settings *s)
+{
+    h->helm_ignore_missing_value_files = s->helm_ignore_missing_value_files;
+    h->helm_parameters = s->helm_parameters;
+    h->helm_release_name = s->helm_release_name;
+    h->helm_skip_crds = s->helm_skip_crds;
+    h->helm_skip_tests = s->helm_skip_tests;
+    h->helm_skip_schema_validation = s->helm_skip_schema_validation;
+    uint32_t n = node_len(s->helm_value_files), kept = 0;
+    const char **files = n ? arena_alloc(a, (n + 1) * sizeof *files) : NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *f = scalar(seq_item(s->helm_value_files, i)); /* settings_load checked: strings only */
+        if (app_value_file(a, h, f, i, &files[kept]) < 0)
+            return -1;
+        kept += files[kept] != NULL;
+    }
+    if (files)
+        files[kept] = NULL;
+    h->helm_value_files = files;
+    return 0;
+}
+
+void host_git_env(gitsrc_env *g)
+{
+    g->ceiling_directories = env("GIT_CEILING_DIRECTORIES");
+    g->cache_home = env("XDG_CACHE_HOME");
+    g->tmpdir = env("TMPDIR");
 }

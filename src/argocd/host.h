@@ -1,13 +1,30 @@
 /* Fills the functions' view of the sidecar (functions/host.h) from the environment, once per run. */
 #ifndef CMP_ARGOCD_HOST_H
 #define CMP_ARGOCD_HOST_H
+#include "argocd/settings.h"
+#include "argocd/metadata.h"
 #include "functions/host.h"
+#include "git/git.h"
 
 #include "util/arena.h"
+
+/* Reads CMP_MAX_FILE_BYTES and every other CMP_* number from the environment. A value that breaks its rule is an
+ * error (-1 with fail(): the variable, the rule and the value), never silently replaced by the default; an
+ * empty value counts as unset. */
+int host_limits_from_env(void);
+/* ARGOCD_APP_* from the environment; unset (or empty) variables stay NULL. Each must be printable UTF-8 text
+ * (meta_value_check); the repository URL loses its credentials (url_strip_credentials). fail() and -1 otherwise. */
+int host_app_meta(arena *a, app_meta *m);
+/* GIT_CEILING_DIRECTORIES, XDG_CACHE_HOME and TMPDIR for git (empty counts as unset). */
+void host_git_env(gitsrc_env *g);
 
 void host_from_env(fn_host *h);
 /* The children block of fn_host alone (host_from_env calls it). */
 void host_children_from_env(fn_host *h);
 /* Sets h->repo_root for the package in dir (see functions/host.h); NULL when dir does not resolve. */
 void host_find_repo_root(arena *a, fn_host *h, const char *dir);
+/* Hands the Application's Helm parameters (helm-value-files, helm-parameters, helm-release-name, the switches) to
+ * the functions, after host_find_repo_root: each value file is resolved inside the repository here, before any
+ * step runs (-1 with fail() naming the parameter and the file). */
+int host_helm_parameters(arena *a, fn_host *h, const settings *s);
 #endif

@@ -22,28 +22,6 @@ int meta_value_check(const char *file, const char *what, const char *value)
                 what, utf8 ? "holds a control character or a line break" : "is not valid UTF-8", bad);
 }
 
-static int env(const char *name, const char **out)
-{
-    const char *v = getenv(name);
-    *out = v && *v ? v : NULL;
-    return meta_value_check(NULL, name, *out);
-}
-
-int app_meta_from_env(arena *a, app_meta *m)
-{
-    memset(m, 0, sizeof *m);
-    if (env("ARGOCD_APP_NAME", &m->name) < 0 || env("ARGOCD_APP_NAMESPACE", &m->namespace) < 0 ||
-        env("ARGOCD_APP_PROJECT_NAME", &m->project) < 0 || env("ARGOCD_APP_REVISION", &m->revision) < 0 ||
-        env("ARGOCD_APP_SOURCE_REPO_URL", &m->repo) < 0 ||
-        env("ARGOCD_APP_SOURCE_TARGET_REVISION", &m->target_revision) < 0 ||
-        env("ARGOCD_APP_SOURCE_PATH", &m->path) < 0)
-        return -1;
-    /* Argo CD passes the Application's repoURL as written, credentials and all */
-    if (m->repo)
-        m->repo = url_strip_credentials(a, m->repo);
-    return 0;
-}
-
 /* A DNS subdomain (RFC 1123), as Kubernetes requires for an annotation key prefix. */
 static bool dns_subdomain(const char *s)
 {

@@ -10,9 +10,6 @@ typedef struct app_meta {
     const char *package_revision; /* the last commit that changed the package directory (from .git); NULL: unknown */
 } app_meta;
 
-/* ARGOCD_APP_* from the environment; unset (or empty) variables stay NULL. Each must be printable UTF-8 text
- * (meta_value_check); the repository URL loses its credentials (url_strip_credentials). fail() and -1 otherwise. */
-int app_meta_from_env(arena *a, app_meta *m);
 /* A metadata value must be valid UTF-8 with no control character (C0, DEL, C1), line or paragraph separator:
  * fail()s naming file (may be NULL), what (the variable, or where git had it) and the byte offset, never the value. */
 int meta_value_check(const char *file, const char *what, const char *value);

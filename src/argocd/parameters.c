@@ -4,7 +4,9 @@
  * out: Argo CD's UI sends a parameter whole once one part of it is edited, so an announced default that were live
  * YAML would, on the first edit, pin every value the package sets (and revert values the package sets on top of the
  * chart's values.yaml). Commented out, the default applied unchanged sets nothing, and uncommenting one key
- * overrides that key alone. The output is always a JSON array, even for a broken package. */
+ * overrides that key alone. The other Helm parameters (helm-value-files, helm-parameters, helm-release-name, the
+ * skip switches) are announced next to it, with defaults that change nothing. The output is always a JSON array,
+ * even for a broken package. */
 #include "argocd/parameters.h"
 
 #include <limits.h>
@@ -247,6 +249,14 @@ int print_parameters(const char *dir, buf *out)
         buf_puts(out, ",\"collectionType\":\"string\",\"string\":");
         json_quote(out, commented_values(a, &hv));
         buf_putc(out, '}');
+        /* Argo CD's other Helm source fields, for a package that renders charts. Their defaults set nothing: no
+         * files, no parameters, the default release name, "false" switches that only ever take away. */
+        for (int i = 0; i < setting_count; i++) {
+            if (strncmp(setting_defs[i].name, "helm-", 5) || !strcmp(setting_defs[i].name, "helm-values"))
+                continue;
+            buf_putc(out, ',');
+            settings_announce_one_json(out, &setting_defs[i]);
+        }
     }
     buf_puts(out, "]\n");
     free(lc.non_krm);

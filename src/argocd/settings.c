@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argocd/helm_parameters.h"
+#include "functions/confine.h"
+#include "functions/kustomize_helm_guard.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
@@ -44,9 +47,39 @@ const setting_def setting_defs[] = {
      "package defines.",
      NULL, true},
     {"helm-values", SETTING_STRING, "Helm values",
-     "YAML values merged over the values of every render-helm-chart step (passed to helm template last, so they "
-     "win); only the keys it sets change.",
+     "YAML values merged over the values of every Helm chart (after the package's values and helm-value-files, "
+     "before helm-parameters); only the keys it sets change.",
      NULL, true},
+    /* Argo CD's own Helm source (spec.source.helm), per Application, for every chart the package renders */
+    {"helm-value-files", SETTING_ARRAY, "Helm value files",
+     "Values files for every Helm chart, after the package's own values and before helm-values: paths relative to "
+     "the Application's directory (a leading / starts at the repository root), as Argo CD's valueFiles; each must "
+     "be a file inside the repository (a URL only where the operator allows remote values).",
+     NULL, true},
+    {"helm-ignore-missing-value-files", SETTING_STRING, "Ignore missing value files",
+     "\"true\": a file of helm-value-files that does not exist is skipped (Argo CD's ignoreMissingValueFiles); "
+     "otherwise it is an error.",
+     "false", true},
+    {"helm-parameters", SETTING_MAP, "Helm parameters",
+     "Values for every Helm chart, applied last (after helm-values): keys in helm's --set syntax (image.tag, "
+     "hosts[0].name, a\\.b for a dot inside a name), every value a string (Argo CD's forceString); typed values "
+     "(numbers, booleans, lists) go in helm-values.",
+     NULL, true},
+    {"helm-release-name", SETTING_STRING, "Helm release name",
+     "The release name of every chart whose step sets no releaseName (default: the Application's name).", NULL,
+     true},
+    {"helm-skip-crds", SETTING_STRING, "Skip CRDs",
+     "\"true\": the CRDs of charts' crds/ directories are left out (Argo CD's skipCrds); \"false\" leaves each "
+     "step's includeCRDs as it is.",
+     "false", true},
+    {"helm-skip-tests", SETTING_STRING, "Skip test hooks",
+     "\"true\": charts' test hooks are left out (helm --skip-tests, Argo CD's skipTests); \"false\" leaves each "
+     "step's skipTests as it is.",
+     "false", true},
+    {"helm-skip-schema-validation", SETTING_STRING, "Skip schema validation",
+     "\"true\": values are not checked against charts' values.schema.json (helm --skip-schema-validation, Argo "
+     "CD's skipSchemaValidation).",
+     "false", true},
     {"timeout", SETTING_STRING, "Time budget (seconds)",
      "The render fails cleanly after this many seconds, before Argo CD's 60 s deadline.", "45", false},
 };
@@ -428,6 +461,30 @@ int settings_load(arena *a, strtab *st, settings *out)
                 /* the announced default is the package's values commented out: unchanged, it sets nothing */
                 out->helm_values = v && is_map(v) ? s : NULL;
             }
+        } else if (!strcmp(d->name, "helm-value-files")) {
+            out->helm_value_files = c;
+        } else if (!strcmp(d->name, "helm-parameters")) {
+            if (helm_parameters_yaml(a, c, &out->helm_parameters) < 0)
+                return -1;
+        } else if (!strcmp(d->name, "helm-release-name")) {
+            const char *why = s && *s ? helm_release_name_rule(s) : NULL;
+            if (why)
+                return fail(NULL, 0, "parameter \"helm-release-name\": \"%s\" is not a release name helm accepts: %s",
+                            shown(a, s), why);
+            out->helm_release_name = s && *s ? s : NULL;
+        } else if (!strncmp(d->name, "helm-", 5)) { /* the switches: helm-ignore-missing-value-files, helm-skip-* */
+            if (s && strcmp(s, "true") && strcmp(s, "false"))
+                return fail(NULL, 0, "parameter \"%s\" must be \"true\" or \"false\", got \"%s\"", d->name,
+                            shown(a, s));
+            bool on = s && !strcmp(s, "true");
+            if (!strcmp(d->name, "helm-ignore-missing-value-files"))
+                out->helm_ignore_missing_value_files = on;
+            else if (!strcmp(d->name, "helm-skip-crds"))
+                out->helm_skip_crds = on;
+            else if (!strcmp(d->name, "helm-skip-tests"))
+                out->helm_skip_tests = on;
+            else if (!strcmp(d->name, "helm-skip-schema-validation"))
+                out->helm_skip_schema_validation = on;
         } else if (!strcmp(d->name, "timeout")) {
             unsigned long long t;
             if (parse_env_number(s ? s : "45", false, 1, 3600, &t) < 0)
@@ -443,6 +500,22 @@ static const char *kind_name(enum setting_kind k)
     return kind_names[k];
 }
 
+void settings_announce_one_json(buf *b, const setting_def *d)
+{
+    buf_puts(b, "{\"name\":");
+    json_quote(b, d->name);
+    buf_puts(b, ",\"title\":");
+    json_quote(b, d->title);
+    buf_puts(b, ",\"tooltip\":");
+    json_quote(b, d->tooltip);
+    buf_printf(b, ",\"collectionType\":\"%s\"", kind_name(d->kind));
+    if (d->def) {
+        buf_puts(b, ",\"string\":");
+        json_quote(b, d->def);
+    }
+    buf_putc(b, '}');
+}
+
 void settings_announce_json(buf *b)
 {
     buf_putc(b, '[');
@@ -454,18 +527,7 @@ void settings_announce_json(buf *b)
         if (!first)
             buf_putc(b, ',');
         first = false;
-        buf_puts(b, "{\"name\":");
-        json_quote(b, d->name);
-        buf_puts(b, ",\"title\":");
-        json_quote(b, d->title);
-        buf_puts(b, ",\"tooltip\":");
-        json_quote(b, d->tooltip);
-        buf_printf(b, ",\"collectionType\":\"%s\"", kind_name(d->kind));
-        if (d->def) {
-            buf_puts(b, ",\"string\":");
-            json_quote(b, d->def);
-        }
-        buf_putc(b, '}');
+        settings_announce_one_json(b, d);
     }
     buf_putc(b, ']');
 }

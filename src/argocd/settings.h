@@ -37,6 +37,12 @@ typedef struct settings {
     bool setters_escaped;
     node *images;          /* sequence of strings, NULL when unset */
     const char *helm_values; /* YAML text, NULL when unset or when it holds no values (only comments) */
+    /* Argo CD's Helm source fields, for every chart (functions/host.h) */
+    node *helm_value_files;        /* sequence of strings, NULL when unset */
+    bool helm_ignore_missing_value_files;
+    const char *helm_parameters;   /* the YAML values document made from the map; NULL when unset or empty */
+    const char *helm_release_name; /* NULL: the default */
+    bool helm_skip_crds, helm_skip_tests, helm_skip_schema_validation;
     int timeout_seconds;
     const char *unknown;   /* the parameters nobody reads, quoted and comma-separated, for one warning; NULL: none */
 } settings;
@@ -45,6 +51,8 @@ typedef struct settings {
 int settings_load(arena *a, strtab *st, settings *out);
 /* Announcements for Argo CD: the JSON array of static parameters, or the YAML list for plugin.yaml, or the README table. */
 void settings_announce_json(buf *b);
+/* One setting as the JSON object of an announcement (name, title, tooltip, collectionType, default). */
+void settings_announce_one_json(buf *b, const setting_def *d);
 void settings_announce_yaml(buf *b, int indent);
 void settings_markdown(buf *b);
 /* Is this stamp key enabled? Keys: app, app-namespace, project, revision, package-revision, repo, target-revision,

@@ -169,8 +169,28 @@ static int child_failed(fn_ctx *c, const char *what, const child_result *r, cons
     return fn_fail(c, NULL, "%s failed (exit %d): %s", what, r->status, summary[0] ? summary : "no error output");
 }
 
+/* Where a child's stdout goes as it is read: into the YAML parser, or nowhere (run_tool); counted either way.
+ * log: the child reports on stdout (helm repo update says there why a repository failed), so its first bytes are
+ * kept for a failure to quote before its stderr. */
+struct output {
+    yaml_stream *yaml;
+    size_t bytes;
+    buf *log;
+};
+
+#define LOG_KEPT 65536
+
+static int take_output(void *ud, const char *data, size_t len)
+{
+    struct output *out = ud;
+    out->bytes += len;
+    if (out->log && out->log->len < LOG_KEPT)
+        buf_put(out->log, data, len < LOG_KEPT - out->log->len ? len : LOG_KEPT - out->log->len);
+    return out->yaml ? yaml_stream_feed(out->yaml, data, len) : 0;
+}
+
 static int run(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
-               child_fds *fds, buf *out)
+               child_fds *fds, struct output *out)
 {
     const fn_host *h = c->host;
     if (h && h->child_settings_error) {
@@ -195,22 +215,41 @@ static int run(fn_ctx *c, const char *what, const char *const *argv, const char 
                                   h->child_max_procs};
     buf err = {0};
     child_result r;
-    int rc = child_run(&o, out, &err, &r);
+    int rc = child_run_sink(&o, take_output, out, &err, &r);
     child_fds_close(fds);
-    if (rc == 0 && (r.outcome != CHILD_EXITED || r.status != 0))
+    if (rc == 0 && r.outcome == CHILD_STOPPED)
+        rc = -1; /* its output broke a rule (invalid YAML, max-objects): the parser has said which, and where */
+    else if (rc == 0 && (r.outcome != CHILD_EXITED || r.status != 0)) {
+        if (out->log && out->log->len) {
+            buf both = {0};
+            buf_put(&both, out->log->data, out->log->len);
+            buf_putc(&both, '\n');
+            buf_put(&both, err.data ? err.data : "", err.len);
+            buf_free(&err);
+            err = both;
+        }
         rc = child_failed(c, what, &r, &o, &err, total_limit);
+    }
     buf_free(&err);
     if (rc == 0)
-        bytes_read_add(out->len);
+        bytes_read_add(out->bytes);
     return rc;
 }
 
 int run_tool(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd)
 {
-    buf out = {0};
+    struct output out = {0};
     child_fds none = {0};
-    int rc = run(c, what, argv, env, cwd, &none, &out);
-    buf_free(&out);
+    return run(c, what, argv, env, cwd, &none, &out);
+}
+
+int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+                 child_fds *fds)
+{
+    buf log = {0};
+    struct output out = {NULL, 0, &log};
+    int rc = run(c, what, argv, env, cwd, fds, &out);
+    buf_free(&log);
     return rc;
 }
 
@@ -236,15 +275,15 @@ int run_tool_into_items(fn_ctx *c, const char *what, const char *const *argv, co
 int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env,
                             const char *cwd, child_fds *fds)
 {
-    buf out = {0};
-    if (run(c, what, argv, env, cwd, fds, &out) < 0) {
-        buf_free(&out);
-        return -1;
-    }
+    /* parsed while the tool writes: a document that breaks a rule stops the tool there (and nothing of a tool
+     * that fails is kept, whatever it wrote before) */
     load_ctx lc = {.a = c->a, .st = c->st};
     rlist got = {0};
-    int rc = load_resources_from_text(&lc, c->pkg, "", what, out.data ? out.data : "", out.len, &got);
-    buf_free(&out);
+    struct output out = {load_resources_stream(&lc, c->pkg, "", what, &got), 0, NULL};
+    int rc = run(c, what, argv, env, cwd, fds, &out);
+    if (rc == 0)
+        rc = yaml_stream_end(out.yaml);
+    yaml_stream_free(out.yaml);
     for (size_t i = 0; rc == 0 && i < got.n; i++) {
         resource *r = got.v[i];
         if (r->flags & R_KUSTOMIZE)

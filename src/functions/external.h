@@ -23,11 +23,16 @@ const char *step_dir(fn_ctx *c);
 const char *inside_package(fn_ctx *c, const node *at, const char *what, const char *rel);
 /* Runs argv under util/child.h with the environment, limits and scratch space of the host; a non-zero exit becomes
  * an error quoting the tool's stderr, a limit hit an error naming the limit. Its stdout is parsed as resources (kpt
- * reader rules) and appended to the items. */
+ * reader rules) while the tool writes it, so a document that breaks a rule stops the tool there, and is appended
+ * to the items once the tool has succeeded. */
 int run_tool_into_items(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd);
 /* The same, with descriptors from pass_text (closed when it returns, whatever happened). */
 int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env,
                             const char *cwd, child_fds *fds);
 /* Runs argv for its effect only (helm dependency build). */
 int run_tool(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd);
+/* The same with descriptors from pass_text (closed when it returns); a failure quotes the end of the child's stdout
+ * as well as its stderr (helm reports why a repository failed on stdout). */
+int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+                 child_fds *fds);
 #endif

@@ -22,6 +22,15 @@ typedef struct fn_host {
     const char *app_name, *app_namespace;               /* ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE: NULL when unset */
     /* the Application's parameters that reach tools */
     const char *helm_values;                            /* the helm-values parameter: YAML text, NULL when unset */
+    /* Argo CD's Helm source fields as Application parameters, for every chart (argocd/settings.h): the value files
+     * (NULL-terminated real paths inside the repository, or URLs the operator allows; NULL when none), the
+     * helm-parameters map as one YAML values document, the release name for steps that name none, switches. */
+    const char *app_dir; /* the Application's directory (realpath); NULL until host_find_repo_root */
+    const char *const *helm_value_files;
+    bool helm_ignore_missing_value_files;
+    const char *helm_parameters;
+    const char *helm_release_name;
+    bool helm_skip_crds, helm_skip_tests, helm_skip_schema_validation;
     /* kustomize: what the operator lets a package's kustomizations do (a package can only ask for less) */
     int kustomize_enable_helm;             /* CMP_KUSTOMIZE_ENABLE_HELM: 1 "true", 0 "false" or unset, -1 other */
     const char *kustomize_load_restrictor; /* CMP_KUSTOMIZE_LOAD_RESTRICTOR: LoadRestrictionsRootOnly unless set */
@@ -29,7 +38,14 @@ typedef struct fn_host {
     /* helm */
     bool allow_remote_values; /* CMP_ALLOW_REMOTE_VALUES=true: valuesFiles may be http(s) URLs that helm fetches */
     size_t max_chart_files;   /* CMP_MAX_CHART_FILES: entries in a local chart and its file:// dependencies */
-    size_t max_chart_bytes;   /* CMP_MAX_CHART_BYTES: bytes of their files (both checked by limits_from_env) */
+    size_t max_chart_bytes;   /* CMP_MAX_CHART_BYTES: bytes of their files (both checked by host_limits_from_env) */
+    /* CMP_HELM_CREDENTIALS_DIR: a directory (a mounted Secret) with helm's repositories.yaml (credentials per chart
+     * repository URL, and the names @alias dependencies use) and/or a registry config.json; NULL when unset. Only
+     * helm reads the secrets in it, through files: they never reach an argument, a message or the package. */
+    const char *helm_credentials_dir;
+    /* CMP_HELM_PLAIN_HTTP_REGISTRIES: "host[:port],..." registries served over plain HTTP (helm's --plain-http);
+     * checked where it is used, NULL when unset */
+    const char *helm_plain_http_registries;
     /* argocd */
     /* Helm's default release name: ARGOCD_APP_NAME after its first '_'. For an Application outside the control-plane
      * namespace Argo CD sends "<namespace>_<name>", which helm refuses as a release name; Argo CD's own Helm source

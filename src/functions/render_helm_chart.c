@@ -1,5 +1,6 @@
 /* render-helm-chart: Helm charts as a package source, through the real `helm template` (catalog RenderHelmChart
- * config, or a ConfigMap for one chart). Chart dependencies are built only when charts/ does not match Chart.lock. */
+ * config, or a ConfigMap for one chart). Fetching (a chart from a repository, a chart's dependencies) is
+ * helm_fetch.h's. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "functions/confine.h"
 #include "functions/external.h"
 #include "functions/helm_confine.h"
+#include "functions/helm_fetch.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
@@ -227,9 +229,8 @@ static int check_fields(fn_ctx *c, const chart *ch, const char *release, const c
         if (strncmp(ch->repo, "oci://", 6) && !is_url(ch->repo))
             return fn_fail(c, ch->repo_at, "%srepo must be an https:// or http:// chart repository or an oci:// registry",
                            ch->args);
-        if (!url_chars(ch->repo, 2048) || !strchr(ch->repo, '/')[2])
-            return fn_fail(c, ch->repo_at, "%srepo is not a URL (no spaces or control characters, at most 2048 bytes)",
-                           ch->args);
+        if (helm_check_repo_url(c, ch->repo_at, arena_printf(c->a, "%srepo", ch->args), ch->repo) < 0)
+            return -1;
         if (!chart_name(ch->name))
             return fn_fail(c, ch->name_at,
                            "%sname \"%s\" is not a chart name: letters, digits, '.', '_', '-' and '/', starting with "
@@ -261,86 +262,6 @@ static int check_fields(fn_ctx *c, const chart *ch, const char *release, const c
         p += len + (p[len] == ',');
     }
     return 0;
-}
-
-static const char *helm_env[8];
-static char helm_env_buf[4][4200];
-
-static const char *const *helm_environment(const fn_host *h)
-{
-    const char *s = scratch_dir(h);
-    if (!s)
-        return NULL;
-    const char *names[] = {"HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME"};
-    const char *subs[] = {"cache", "config", "data"};
-    for (int i = 0; i < 3; i++) {
-        snprintf(helm_env_buf[i], sizeof helm_env_buf[i], "%s=%s/helm/%s", names[i], s, subs[i]);
-        helm_env[i] = helm_env_buf[i];
-    }
-    snprintf(helm_env_buf[3], sizeof helm_env_buf[3], "HELM_PLUGINS=%s/helm/plugins", s);
-    helm_env[3] = helm_env_buf[3];
-    helm_env[4] = NULL;
-    return helm_env;
-}
-
-/* Are the dependencies in Chart.lock present under charts/ (as <name>-<version>.tgz or an unpacked <name>/)? */
-static bool dependencies_present(fn_ctx *c, const char *chart_dir)
-{
-    char *lock = arena_printf(c->a, "%s/Chart.lock", chart_dir);
-    char *text;
-    size_t len;
-    if (!file_exists(lock))
-        return true;
-    if (read_text_file(lock, "Chart.lock", &text, &len) < 0) {
-        diag_clear();
-        return true;
-    }
-    node *n = NULL;
-    int rc = yaml_load_one(c->a, c->st, "Chart.lock", text, len, &n);
-    free(text);
-    if (rc < 0) {
-        diag_clear();
-        return true;
-    }
-    const node *deps = map_get(n, "dependencies");
-    for (uint32_t i = 0; is_seq(deps) && i < node_len(deps); i++) {
-        const node *dep = seq_item(deps, i);
-        const char *name = path_str(dep, "name", NULL), *ver = path_str(dep, "version", NULL);
-        if (!name)
-            continue;
-        if (strchr(name, '/') || (ver && strchr(ver, '/')))
-            return false; /* not a name: never look where it leads; helm says what is wrong with it */
-        struct stat st;
-        bool ok = (ver && stat(arena_printf(c->a, "%s/charts/%s-%s.tgz", chart_dir, name, ver), &st) == 0) ||
-                  stat(arena_printf(c->a, "%s/charts/%s/Chart.yaml", chart_dir, name), &st) == 0;
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
-/* helm may be NULL: it is looked up only when something has to be built. The chart is checked first (symlinks,
- * file:// dependencies, schemas: helm_confine.h), since helm reads all of it, and so does dependencies_present. */
-int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, const node *at);
-int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, const node *at)
-{
-    char real[PATH_MAX], confined_real[PATH_MAX];
-    if (!realpath(chart_dir, real) || resolve_beneath(repo_root(c), real, confined_real) != CONFINED_OK)
-        return fn_fail(c, at, "chart %s leads outside the repository", chart_dir);
-    chart_dir = arena_strdup(c->a, confined_real);
-    if (helm_confine_dir(c, at, chart_dir) < 0)
-        return -1;
-    if (dependencies_present(c, chart_dir))
-        return 0;
-    const char *shown_dir = repo_relative(c, chart_dir);
-    if (!helm && !(helm = find_tool(c->host->helm_bin, c->host->path, "helm")))
-        return fn_fail(c, at, "chart %s has dependencies to build but helm is not installed (set HELM_BIN)", shown_dir);
-    helm = arena_strdup(c->a, helm);
-    const char *argv[] = {helm, "dependency", "build", "--skip-refresh", "--", chart_dir, NULL};
-    if (run_tool(c, arena_printf(c->a, "helm dependency build %s", shown_dir), argv, helm_environment(c->host), NULL) < 0)
-        return -1;
-    /* what came from a registry (oci:// dependencies need no repository setup) is checked like the rest */
-    return helm_confine_dir(c, at, chart_dir);
 }
 
 static void push(const char ***argv, size_t *n, size_t *cap, const char *s)
@@ -379,47 +300,6 @@ static const char *local_chart(fn_ctx *c, const chart *ch)
     return dir;
 }
 
-/* A chart from a repository or registry: pulled into scratch space first, so its contents are checked like a local
- * chart's before helm template reads them (a values.schema.json may make helm fetch or read what it names). */
-static const char *pull_chart(fn_ctx *c, const char *helm, const chart *ch)
-{
-    static int pulls;
-    const char *dest = arena_printf(c->a, "%s/pull-%d", scratch_dir(c->host), ++pulls);
-    if (mkdir(dest, 0700) != 0)
-        return fn_fail(c, ch->at, "cannot create a temporary directory for the chart"), NULL;
-    const char **argv = NULL;
-    size_t n = 0, cap = 0;
-    bool oci = !strncmp(ch->repo, "oci://", 6);
-    push(&argv, &n, &cap, helm);
-    push(&argv, &n, &cap, "pull");
-    push_flag(c, &argv, &n, &cap, "destination", dest);
-    if (ch->version && *ch->version)
-        push_flag(c, &argv, &n, &cap, "version", ch->version);
-    if (!oci)
-        push_flag(c, &argv, &n, &cap, "repo", ch->repo);
-    push(&argv, &n, &cap, "--");
-    push(&argv, &n, &cap, oci ? arena_printf(c->a, "%s/%s", ch->repo, ch->name) : ch->name);
-    int rc = run_tool(c, arena_printf(c->a, "helm pull of chart %s", ch->name), argv, helm_environment(c->host), NULL);
-    free(argv);
-    if (rc < 0)
-        return NULL;
-    const char *tgz = NULL;
-    DIR *d = opendir(dest);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && !strcmp(e->d_name + len - 4, ".tgz"))
-            tgz = arena_printf(c->a, "%s/%s", dest, e->d_name);
-    }
-    if (d)
-        closedir(d);
-    if (!tgz)
-        return fn_fail(c, ch->at, "helm pull of chart %s left no chart archive", ch->name), NULL;
-    if (helm_confine_archive(c, ch->at, tgz, ch->name) < 0)
-        return NULL;
-    return tgz;
-}
-
 /* One values file the config names: a file in the repository, or a URL when the operator allows remote values. */
 static const char *values_file(fn_ctx *c, const chart *ch, const node *at, const char *f, uint32_t i)
 {
@@ -451,7 +331,10 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     size_t n = 0, cap = 0;
     const char *chart_ref;
     const char *repo = ch->repo && *ch->repo ? ch->repo : NULL;
-    const char *release = ch->release && *ch->release ? ch->release : c->host->release_name;
+    /* the helm-release-name parameter replaces the default, not a release name the step chose */
+    const char *release = ch->release && *ch->release ? ch->release
+                          : c->host->helm_release_name ? c->host->helm_release_name
+                                                       : c->host->release_name;
     const char *ns = ch->namespace && *ch->namespace ? ch->namespace : c->host->app_namespace;
     if (check_fields(c, ch, release, ns) < 0)
         return -1;
@@ -460,17 +343,20 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
         if (!chart_dir || helm_dependency_build(c, helm, chart_dir, ch->at) < 0)
             return -1;
         chart_ref = chart_dir;
-    } else if (!(chart_ref = pull_chart(c, helm, ch))) {
+    } else if (!(chart_ref = helm_pull(c, helm, ch->at, ch->repo, ch->name, ch->version))) {
         return -1;
     }
     push(&argv, &n, &cap, helm);
     push(&argv, &n, &cap, "template");
     if (ns && *ns)
         push_flag(c, &argv, &n, &cap, "namespace", ns);
-    if (ch->include_crds)
+    /* the Application's switches only ever take away (Argo CD's skipCrds, skipTests, skipSchemaValidation) */
+    if (ch->include_crds && !c->host->helm_skip_crds)
         push(&argv, &n, &cap, "--include-crds");
-    if (ch->skip_tests)
+    if (ch->skip_tests || c->host->helm_skip_tests)
         push(&argv, &n, &cap, "--skip-tests");
+    if (c->host->helm_skip_schema_validation)
+        push(&argv, &n, &cap, "--skip-schema-validation");
     const char *kv = c->host->kube_version;
     if (kv && *kv)
         push_flag(c, &argv, &n, &cap, "kube-version", kv);
@@ -534,7 +420,10 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     }
     if (inline_file && strcmp(merge, "merge"))
         push_flag(c, &argv, &n, &cap, "values", inline_file);
-    /* the Application's helm-values parameter comes last, so it wins over everything the package says */
+    /* Then the Application's, each winning over what comes before, in Argo CD's order: its value files, helm-values
+     * (valuesObject), helm-parameters (parameters). */
+    for (const char *const *f = c->host->helm_value_files; f && *f; f++)
+        push_flag(c, &argv, &n, &cap, "values", *f);
     const char *override = c->host->helm_values;
     if (override && *override) {
         const char *f = pass_text(c, &fds, override, strlen(override));
@@ -542,6 +431,16 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
             free(argv);
             child_fds_close(&fds);
             return fn_fail(c, ch->at, "cannot pass the helm-values parameter to helm: %s", strerror(errno));
+        }
+        push_flag(c, &argv, &n, &cap, "values", f);
+    }
+    const char *set = c->host->helm_parameters;
+    if (set && *set) {
+        const char *f = pass_text(c, &fds, set, strlen(set));
+        if (!f) {
+            free(argv);
+            child_fds_close(&fds);
+            return fn_fail(c, ch->at, "cannot pass the helm-parameters parameter to helm: %s", strerror(errno));
         }
         push_flag(c, &argv, &n, &cap, "values", f);
     }

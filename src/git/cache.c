@@ -10,12 +10,12 @@
 #include "git/cache.h"
 #include "util/diag.h"
 
-static const char *cache_root(arena *a)
+static const char *cache_root(arena *a, const gitsrc_env *env)
 {
-    const char *x = getenv("XDG_CACHE_HOME");
+    const char *x = env->cache_home;
     if (x && x[0] == '/') /* the XDG spec ignores relative values */
         return arena_printf(a, "%s/cmp-generate/git", x);
-    const char *t = getenv("TMPDIR");
+    const char *t = env->tmpdir;
     if (!t || t[0] != '/')
         t = "/tmp";
     return arena_printf(a, "%s/cmp-generate-%u/git", t, (unsigned)getuid());
@@ -168,11 +168,11 @@ static bool have_commit(git_repository *repo, const char *ref)
     return ok;
 }
 
-int cache_open(arena *a, const pkg_source *src, cache *c)
+int cache_open(arena *a, const gitsrc_env *env, const pkg_source *src, cache *c)
 {
     memset(c, 0, sizeof *c);
     c->lock_fd = -1;
-    const char *root = cache_root(a);
+    const char *root = cache_root(a, env);
     if (gitsrc_mkdirs(root) < 0)
         return fail(root, 0, "cache: cannot create: %s", strerror(errno));
     char *parent = arena_strdup(a, root);

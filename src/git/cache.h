@@ -12,8 +12,8 @@ typedef struct cache {
 
 /* Locks the cache entry for src (waiting for another run that holds it), creates it when missing, and fetches
  * every branch and tag unless src->ref is a full SHA already present. fail() and -1 on error; call cache_close
- * in every case. */
-int cache_open(arena *a, const pkg_source *src, cache *c);
+ * in every case. The cache lives under env->cache_home, else env->tmpdir (see pkg_get). */
+int cache_open(arena *a, const gitsrc_env *env, const pkg_source *src, cache *c);
 void cache_close(cache *c);
 
 /* ref -> commit, kpt's order: the package tag "<directory>/<ref>" (which then becomes *lock_ref), branch, tag,

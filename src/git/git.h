@@ -6,9 +6,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "argocd/metadata.h"
 #include "util/arena.h"
 #include "util/buf.h"
+
+/* What git reads from the sidecar's environment, handed in by the caller that reads it (argocd/host.h). */
+typedef struct gitsrc_env {
+    const char *ceiling_directories; /* GIT_CEILING_DIRECTORIES: repository discovery stops below these; NULL: none */
+    const char *cache_home;          /* XDG_CACHE_HOME: where `pkg get` caches fetches; NULL or relative: tmpdir */
+    const char *tmpdir;              /* TMPDIR; NULL or relative: /tmp */
+} gitsrc_env;
+
+/* Argo CD's ARGOCD_APP_* values as git knows them: plain fields, copied to and from the caller's own record. */
+typedef struct gitsrc_meta {
+    const char *name, *namespace, *project, *revision, *repo, *target_revision, *path;
+} gitsrc_meta;
+
+/* The caller's rule for a value git gives (a name, ref or URL is the author's text): 0, or fail() and -1 naming
+ * file and what. */
+typedef int (*gitsrc_value_check)(const char *file, const char *what, const char *value);
 
 /* Dry-run metadata from the git repository that holds pkg_dir (discovered upward, linked worktrees included).
  * Fills only the fields of *m that are NULL, so values from the environment win:
@@ -19,7 +34,8 @@
  *   name             pkg_dir's basename
  * namespace and project are never touched. Strings live in a. Outside any repository (or in a bare one):
  * *found = false, nothing filled, returns 0. A repository libgit2 cannot read: fail() and -1. */
-int gitsrc_app_meta(arena *a, const char *pkg_dir, app_meta *m, bool *found);
+int gitsrc_app_meta(arena *a, const gitsrc_env *env, const char *pkg_dir, gitsrc_value_check check, gitsrc_meta *m,
+                    bool *found);
 
 /* The package-revision stamp: the last commit that changed the package directory, following first parents from
  * start (a full SHA; NULL or unknown: HEAD), so the value stays the same across commits that leave the package
@@ -27,7 +43,7 @@ int gitsrc_app_meta(arena *a, const char *pkg_dir, app_meta *m, bool *found);
  * CD, the repository copy; an operator may have excluded .git from it); NULL: the repository that holds pkg_dir.
  * *out is NULL when it cannot be known: no repository, no commits, or a shallow clone (its cut-off would pose as
  * the change). fail() and -1 only for a repository libgit2 cannot read. */
-int gitsrc_path_revision(arena *a, const char *repo_root, const char *pkg_dir, const char *start, const char **out);
+int gitsrc_path_revision(arena *a, const gitsrc_env *env, const char *repo_root, const char *pkg_dir, const char *start, const char **out);
 
 /* Argo CD's ARGOCD_APP_REVISION_SHORT (n = 7) and ARGOCD_APP_REVISION_SHORT_8 (n = 8): the first n characters of
  * revision, all of it when shorter; NULL for NULL. */
@@ -35,7 +51,7 @@ const char *gitsrc_revision_short(arena *a, const char *revision, size_t n);
 
 /* The metadata as ARGOCD_APP_*=value lines a POSIX shell can eval (values single-quoted), the two short revisions
  * included; unset fields are left out. For a `--print-env` option. */
-void gitsrc_meta_env(buf *b, const app_meta *m);
+void gitsrc_meta_env(buf *b, const gitsrc_meta *m);
 
 /* "https://user:token@host/x?private_token=t" -> "https://host/x": url_strip_credentials (util/url.h). */
 char *gitsrc_url_strip_credentials(arena *a, const char *url);
@@ -67,9 +83,5 @@ typedef struct pkg_get_result {
  * ref, and writes DIR at that commit to dest (NULL: the basename of DIR or of the repository, in the current
  * directory), with upstream and upstreamLock in dest/Kptfile. All or nothing: dest appears only complete.
  * fail() and -1 on any error. */
-int pkg_get(arena *a, const char *src, const char *dest, pkg_get_result *res);
-
-/* The `pkg` command: argv holds what follows "pkg" (argv[0] = "get"). Prints its own error line on stderr.
- * Returns the exit status: 0, 1 (error) or 2 (usage). */
-int cmd_pkg(int argc, char **argv);
+int pkg_get(arena *a, const gitsrc_env *env, const char *src, const char *dest, pkg_get_result *res);
 #endif

@@ -16,7 +16,8 @@ void gitsrc_remove_tree(const char *path);
 int gitsrc_mkdirs(const char *path);
 /* A repository at exactly path (bare, or a work tree with .git), without searching upward. */
 bool gitsrc_is_repository(const char *path);
-/* Opens the repository that holds path, searching upward; GIT_ENOTFOUND outside any. Retries without libgit2's
+/* Opens the repository that holds path, searching upward but not below ceiling (GIT_CEILING_DIRECTORIES' form;
+ * NULL or empty: no limit); GIT_ENOTFOUND outside any. Retries without libgit2's
  * owner check for a repository another user owns (reading never runs programs from it). */
-int gitsrc_open_discover(git_repository **out, const char *path);
+int gitsrc_open_discover(git_repository **out, const char *path, const char *ceiling);
 #endif

@@ -42,10 +42,11 @@ static const char *basename_of(arena *a, const char *abs)
     return arena_strdup(a, s && s[1] ? s + 1 : abs);
 }
 
-int gitsrc_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
+int gitsrc_app_meta(arena *a, const gitsrc_env *env, const char *pkg_dir, gitsrc_value_check check, gitsrc_meta *out,
+                    bool *found)
 {
     *found = false;
-    app_meta g = *out, *m = &g; /* copied back only on success */
+    gitsrc_meta g = *out, *m = &g; /* copied back only on success */
     char abs[PATH_MAX], work[PATH_MAX];
     if (!realpath(pkg_dir, abs))
         return fail(pkg_dir, 0, "git metadata: %s", strerror(errno));
@@ -55,7 +56,7 @@ int gitsrc_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
     git_reference *head = NULL;
     git_config *cfg = NULL;
     int rc = 0;
-    int orc = gitsrc_open_discover(&repo, abs);
+    int orc = gitsrc_open_discover(&repo, abs, env->ceiling_directories);
     if (orc == GIT_ENOTFOUND)
         goto done;
     if (orc < 0) {
@@ -83,14 +84,14 @@ int gitsrc_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
     /* Whatever git gives is checked as Argo CD's values are: names, refs and URLs are the author's text */
     if (!m->path) {
         m->path = arena_strdup(a, rel);
-        rc = meta_value_check(pkg_dir, "git metadata: the package's path in the work tree (ARGOCD_APP_SOURCE_PATH)",
+        rc = check(pkg_dir, "git metadata: the package's path in the work tree (ARGOCD_APP_SOURCE_PATH)",
                               m->path);
         if (rc < 0)
             goto done;
     }
     if (!m->name) {
         m->name = basename_of(a, abs);
-        rc = meta_value_check(pkg_dir, "git metadata: the package directory's name (ARGOCD_APP_NAME)", m->name);
+        rc = check(pkg_dir, "git metadata: the package directory's name (ARGOCD_APP_NAME)", m->name);
         if (rc < 0)
             goto done;
     }
@@ -129,7 +130,7 @@ int gitsrc_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
     }
 
     if (m->target_revision != out->target_revision &&
-        (rc = meta_value_check(pkg_dir, "git metadata: the branch or tag name (ARGOCD_APP_SOURCE_TARGET_REVISION)",
+        (rc = check(pkg_dir, "git metadata: the branch or tag name (ARGOCD_APP_SOURCE_TARGET_REVISION)",
                                m->target_revision)) < 0)
         goto done;
 
@@ -137,7 +138,7 @@ int gitsrc_app_meta(arena *a, const char *pkg_dir, app_meta *out, bool *found)
     const char *url = NULL;
     if (!m->repo && git_repository_config_snapshot(&cfg, repo) == 0 &&
         git_config_get_string(&url, cfg, "remote.origin.url") == 0 && *url) {
-        rc = meta_value_check(pkg_dir, "git metadata: remote.origin.url (ARGOCD_APP_SOURCE_REPO_URL)", url);
+        rc = check(pkg_dir, "git metadata: remote.origin.url (ARGOCD_APP_SOURCE_REPO_URL)", url);
         if (rc < 0)
             goto done;
         m->repo = gitsrc_url_strip_credentials(a, url);
@@ -176,7 +177,7 @@ static int id_at(git_commit *c, const char *path, git_oid *out, bool *present)
     return rc == 0 || rc == GIT_ENOTFOUND ? 0 : -1;
 }
 
-int gitsrc_path_revision(arena *a, const char *repo_root, const char *pkg_dir, const char *start, const char **out)
+int gitsrc_path_revision(arena *a, const gitsrc_env *env, const char *repo_root, const char *pkg_dir, const char *start, const char **out)
 {
     *out = NULL;
     char abs[PATH_MAX], work[PATH_MAX];
@@ -196,7 +197,7 @@ int gitsrc_path_revision(arena *a, const char *repo_root, const char *pkg_dir, c
             git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 1);
         }
     } else {
-        orc = gitsrc_open_discover(&repo, abs);
+        orc = gitsrc_open_discover(&repo, abs, env->ceiling_directories);
     }
     const char *wd = orc == 0 ? git_repository_workdir(repo) : NULL;
     /* no repository (or .git left out of the copy), or history cut short: not knowable */

@@ -312,7 +312,7 @@ static const char *default_dest(arena *a, const pkg_source *s)
     return b ? b + 1 : r;
 }
 
-int pkg_get(arena *a, const char *src_arg, const char *dest_arg, pkg_get_result *res)
+int pkg_get(arena *a, const gitsrc_env *env, const char *src_arg, const char *dest_arg, pkg_get_result *res)
 {
     memset(res, 0, sizeof *res);
     pkg_source s;
@@ -332,7 +332,7 @@ int pkg_get(arena *a, const char *src_arg, const char *dest_arg, pkg_get_result 
     git_tree *top = NULL, *tree = NULL;
     git_tree_entry *sub = NULL;
     char *tmp = NULL;
-    int rc = cache_open(a, &s, &c);
+    int rc = cache_open(a, env, &s, &c);
     const char *ref = s.ref;
     if (rc == 0 && !ref) {
         ref = c.default_branch;
@@ -401,68 +401,5 @@ int pkg_get(arena *a, const char *src_arg, const char *dest_arg, pkg_get_result 
     gitsrc_close();
     if (rc < 0)
         memset(res, 0, sizeof *res);
-    return rc;
-}
-
-static const char pkg_usage[] =
-    "usage: cmp-generate pkg get REPO[/DIR][@REF] [DEST]\n"
-    "       cmp-generate pkg get REPO.git[/DIR][@REF] [DEST]\n"
-    "\n"
-    "Fetches DIR (default: the whole repository) of a git repository at REF (a branch, tag, commit SHA or\n"
-    "abbreviated SHA; default: the remote's default branch) into DEST, a new or empty directory (default: the\n"
-    "last component of DIR or of REPO), and records upstream and upstreamLock in DEST/Kptfile as kpt pkg get\n"
-    "does. REPO is a local path, a file:// URL, or an https:// (or ssh) URL; URL//DIR also separates the two.\n"
-    "A tag DIR/REF (kpt's per-package versions) wins over REF. Fetches are cached in\n"
-    "$XDG_CACHE_HOME/cmp-generate/git (else $TMPDIR/cmp-generate-<uid>/git).\n";
-
-static int pkg_usage_error(const char *fmt, const char *arg)
-{
-    fputs("cmp-generate: pkg: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(see cmp-generate pkg --help)\n", stderr);
-    return 2;
-}
-
-int cmd_pkg(int argc, char **argv)
-{
-    if (argc < 1)
-        return pkg_usage_error("%s", "a subcommand is needed: get");
-    if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") || !strcmp(argv[0], "help")) {
-        fputs(pkg_usage, stdout);
-        return 0;
-    }
-    if (strcmp(argv[0], "get"))
-        return pkg_usage_error("unknown subcommand \"%s\" (supported: get)", argv[0]);
-    const char *pos[2];
-    int npos = 0;
-    bool opts = true;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (opts && !strcmp(s, "--")) {
-            opts = false;
-        } else if (opts && (!strcmp(s, "--help") || !strcmp(s, "-h"))) {
-            fputs(pkg_usage, stdout);
-            return 0;
-        } else if (opts && s[0] == '-' && s[1]) {
-            return pkg_usage_error("unknown option %s", s);
-        } else if (npos == 2) {
-            return pkg_usage_error("unexpected argument \"%s\"", s);
-        } else {
-            pos[npos++] = s;
-        }
-    }
-    if (npos == 0)
-        return pkg_usage_error("%s", "get needs REPO[/DIR][@REF] and DEST");
-    diag_set_step("pkg get");
-    arena *a = arena_new();
-    pkg_get_result r;
-    int rc = 0;
-    if (pkg_get(a, pos[0], npos > 1 ? pos[1] : NULL, &r) < 0) {
-        fprintf(stderr, "cmp-generate: %s\n", diag_message());
-        rc = 1;
-    } else {
-        fprintf(stderr, "cmp-generate: pkg get: %s%s@%s (%.12s) -> %s\n", r.repo, r.directory, r.ref, r.commit, r.dest);
-    }
-    arena_free(a);
     return rc;
 }

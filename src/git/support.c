@@ -82,9 +82,8 @@ bool gitsrc_is_repository(const char *path)
     return rc == 0;
 }
 
-int gitsrc_open_discover(git_repository **out, const char *path)
+int gitsrc_open_discover(git_repository **out, const char *path, const char *ceiling)
 {
-    const char *ceiling = getenv("GIT_CEILING_DIRECTORIES");
     if (ceiling && !*ceiling)
         ceiling = NULL;
     int rc = git_repository_open_ext(out, path, 0, ceiling);
@@ -134,7 +133,7 @@ static void env_line(buf *b, const char *name, const char *v)
     buf_puts(b, "'\n");
 }
 
-void gitsrc_meta_env(buf *b, const app_meta *m)
+void gitsrc_meta_env(buf *b, const gitsrc_meta *m)
 {
     char s7[8] = {0}, s8[9] = {0};
     if (m->revision) {

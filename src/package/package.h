@@ -5,6 +5,7 @@
 
 #include "package/krmignore.h"
 #include "package/resource.h"
+#include "yaml/load.h"
 
 typedef struct package {
     const char *abs;  /* filesystem path of the package directory */
@@ -29,10 +30,11 @@ typedef struct load_ctx {
     arena *a;
     strtab *st;
     const char *root_real; /* realpath of the root package: nothing is read from outside it */
-    size_t objects;
     non_krm *non_krm;
     size_t n_non_krm;
     bool defer_non_krm;
+    /* Real paths of values files the Application names (helm-value-files): never an error as non-objects. */
+    const char *const *values_files;
     /* A plain directory of manifests (no Kptfile): read the way Argo CD's directory source reads one, so files
      * holding its skip-file-rendering marker are left out and Jsonnet is refused. */
     bool directory_source;
@@ -52,4 +54,7 @@ bool is_source_dir(arena *a, const char *dir);
  * by sources that bring their own YAML (helm, kustomize). display names the file in errors. */
 int load_resources_from_text(load_ctx *c, package *pkg, const char *path, const char *display, const char *data,
                              size_t len, rlist *list);
+/* The same for text that arrives in pieces (a tool's output, fed while the tool writes it): the objects go into
+ * list, and count against max-objects, document by document as they complete. */
+yaml_stream *load_resources_stream(load_ctx *c, package *pkg, const char *path, const char *display, rlist *list);
 #endif

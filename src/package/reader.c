@@ -85,7 +85,7 @@ static int take_object(struct doc_sink *s, resource *r, uint32_t line, const cha
 static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
 {
     struct doc_sink *s = ud;
-    if (++s->c->objects > cmp_limits.max_objects)
+    if (objects_read_add(1) > cmp_limits.max_objects)
         return fail(s->display, (int)line, "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)",
                     cmp_limits.max_objects);
     if (has_suffix(s->path, ".json"))
@@ -115,7 +115,7 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
             if (!is_map(item)) {
                 rc = fail(s->display, (int)node_line(item), "%s: item is a %s, not a Kubernetes object", where,
                           is_seq(item) ? "list" : "scalar");
-            } else if (i && ++s->c->objects > cmp_limits.max_objects) {
+            } else if (i && objects_read_add(1) > cmp_limits.max_objects) {
                 rc = fail(s->display, (int)node_line(item),
                           "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)", cmp_limits.max_objects);
             } else {
@@ -143,6 +143,15 @@ int load_resources_from_text(load_ctx *c, package *pkg, const char *path, const 
     base = base ? base + 1 : path;
     struct doc_sink s = {c, pkg, path, display, list, is_kustomization_name(base)};
     return yaml_load(c->a, c->st, display, data, len, take_doc, &s);
+}
+
+yaml_stream *load_resources_stream(load_ctx *c, package *pkg, const char *path, const char *display, rlist *list)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    struct doc_sink *s = arena_alloc(c->a, sizeof *s);
+    *s = (struct doc_sink){c, pkg, path, display, list, is_kustomization_name(base)};
+    return yaml_stream_new(c->a, c->st, display, take_doc, s);
 }
 
 static bool resource_file_name(const char *name)

@@ -1,5 +1,6 @@
 #include "pipeline/kptfile.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,12 +415,24 @@ static bool used_as_values_file(arena *a, package *p, const char *path)
     return false;
 }
 
+/* Is path (relative to package p) one of the Application's value files? */
+static bool app_values_file(const load_ctx *lc, const package *p, const char *path)
+{
+    char real[PATH_MAX];
+    if (!lc->values_files || !realpath(path_join(lc->a, p->abs, path), real))
+        return false;
+    for (const char *const *f = lc->values_files; *f; f++)
+        if (!strcmp(*f, real))
+            return true;
+    return false;
+}
+
 int settle_non_krm(load_ctx *lc)
 {
     int rc = 0;
     for (size_t i = 0; i < lc->n_non_krm && rc == 0; i++) {
         non_krm *n = &lc->non_krm[i];
-        if (!used_as_values_file(lc->a, n->pkg, n->path)) {
+        if (!app_values_file(lc, n->pkg, n->path) && !used_as_values_file(lc->a, n->pkg, n->path)) {
             diag_clear();
             rc = fail(n->display, n->line, "resource must have apiVersion, kind and metadata.name (%s is missing)",
                       n->missing);

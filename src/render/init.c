@@ -1,5 +1,6 @@
 /* `cmp-generate init` (plugin.yaml's init command): prepares what a render will need and nothing else. Today that
- * is Helm chart dependencies: a chart whose charts/ does not match its Chart.lock gets `helm dependency build`.
+ * is Helm chart dependencies: a chart whose charts/ lacks what its lock file (or, without one, Chart.yaml) lists gets
+ * `helm dependency build`.
  * Quick and silent when there is nothing to do. It runs under the `timeout` budget it shares with the render that
  * follows (render/deadline.h). */
 #include <dirent.h>
@@ -11,19 +12,18 @@
 #include "argocd/host.h"
 #include "argocd/settings.h"
 #include "functions/external.h"
+#include "functions/helm_fetch.h"
 #include "render/deadline.h"
 #include "render/render.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
-
-int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, const node *at);
 
 static int visit(fn_ctx *c, const char *dir, int depth)
 {
     if (depth > 32)
         return 0;
     bool chart = file_exists(path_join(c->a, dir, "Chart.yaml"));
-    if (chart && file_exists(path_join(c->a, dir, "Chart.lock")) && helm_dependency_build(c, NULL, dir, NULL) < 0)
+    if (chart && helm_chart_has_dependencies(c, dir) && helm_dependency_build(c, NULL, dir, NULL) < 0)
         return -1;
     DIR *d = opendir(dir);
     if (!d)

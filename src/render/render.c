@@ -125,11 +125,19 @@ static int app_metadata(arena *a, const render_opts *o, const fn_host *host, con
     if (o->no_git_metadata)
         return 0;
     bool found;
-    if (!host->app_name && gitsrc_app_meta(a, o->dir, meta, &found) < 0)
-        return -1;
+    gitsrc_env genv;
+    host_git_env(&genv);
+    if (!host->app_name) {
+        gitsrc_meta g = {meta->name, meta->namespace, meta->project, meta->revision, meta->repo,
+                         meta->target_revision, meta->path};
+        if (gitsrc_app_meta(a, &genv, o->dir, meta_value_check, &g, &found) < 0)
+            return -1;
+        meta->name = g.name, meta->namespace = g.namespace, meta->project = g.project, meta->revision = g.revision;
+        meta->repo = g.repo, meta->target_revision = g.target_revision, meta->path = g.path;
+    }
     /* opt-in: the repository's history, from the copy Argo CD sends (.git included unless the operator excludes it) */
     if (settings_stamps(set, "package-revision"))
-        return gitsrc_path_revision(a, host->app_name ? host->repo_root : NULL, o->dir, meta->revision,
+        return gitsrc_path_revision(a, &genv, host->app_name ? host->repo_root : NULL, o->dir, meta->revision,
                                    &meta->package_revision);
     return 0;
 }
@@ -194,7 +202,7 @@ int render(const render_opts *o, buf *out)
 
     diag_set_step("parameters");
     /* checked before anything runs: helm gets the app name and namespace */
-    if (app_meta_from_env(a, &meta) < 0)
+    if (host_app_meta(a, &meta) < 0)
         goto done;
     if (!o->in_place) {
         if (settings_load(a, st, &set) < 0 || check_annotation_domain(set.annotation_domain) < 0)
@@ -204,9 +212,12 @@ int render(const render_opts *o, buf *out)
         R.setter_overrides = set.setters;
         R.setter_keys_escaped = set.setters_escaped;
         host.helm_values = set.helm_values;
+        if (host_helm_parameters(a, &host, &set) < 0)
+            goto done;
     }
     diag_set_step("read");
-    load_ctx lc = {.a = a, .st = st, .keep_lists = true};
+    /* the Application's value files are values, not resources, wherever they are */
+    load_ctx lc = {.a = a, .st = st, .keep_lists = true, .values_files = host.helm_value_files};
     if (load_or_convention(&lc, &R, o, &root, &items) < 0)
         goto done;
     if (o->in_place) {
@@ -228,7 +239,9 @@ int render(const render_opts *o, buf *out)
         goto done;
     if (o->print_env) {
         buf env = {0};
-        gitsrc_meta_env(&env, &meta);
+        gitsrc_meta g = {meta.name, meta.namespace, meta.project, meta.revision, meta.repo, meta.target_revision,
+                         meta.path};
+        gitsrc_meta_env(&env, &g);
         rc = o->out_fd >= 0 ? write_fd(o->out_fd, env.data ? env.data : "", env.len) : 0;
         if (o->out_fd < 0 && out)
             buf_put(out, env.data ? env.data : "", env.len);

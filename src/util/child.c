@@ -632,7 +632,7 @@ static bool go_out_of_memory(const buf *e)
     return false;
 }
 
-int child_run(const child_opts *o, buf *out, buf *err, child_result *r)
+int child_run_sink(const child_opts *o, child_sink sink, void *ud, buf *err, child_result *r)
 {
     memset(r, 0, sizeof *r);
     const char *prog = o->argv[0];
@@ -682,6 +682,7 @@ int child_run(const child_opts *o, buf *out, buf *err, child_result *r)
     struct report rep;
     size_t rep_got = 0;
     enum child_outcome why = CHILD_EXITED;
+    size_t out_len = 0;
     char chunk[65536];
     while (fds[0].fd >= 0 || fds[1].fd >= 0 || fds[2].fd >= 0) {
         long long left = deadline - now_ms();
@@ -698,8 +699,8 @@ int child_run(const child_opts *o, buf *out, buf *err, child_result *r)
             if (fds[i].fd < 0 || !fds[i].revents)
                 continue;
             size_t want = sizeof chunk;
-            if (i == 0 && o->max_output - out->len < want)
-                want = o->max_output - out->len + 1; /* one byte past the limit tells us it is over */
+            if (i == 0 && o->max_output - out_len < want)
+                want = o->max_output - out_len + 1; /* one byte past the limit tells us it is over */
             if (i == 2)
                 want = sizeof rep - rep_got;
             ssize_t got = read(fds[i].fd, i == 2 ? (char *)&rep + rep_got : chunk, want);
@@ -716,13 +717,21 @@ int child_run(const child_opts *o, buf *out, buf *err, child_result *r)
                     why = CHILD_LOST; /* killed from outside: what it started may hold the pipes forever */
                 continue;
             }
-            if (i == 0 && out->len + (size_t)got > o->max_output) {
+            if (i == 0 && out_len + (size_t)got > o->max_output) {
                 why = CHILD_OUTPUT_LIMIT;
                 break;
             }
-            if (i == 0)
-                buf_put(out, chunk, (size_t)got);
-            else if (i == 1)
+            if (i == 0) {
+                out_len += (size_t)got;
+                /* the time the sink takes (parsing) is ours, not the child's: it does not count against its limit */
+                long long before = now_ms();
+                int stop = sink(ud, chunk, (size_t)got);
+                deadline += now_ms() - before;
+                if (stop) {
+                    why = CHILD_STOPPED;
+                    break;
+                }
+            } else if (i == 1)
                 keep_err(err, chunk, (size_t)got);
             else
                 rep_got += (size_t)got;
@@ -758,6 +767,17 @@ int child_run(const child_opts *o, buf *out, buf *err, child_result *r)
     }
     r->out_of_memory = rep.memory_killed || (r->status != 0 && go_out_of_memory(err));
     return 0;
+}
+
+static int collect(void *ud, const char *data, size_t len)
+{
+    buf_put(ud, data, len);
+    return 0;
+}
+
+int child_run(const child_opts *o, buf *out, buf *err, child_result *r)
+{
+    return child_run_sink(o, collect, out, err, r);
 }
 
 const char *stderr_summary(const buf *err, char *out, size_t outlen)

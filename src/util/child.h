@@ -33,6 +33,7 @@ enum child_outcome {
     CHILD_TIMEOUT,      /* killed after timeout_ms */
     CHILD_OUTPUT_LIMIT, /* killed when its stdout went over max_output (nothing more was read) */
     CHILD_LOST,         /* its supervisor died without a report (killed from outside) */
+    CHILD_STOPPED,      /* killed because the sink refused its output (the sink has said why) */
 };
 
 typedef struct child_result {
@@ -47,6 +48,14 @@ typedef struct child_result {
  * caller turns a failure into its own message), -1 when it could not start (fail() set). stderr keeps its first
  * and last 32 KiB. */
 int child_run(const child_opts *o, buf *out, buf *err, child_result *r);
+
+/* Takes a piece of the child's stdout as soon as it is read (up to 64 KiB, in the order written). Non-zero stops
+ * the child at once, like a limit: whatever the sink found wrong makes the rest of the output worthless. */
+typedef int (*child_sink)(void *ud, const char *data, size_t len);
+
+/* child_run handing stdout to sink while the child runs instead of collecting it, so the caller can parse it as
+ * it comes and stop the child as soon as the output is wrong or over a limit (outcome CHILD_STOPPED). */
+int child_run_sink(const child_opts *o, child_sink sink, void *ud, buf *err, child_result *r);
 
 /* "/proc/self/fd/N" for the i-th of pass_fds, as the child sees it. */
 const char *child_fd_path(int i, char *out, unsigned outlen);

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "util/diag.h"
-#include "yaml/load.h"
 
 limits cmp_limits = {
     .max_file_bytes = 64u << 20,
@@ -24,7 +23,7 @@ limits cmp_limits = {
     .max_chart_bytes = (size_t)100 << 20,
 };
 
-static size_t total_read;
+static size_t total_read, objects_read;
 
 int parse_env_number(const char *text, bool bytes, unsigned long long min, unsigned long long max,
                      unsigned long long *out)
@@ -52,72 +51,6 @@ int parse_env_number(const char *text, bool bytes, unsigned long long min, unsig
     return 0;
 }
 
-/* The value as the error shows it: short, printable, one line (it comes from the operator, not from a secret). */
-static const char *shown(const char *v, char *out, size_t cap)
-{
-    size_t n = 0, len = strlen(v);
-    for (; n < len && n + 4 < cap && n < 40; n++)
-        out[n] = v[n] >= 0x20 && v[n] < 0x7f ? v[n] : '?';
-    if (n < len)
-        out[n++] = '.', out[n++] = '.', out[n++] = '.';
-    out[n] = 0;
-    return out;
-}
-
-static int env_number(const char *name, bool bytes, unsigned long long max, const char *rule, unsigned long long *dst)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return 0; /* empty is unset: how a manifest clears a variable it inherits */
-    unsigned long long n;
-    if (parse_env_number(v, bytes, 1, max, &n) < 0) {
-        char buf[48];
-        return fail(NULL, 0, "%s must be %s (got \"%s\")", name, rule, shown(v, buf, sizeof buf));
-    }
-    *dst = n;
-    return 0;
-}
-
-int limits_from_env(void)
-{
-    _Static_assert(SIZE_MAX == UINT64_MAX, "the rules below state 2^64-1 as the largest size");
-    static const char bytes_rule[] = "a whole number of bytes from 1 to 2^64-1, optionally ending in K, M or G";
-    struct {
-        const char *name;
-        bool bytes;
-        unsigned long long max;
-        const char *rule;
-        unsigned long long value;
-    } vars[] = {
-        {"CMP_MAX_FILE_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_file_bytes},
-        {"CMP_MAX_TOTAL_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_total_bytes},
-        {"CMP_MAX_OUTPUT_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_output_bytes},
-        {"CMP_MAX_OBJECTS", false, SIZE_MAX, "a whole number of objects from 1 to 2^64-1", cmp_limits.max_objects},
-        /* the emitter and the functions' walks recurse once per level: the cap keeps them inside the stack */
-        {"CMP_MAX_DEPTH", false, 100000, "a whole number of levels from 1 to 100000", yaml_limits.max_depth},
-        {"CMP_MAX_ALIAS_NODES", false, UINT64_MAX, "a whole number of nodes from 1 to 2^64-1", yaml_limits.max_alias_nodes},
-        /* Argo CD gives a plugin 60 s (90 s at most by its own settings); an hour is far past any of it */
-        {"CMP_CHILD_TIMEOUT", false, 3600, "a whole number of seconds from 1 to 3600", (unsigned long long)cmp_limits.child_timeout_s},
-        {"CMP_MAX_REGEX_STEPS", false, UINT32_MAX, "a whole number of pcre2 match steps from 1 to 2^32-1", cmp_limits.max_regex_steps},
-        {"CMP_MAX_CHART_FILES", false, SIZE_MAX, "a whole number of files from 1 to 2^64-1", cmp_limits.max_chart_files},
-        {"CMP_MAX_CHART_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_chart_bytes},
-    };
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
-        if (env_number(vars[i].name, vars[i].bytes, vars[i].max, vars[i].rule, &vars[i].value) < 0)
-            return -1;
-    cmp_limits.max_file_bytes = (size_t)vars[0].value;
-    cmp_limits.max_total_bytes = (size_t)vars[1].value;
-    cmp_limits.max_output_bytes = (size_t)vars[2].value;
-    cmp_limits.max_objects = (size_t)vars[3].value;
-    yaml_limits.max_depth = (uint32_t)vars[4].value;
-    yaml_limits.max_alias_nodes = vars[5].value;
-    cmp_limits.child_timeout_s = (int)vars[6].value;
-    cmp_limits.max_regex_steps = (size_t)vars[7].value;
-    cmp_limits.max_chart_files = (size_t)vars[8].value;
-    cmp_limits.max_chart_bytes = (size_t)vars[9].value;
-    return 0;
-}
-
 size_t bytes_read_total(void)
 {
     return total_read;
@@ -126,6 +59,11 @@ size_t bytes_read_total(void)
 void bytes_read_add(size_t n)
 {
     total_read += n;
+}
+
+size_t objects_read_add(size_t n)
+{
+    return objects_read += n;
 }
 
 /* Returns the offset of the first invalid UTF-8 sequence, or len. */

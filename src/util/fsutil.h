@@ -18,10 +18,7 @@ typedef struct limits {
 } limits;
 
 extern limits cmp_limits;
-/* Reads CMP_MAX_FILE_BYTES and every other CMP_* number from the environment. A value that breaks its rule is an
- * error (-1 with fail(): the variable, the rule and the value), never silently replaced by the default; an
- * empty value counts as unset. */
-int limits_from_env(void);
+/* Set once at start from the operator's CMP_* variables (argocd/host.h: host_limits_from_env). */
 
 /* The one rule for a CMP_* number: decimal digits only (no sign, no spaces), from min to max; with bytes, one K,
  * M or G (or k, m, g) may follow, times 1024, 1024^2 or 1024^3. Returns 0 and sets *out, or -1 when the text
@@ -39,6 +36,8 @@ size_t utf8_check(const unsigned char *s, size_t len);
 size_t bytes_read_total(void);
 /* Counts input that did not come from a file (a child's output) against max_total_bytes. */
 void bytes_read_add(size_t n);
+/* Counts objects read (from files and children's output alike) against max_objects: the new total. */
+size_t objects_read_add(size_t n);
 
 /* A relative path that stays inside its base: no "..", not absolute, not empty. */
 bool safe_relative_path(const char *p);

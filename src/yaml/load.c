@@ -1,4 +1,5 @@
 #include "yaml/load.h"
+#include "yaml/load_part.h"
 
 #include <libfyaml.h>
 #include <stddef.h>
@@ -42,6 +43,7 @@ struct loader {
     size_t last_end; /* end of the last token: head comments never reach above it */
     node *root;
     int seq_wide;      /* -1 unknown */
+    uint32_t line0;    /* lines of the stream before data (load_part: a piece of a longer stream) */
     uint32_t last_key_col;
     bool bad_tag;
     char *bump; /* the rest of the current block for nodes, entries and texts */
@@ -200,6 +202,12 @@ static const char *head_comment_at(struct loader *L, size_t pos)
     return out ? s : NULL;
 }
 
+/* The 1-based line of a mark in the whole stream, 0 when unknown. */
+static int mark_line(const struct loader *L, const struct fy_mark *m)
+{
+    return m ? (int)(L->line0 + (uint32_t)m->line + 1) : 0;
+}
+
 static void set_extra(struct loader *L, node *n, const char *tag, const char *comment, const char *head)
 {
     if (!tag && !comment && !head)
@@ -235,7 +243,7 @@ static const char *tag_text(struct loader *L, struct fy_token *t)
     if (!allowed_tag(fy_tag_token_handle0(t), fy_tag_token_suffix0(t))) {
         const char *h = fy_tag_token_handle0(t), *sfx = fy_tag_token_suffix0(t);
         const struct fy_mark *m = fy_token_start_mark(t);
-        fail(L->file, m ? m->line + 1 : 0, "unsupported tag \"%s%s\": only the core YAML tags (!!str, !!int, ...) are allowed",
+        fail(L->file, mark_line(L, m), "unsupported tag \"%s%s\": only the core YAML tags (!!str, !!int, ...) are allowed",
              h ? h : "", sfx ? sfx : "");
         L->bad_tag = true;
         return NULL;
@@ -249,12 +257,12 @@ static const char *tag_text(struct loader *L, struct fy_token *t)
 }
 
 /* Sets n's position from the token's start; returns its 1-based column, not saturated (0 when unknown). */
-static uint32_t set_pos(node *n, struct fy_token *t)
+static uint32_t set_pos(const struct loader *L, node *n, struct fy_token *t)
 {
     const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
     if (!m)
         return 0;
-    n->line = (uint32_t)m->line + 1;
+    n->line = (uint32_t)mark_line(L, m);
     n->col = m->column + 1 > 65535 ? 65535 : (unsigned)m->column + 1;
     return (uint32_t)m->column + 1;
 }
@@ -553,7 +561,7 @@ static int on_scalar(struct loader *L, struct fy_event *e)
         const char *v = fy_token_get_text(t, &vl);
         if (!v || vl != len || memcmp(v, txt, len)) {
             fprintf(stderr, "LOAD_VERIFY: %s:%d: source slice \"%.*s\" != libfyaml \"%.*s\"\n", L->file,
-                    sm ? sm->line + 1 : 0, (int)len, txt, v ? (int)vl : 0, v ? v : "");
+                    mark_line(L, sm), (int)len, txt, v ? (int)vl : 0, v ? v : "");
             abort();
         }
     }
@@ -561,7 +569,7 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     int key = in_key_position(L);
     if (!checked && len && memchr(txt, 0, len)) {
         /* a "\0" escape: no Kubernetes field needs it, and C strings cannot carry it safely */
-        return fail(L->file, sm ? sm->line + 1 : 0, "a string holds a NUL character (\\0), which is not supported");
+        return fail(L->file, mark_line(L, sm), "a string holds a NUL character (\\0), which is not supported");
     }
     int style = ST_PLAIN;
     switch (fst) {
@@ -572,13 +580,13 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     default: break;
     }
     if (!checked && utf8_check((const unsigned char *)txt, len) != len)
-        return fail(L->file, sm ? sm->line + 1 : 0, "a string is not valid UTF-8");
+        return fail(L->file, mark_line(L, sm), "a string is not valid UTF-8");
     /* Keys and short values repeat across objects: share one copy, and the facts the emitter needs about it. */
     unsigned facts = 0;
     node *n = new_node(L, N_SCALAR, style);
     n->str = (key || len <= 24) ? intern_facts(L->st, txt, len, &facts) : text_copy(L, txt, len);
     n->facts = (uint8_t)facts;
-    uint32_t col = set_pos(n, t);
+    uint32_t col = set_pos(L, n, t);
     const char *comment = NULL, *head = NULL;
     if (t && style != ST_LITERAL && style != ST_FOLDED) {
         size_t end = em ? em->input_pos : 0;
@@ -609,7 +617,7 @@ static int on_alias(struct loader *L, struct fy_event *e)
     size_t len = 0;
     const char *name = t ? fy_token_get_text(t, &len) : NULL;
     const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
-    int line = m ? m->line + 1 : 0;
+    int line = mark_line(L, m);
     if (!name)
         return fail(L->file, line, "alias without a name");
     const char *in = intern(L->st, name, len);
@@ -665,7 +673,8 @@ static void on_diag(struct fy_diag *diag, void *user, const char *text, size_t l
     snprintf(pe->msg, sizeof pe->msg, "%s", msg);
 }
 
-int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t len, yaml_doc_fn fn, void *ud)
+int load_part(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0, uint32_t *index,
+              yaml_doc_fn fn, void *ud)
 {
     /* Text that did not come through read_text_file (parameters, stdin, a tool's output) is checked here: the
      * parser must never see a NUL or invalid UTF-8 (libfyaml can loop on some of it). */
@@ -674,12 +683,12 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
     size_t bad = utf8_check((const unsigned char *)data, text_len);
     if (bad < text_len || nul) {
         size_t at = bad < text_len ? bad : text_len;
-        int line = 1;
+        int line = (int)line0 + 1;
         for (size_t i = 0; i < at; i++)
             line += data[i] == '\n' || (data[i] == '\r' && (i + 1 >= len || data[i + 1] != '\n'));
         return fail(file, line, "%s", bad < text_len ? "invalid UTF-8" : "contains a NUL byte: not text");
     }
-    struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1};
+    struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1, .line0 = line0};
     L.alias_budget = yaml_limits.max_alias_nodes;
     struct parse_error pe = {0};
     struct fy_diag_cfg dcfg;
@@ -703,7 +712,7 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
         return fail(file, 0, "cannot create the YAML parser");
     }
     int rc = 0;
-    uint32_t index = 0, doc_line = 0;
+    uint32_t doc_line = 0;
     if (fy_parser_set_string(p, data, len) != 0)
         rc = fail(file, 0, "cannot read input");
     struct fy_event *e;
@@ -716,7 +725,7 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
             L.seq_wide = -1;
             L.alias_budget = yaml_limits.max_alias_nodes;
             const struct fy_mark *m = tok ? fy_token_start_mark(tok) : NULL;
-            doc_line = m ? (uint32_t)m->line + 1 : 1;
+            doc_line = m ? (uint32_t)mark_line(&L, m) : line0 + 1;
             if (tok && !e->document_start.implicit)
                 note_end(&L, tok);
             break;
@@ -725,7 +734,7 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
             if (L.root && !(L.root->kind == N_SCALAR && is_null(L.root))) {
                 if (L.root->line)
                     doc_line = L.root->line;
-                rc = fn(ud, L.root, index++, doc_line, L.seq_wide > 0);
+                rc = fn(ud, L.root, (*index)++, doc_line, L.seq_wide > 0);
             }
             L.root = NULL;
             break;
@@ -740,7 +749,7 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
             node *n = new_node(&L, e->type == FYET_MAPPING_START ? N_MAP : N_SEQ, ST_BLOCK);
             struct fy_token *anchor = e->type == FYET_MAPPING_START ? e->mapping_start.anchor : e->sequence_start.anchor;
             struct fy_token *tag = e->type == FYET_MAPPING_START ? e->mapping_start.tag : e->sequence_start.tag;
-            uint32_t col = set_pos(n, tok);
+            uint32_t col = set_pos(&L, n, tok);
             if (!tok && L.depth == 0)
                 n->line = doc_line;
             rc = open_collection(&L, n, col, e, anchor, tag);
@@ -766,7 +775,7 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
     }
     if (rc == 0 && fy_parser_get_stream_error(p)) {
         if (pe.msg[0])
-            rc = fail(file, pe.line, "invalid YAML: %s (column %d)", pe.msg, pe.col);
+            rc = fail(file, pe.line ? (int)line0 + pe.line : 0, "invalid YAML: %s (column %d)", pe.msg, pe.col);
         else
             rc = fail(file, 0, "invalid YAML");
     }
@@ -776,6 +785,12 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
     free(L.pending);
     free(L.anchors);
     return rc;
+}
+
+int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t len, yaml_doc_fn fn, void *ud)
+{
+    uint32_t index = 0;
+    return load_part(a, st, file, data, len, 0, &index, fn, ud);
 }
 
 struct one {

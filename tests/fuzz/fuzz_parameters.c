@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argocd/host.h"
 #include "argocd/metadata.h"
 #include "argocd/overrides.h"
 #include "argocd/settings.h"
@@ -22,7 +23,8 @@
 #include "pipeline/executor.h"
 
 static const char *const own_names[] = {"ANNOTATION_DOMAIN", "STAMP", "NAMESPACE", "LABELS", "ANNOTATIONS", "IMAGES",
-                                        "SETTERS", "HELM_VALUES", "TIMEOUT", NULL};
+                                        "SETTERS", "HELM_VALUES", "HELM_VALUE_FILES", "HELM_PARAMETERS",
+                                        "HELM_RELEASE_NAME", "HELM_SKIP_TESTS", "TIMEOUT", NULL};
 static char *set_names[32];
 static int nset;
 
@@ -182,10 +184,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fz_die("fuzz_parameters", "apply_final_steps failed without a message");
             if (frc == 0) {
                 app_meta meta;
-                if (app_meta_from_env(a, &meta) < 0) {
+                if (host_app_meta(a, &meta) < 0) {
                     /* a refused ARGOCD_APP_* value: a message, then stamp nothing and go on checking */
                     if (!diag_failed())
-                        fz_die("fuzz_parameters", "app_meta_from_env failed without a message");
+                        fz_die("fuzz_parameters", "host_app_meta failed without a message");
                     diag_clear();
                     memset(&meta, 0, sizeof meta);
                 }

@@ -1,7 +1,8 @@
 /* Test driver for src/git, built by tests/git/run from the project's objects (everything but main.o):
  *   driver meta DIR            ARGOCD_APP_* from the environment, completed by gitsrc_app_meta; prints found=0|1
  *                              and the shell lines of gitsrc_meta_env
- *   driver pkg ARGS...         cmd_pkg, as `cmp-generate pkg ARGS...` runs it
+ *   driver pkg get SRC [DEST]  pkg_get, printing what `cmp-generate pkg get` prints (the suite uses the binary
+ *                              itself when it has it)
  *   driver parse ARG           pkg_source_parse: url, key, repo, directory, ref
  *   driver yget FILE KEY...    the scalar at the key path in a one-document YAML file ("" when missing)
  *   driver ykeys FILE [KEY...] the keys of the map at the key path, in order, one per line */
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argocd/host.h"
+#include "argocd/metadata.h"
 #include "git/git.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
@@ -51,14 +54,27 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "pkg"))
-        return cmd_pkg(argc - 2, argv + 2);
     arena *a = arena_new();
     int rc = 0;
-    if (!strcmp(cmd, "meta") && argc == 3) {
-        app_meta m;
+    gitsrc_env genv;
+    host_git_env(&genv);
+    if (!strcmp(cmd, "pkg") && (argc == 4 || argc == 5) && !strcmp(argv[2], "get")) {
+        pkg_get_result r;
+        diag_set_step("pkg get");
+        if (pkg_get(a, &genv, argv[3], argc == 5 ? argv[4] : NULL, &r) < 0) {
+            fprintf(stderr, "cmp-generate: %s\n", diag_message());
+            rc = 1;
+        } else {
+            fprintf(stderr, "cmp-generate: pkg get: %s%s@%s (%.12s) -> %s\n", r.repo, r.directory, r.ref, r.commit,
+                    r.dest);
+        }
+    } else if (!strcmp(cmd, "meta") && argc == 3) {
+        app_meta am;
         bool found = false;
-        if (app_meta_from_env(a, &m) < 0 || gitsrc_app_meta(a, argv[2], &m, &found) < 0) {
+        gitsrc_meta m = {0};
+        if (host_app_meta(a, &am) == 0)
+            m = (gitsrc_meta){am.name, am.namespace, am.project, am.revision, am.repo, am.target_revision, am.path};
+        if (diag_failed() || gitsrc_app_meta(a, &genv, argv[2], meta_value_check, &m, &found) < 0) {
             fprintf(stderr, "driver: %s\n", diag_message());
             rc = 1;
         } else {

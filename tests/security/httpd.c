@@ -1,9 +1,12 @@
 /* A tiny HTTP/1.0 file server for the security cases: listens on 127.0.0.1 (a free port, written to PORT_FILE),
  * serves files under ROOT, and appends every request line to LOG_FILE, so a case can tell whether anything was
- * fetched. One request at a time; exits by itself after 300 s in case nobody stops it.
- * usage: httpd ROOT PORT_FILE LOG_FILE */
+ * fetched. One request at a time; exits by itself after 300 s in case nobody stops it. With AUTH (the value an
+ * "Authorization:" header must have, "Basic <base64 of user:password>"), a request without it is answered 401 and
+ * logged with " 401" after its path.
+ * usage: httpd ROOT PORT_FILE LOG_FILE [AUTH] */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,8 +14,9 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 4)
+    if (argc != 4 && argc != 5)
         return 2;
+    const char *auth = argc == 5 ? argv[4] : NULL;
     int s = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -42,10 +46,23 @@ int main(int argc, char **argv)
         req[n] = 0;
         char method[16] = "", path[4096] = "";
         sscanf(req, "%15s %4095s", method, path);
+        bool denied = false;
+        if (auth) {
+            char want[600];
+            snprintf(want, sizeof want, "\r\nAuthorization: %s\r\n", auth);
+            denied = !strstr(req, want);
+        }
         FILE *log = fopen(argv[3], "a");
         if (log) {
-            fprintf(log, "%s %s\n", method, path);
+            fprintf(log, "%s %s%s\n", method, path, denied ? " 401" : "");
             fclose(log);
+        }
+        if (denied) {
+            const char *no = "HTTP/1.0 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"charts\"\r\n"
+                             "Content-Length: 0\r\nConnection: close\r\n\r\n";
+            (void)!write(c, no, strlen(no));
+            close(c);
+            continue;
         }
         char *q = strchr(path, '?');
         if (q)

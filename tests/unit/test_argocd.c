@@ -3,6 +3,7 @@
  * escaping, unknown parameters, and the default stamp set. */
 #include <stdlib.h>
 
+#include "argocd/helm_parameters.h"
 #include "argocd/host.h"
 #include "argocd/settings.h"
 #include "check.h"
@@ -246,4 +247,63 @@ TEST(default_stamps_leave_out_what_changes_every_commit)
     CHECK(settings_stamps(&s, "revision") && settings_stamps(&s, "package-revision"));
     s.stamp = "app,package-revision";
     CHECK(settings_stamps(&s, "package-revision") && !settings_stamps(&s, "revision"));
+}
+
+/* helm-parameters: keys in helm's --set path syntax, values always strings, one YAML values document */
+static const char *set_yaml(arena *a, strtab *st, const char *json_map)
+{
+    node *m = NULL;
+    const char *out = NULL;
+    diag_reset();
+    if (yaml_load_one(a, st, "params", json_map, strlen(json_map), &m) < 0 || helm_parameters_yaml(a, m, &out) < 0)
+        return NULL;
+    return out ? out : "";
+}
+
+TEST(helm_parameters_become_a_values_document)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    /* nesting, escaped dots, list indexes with a gap, a later key replacing what stands in its way */
+    CHECK_STR(set_yaml(a, st,
+                       "{\"image.tag\": \"1.10\", \"podAnnotations.prometheus\\\\.io/scrape\": \"true\", "
+                       "\"hosts[1].name\": \"b.example\", \"hosts[0]\": \"a\", \"list[0][1]\": \"x\", "
+                       "\"x\": \"scalar\", \"x.y\": \"map now\"}"),
+              "image:\n  tag: \"1.10\"\npodAnnotations:\n  prometheus.io/scrape: \"true\"\nhosts:\n- a\n- name: b.example\n"
+              "list:\n- -\n  - x\nx:\n  \"y\": map now\n");
+    /* values are strings, taken whole: no option, no second assignment, no helm list, no null */
+    CHECK_STR(set_yaml(a, st,
+                       "{\"a\": \"--post-renderer=/bin/sh\", \"b\": \"x,c=d\", \"c\": \"{1,2}\", \"d\": \"null\", "
+                       "\"e\": \"007\", \"f\": \"line\\nbreak\", \"g\": \"\"}"),
+              "a: --post-renderer=/bin/sh\nb: x,c=d\nc: '{1,2}'\nd: \"null\"\ne: \"007\"\nf: |-\n  line\n  break\ng: ''\n");
+    /* keys a YAML reader would take for something else stay strings; '\' takes any next character */
+    CHECK_STR(set_yaml(a, st, "{\"true\": \"1\", \"1\\\\.5\": \"x\", \"a\\\\=b\": \"y\", \"c\\\\,d\": \"z\"}"),
+              "\"true\": \"1\"\n\"1.5\": x\na=b: \"y\"\nc,d: z\n");
+    CHECK_STR(set_yaml(a, st, "{}"), "");
+    /* what helm would read differently is refused, naming the parameter and the key */
+    const char *bad[] = {"{\"a..b\": \"x\"}", "{\"a.\": \"x\"}", "{\".a\": \"x\"}", "{\"a[x]\": \"x\"}",
+                         "{\"a[1\": \"x\"}", "{\"a[-1]\": \"x\"}", "{\"a[0]b\": \"x\"}", "{\"[0]\": \"x\"}",
+                         "{\"a=b\": \"x\"}", "{\"a,b\": \"x\"}", "{\"a\\\\\": \"x\"}", "{\"a[65537]\": \"x\"}",
+                         "{\"\": \"x\"}", NULL};
+    for (int i = 0; bad[i]; i++) {
+        if (set_yaml(a, st, bad[i]) || !strstr(diag_message(), "parameter \"helm-parameters\": ")) {
+            test_fail(__FILE__, __LINE__, bad[i]);
+            break;
+        }
+    }
+    /* helm's limits: 30 nested names; and list gaps stay linear in what was written */
+    char deep[200] = "a";
+    for (int i = 0; i < 30; i++)
+        strcat(deep, ".a");
+    char json[300];
+    snprintf(json, sizeof json, "{\"%s\": \"x\"}", deep);
+    CHECK(set_yaml(a, st, json) != NULL);
+    snprintf(json, sizeof json, "{\"%s.a\": \"x\"}", deep);
+    CHECK(set_yaml(a, st, json) == NULL && strstr(diag_message(), "nests more than 30 names"));
+    CHECK(set_yaml(a, st, "{\"a[65536]\": \"x\"}") != NULL);
+    CHECK(set_yaml(a, st, "{\"a[65536]\": \"x\", \"b[1]\": \"y\"}") == NULL &&
+          strstr(diag_message(), "more than 65536 items to fill"));
+    diag_reset();
+    strtab_release(st);
+    arena_free(a);
 }

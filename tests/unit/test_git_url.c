@@ -116,7 +116,7 @@ TEST(git_revision_short_and_env)
     CHECK_STR(gitsrc_revision_short(a, "0123456789abcdef0123456789abcdef01234567", 8), "01234567");
     CHECK_STR(gitsrc_revision_short(a, "abc", 7), "abc");
     CHECK(gitsrc_revision_short(a, NULL, 7) == NULL);
-    app_meta m = {.name = "web", .revision = "0123456789abcdef0123456789abcdef01234567", .path = "it's"};
+    gitsrc_meta m = {.name = "web", .revision = "0123456789abcdef0123456789abcdef01234567", .path = "it's"};
     buf b = {0};
     gitsrc_meta_env(&b, &m);
     CHECK_STR(buf_cstr(&b), "ARGOCD_APP_NAME='web'\n"

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "argocd/host.h"
 #include "check.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
@@ -54,7 +55,7 @@ TEST(limits_from_env_names_the_variable_of_an_invalid_value)
         for (const char **x = values; *x; x++) {
             diag_reset();
             setenv(*v, *x, 1);
-            int rc = limits_from_env();
+            int rc = host_limits_from_env();
             unsetenv(*v);
             CHECK(rc < 0);
             CHECK(strstr(diag_message(), *v) != NULL);
@@ -74,14 +75,14 @@ TEST(limits_from_env_sets_each_limit_and_empty_is_unset)
     load_limits ysaved = yaml_limits;
     for (const char *const *v = vars; *v; v++)
         setenv(*v, "7", 1);
-    int rc = limits_from_env();
+    int rc = host_limits_from_env();
     limits got = cmp_limits;
     load_limits ygot = yaml_limits;
     cmp_limits = saved;
     yaml_limits = ysaved;
     for (const char *const *v = vars; *v; v++)
         setenv(*v, "", 1);
-    int rc_empty = limits_from_env();
+    int rc_empty = host_limits_from_env();
     limits empty = cmp_limits;
     for (const char *const *v = vars; *v; v++)
         unsetenv(*v);

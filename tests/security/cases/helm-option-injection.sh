@@ -92,3 +92,28 @@ done
 # apps in any namespace: ARGOCD_APP_NAME is <namespace>_<name>; the release is the name, as Argo CD's own helm has it
 step 'name: c'
 CASE_ENV="ARGOCD_APP_NAME=team-a_shop ARGOCD_APP_SOURCE_PATH=app" check helm-release-app-in-any-namespace 0 'release: "shop"'
+
+# The Application's Helm parameters (written by whoever edits the Application, not the operator). helm-parameters
+# becomes a values document, never --set flags: a value that reads as an option or as more assignments, and a key
+# that would, stay values or are refused; helm-release-name follows helm's rule like any release name.
+newpkg; shell_chart "$pkg/charts/c"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: v\ndata:\n  x: {{ .Values.x | quote }}\n  y: {{ .Values.y | quote }}\n  b: {{ .Values.b | quote }}\n  r: {{ .Release.Name | quote }}\n' \
+  >"$pkg/charts/c/templates/values.yaml"
+step 'name: c'
+CASE_ENV="$argocd ARGOCD_APP_PARAMETERS=[{\"name\":\"helm-parameters\",\"map\":{\"x\":\"--post-renderer=/bin/sh\",\"y\":\"a,b=c\"}}]" \
+  check helm-parameters-value-not-an-option 0 'x: "--post-renderer=/bin/sh"'
+ran helm-parameters-value-not-an-option
+grep -q 'y: "a,b=c"' "$out" && ! grep -q '^  b: .*c' "$out" && echo "PASS helm-parameters-value-not-an-assignment" ||
+  echo "FAIL helm-parameters-value-not-an-assignment: $(grep -E '^  (y|b):' "$out" | tr '\n' ' ')"
+CASE_ENV="$argocd ARGOCD_APP_PARAMETERS=[{\"name\":\"helm-parameters\",\"map\":{\"x,--post-renderer\":\"/bin/sh\"}}]" \
+  check helm-parameters-key-not-an-option 1 '^cmp-generate: parameters: parameter "helm-parameters": key "x,--post-renderer" has an unescaped .,.'
+ran helm-parameters-key-not-an-option
+CASE_ENV="$argocd ARGOCD_APP_PARAMETERS=[{\"name\":\"helm-parameters\",\"map\":{\"x=y,b\":\"z\"}}]" \
+  check helm-parameters-key-not-an-assignment 1 'parameter "helm-parameters": key "x=y,b" has an unescaped .=.'
+CASE_ENV="$argocd ARGOCD_APP_PARAMETERS=[{\"name\":\"helm-release-name\",\"string\":\"--post-renderer=/bin/sh\"}]" \
+  check helm-release-name-parameter-not-an-option 1 '^cmp-generate: parameters: parameter "helm-release-name": "--post-renderer=/bin/sh" is not a release name helm accepts'
+ran helm-release-name-parameter-not-an-option
+CASE_ENV="$argocd ARGOCD_APP_PARAMETERS=[{\"name\":\"helm-release-name\",\"string\":\"Shop_1\"}]" \
+  check helm-release-name-parameter-helm-rule 1 'parameter "helm-release-name": "Shop_1" is not a release name helm accepts'
+CASE_ENV="$argocd ARGOCD_APP_PARAMETERS=[{\"name\":\"helm-release-name\",\"string\":\"shop.v2\"}]" \
+  check helm-release-name-parameter-used 0 'r: "shop\.v2"'

@@ -1,0 +1,10 @@
+/* Private to src/yaml: the loader run over one piece of a longer stream (load_stream.c cuts the pieces). */
+#ifndef CMP_YAML_LOAD_PART_H
+#define CMP_YAML_LOAD_PART_H
+#include "yaml/load.h"
+
+/* yaml_load over data, a piece of a stream that starts a document and ends one: lines are reported as lines of
+ * the stream (line0 lines come before data), and documents are numbered on from *index, which it advances. */
+int load_part(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0, uint32_t *index,
+              yaml_doc_fn fn, void *ud);
+#endif
