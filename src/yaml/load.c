@@ -53,14 +53,15 @@ struct loader {
 enum { BUMP_BLOCK = 32 * 1024 };
 
 /* Nodes, entry arrays and texts of a file come from blocks of the arena, cut to 8 bytes (1 for texts) instead of
- * the arena's 16: an entry array of k pairs takes 8 + 16k bytes. The memory is zeroed. A block is the size of the
- * input (at least 256 bytes, at most 32 KiB), so that the many small texts read one by one (parameters, setter
- * values) leave little behind. */
+ * the arena's 16: an entry array of k pairs takes 8 + 16k bytes. The memory is zeroed. A block is an eighth of the
+ * input (at least 256 bytes, at most 32 KiB; the tree takes a few times the input), so that what the last block
+ * leaves unused stays small next to the tree, for the many small texts read one by one (parameters, setter
+ * values) and the pieces of a streamed child's output alike. */
 static void *lalloc(struct loader *L, size_t size, size_t align)
 {
     size_t pad = (size_t)(-(uintptr_t)L->bump & (align - 1));
     if (L->bump_left < pad + size) {
-        size_t block = L->len < 256 ? 256 : L->len < BUMP_BLOCK ? L->len : BUMP_BLOCK;
+        size_t block = L->len / 8 < 256 ? 256 : L->len / 8 < BUMP_BLOCK ? L->len / 8 : BUMP_BLOCK;
         if (size > block / 4)
             return arena_alloc(L->a, size); /* a large one on its own */
         L->bump = arena_alloc(L->a, block);
