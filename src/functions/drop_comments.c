@@ -112,7 +112,7 @@ static bool number_value(const char *s, size_t n, double *out)
             char *end;
             unsigned long long u = strtoull(digits, &end, base);
             if (!*end && errno != ERANGE) {
-                *out = neg ? -(double)u : (double)u;
+                *out = neg && u ? -(double)u : (double)u; /* an integer has no -0 */
                 return true;
             }
         }

@@ -18,6 +18,8 @@
  *     entry missing its name) fails the whole catalog function; here it is left as it is, since it cannot name a
  *     renamed object it cannot place;
  *   - an ownerReference to a cluster-scoped kind is matched without the dependent's namespace;
+ *   - RoleBinding subjects' namespace fields follow a renamed Namespace, and ClusterRoleBinding roleRef and
+ *     subjects are followed as RoleBinding's are (the catalog's table has neither);
  *   - two objects of one apiVersion, kind and namespace ending up with the same name is an error (the catalog
  *     reports it only in some orders);
  *   - an empty oldPrefix is an error (the catalog would rename names starting with "-"). */
@@ -64,7 +66,11 @@ static const ref_field ref_fields[] = {
     {{CNRM_SU, "v1beta1", "Service"}, {"spec", "projectRef"}, {{CNRM_RM, "v1beta1", "Project"}}, true},
     {{RBAC, "v1", "RoleBinding"}, {"roleRef"}, {{RBAC, "v1", "Role"}, {RBAC, "v1", "ClusterRole"}}, false},
     {{RBAC, "v1", "RoleBinding"}, {"subjects[]"},
-     {{RBAC, "v1", "User"}, {RBAC, "v1", "Group"}, {"", "v1", "ServiceAccount"}}, false},
+     {{RBAC, "v1", "User"}, {RBAC, "v1", "Group"}, {"", "v1", "ServiceAccount"}}, true},
+    /* not in the catalog's table: a ClusterRoleBinding's references follow as a RoleBinding's do */
+    {{RBAC, "v1", "ClusterRoleBinding"}, {"roleRef"}, {{RBAC, "v1", "ClusterRole"}}, false},
+    {{RBAC, "v1", "ClusterRoleBinding"}, {"subjects[]"},
+     {{RBAC, "v1", "User"}, {RBAC, "v1", "Group"}, {"", "v1", "ServiceAccount"}}, true},
     {{PORCH, "v1alpha1", "WorkloadIdentityBinding"}, {"spec", "resourceRef"}, {IAM_SA}, false},
     {{PORCH, "v1alpha1", "WorkloadIdentityBinding"}, {"spec", "serviceAccountRef"}, {{"", "v1", "ServiceAccount"}},
      true},
