@@ -145,14 +145,14 @@ TEST(drop_comments_values_come_back_as_the_json_round_trip_gives_them)
     fx_open(&f, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
                 "spec:\n  i: 123456\n  e6: 1234567\n  half: 0.5\n  negzero: -0.0\n  intzero: -0\n  e21: 1e21\n"
                 "  hundred: 100.0\n  small: 1e-5\n  leading0: 08\n  plus: +12\n  neghex: -0x10\n  oct: 0o17\n"
-                "  under: 1_000\n  bin: 0b101\n  maxu: 18446744073709551615\n"
+                "  under: 1_000\n  bin: 0b101\n  maxu: 18446744073709551615\n  octal11: 017\n"
                 "  t: TRUE\n  f: False\n  n: NULL\n  s1: 'single'\n  s2: \"true\"\n  s3: !!str 1.5\n"
                 "  flow: {a: [1, {b: ~}]}\n  empty: []\n");
     CHECK(run_fn(&f, "drop-comments", NULL) == 0);
     CHECK_STR(doc(&f, 0), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
                           "spec:\n  i: 123456\n  e6: 1.234567e+06\n  half: 0.5\n  negzero: -0\n  intzero: 0\n"
                           "  e21: 1e+21\n  hundred: 100\n  small: 1e-05\n  leading0: 8\n  plus: 12\n  neghex: -16\n"
-                          "  oct: 15\n  under: 1000\n  bin: 5\n  maxu: 1.8446744073709552e+19\n"
+                          "  oct: 15\n  under: 1000\n  bin: 5\n  maxu: 1.8446744073709552e+19\n  octal11: 15\n"
                           "  t: true\n  f: false\n  \"n\": null\n  s1: single\n  s2: \"true\"\n  s3: \"1.5\"\n"
                           "  flow:\n    a:\n    - 1\n    - b: null\n  empty: []\n");
     fx_close(&f);
