@@ -110,12 +110,27 @@ static int cmp_pair(const void *pa, const void *pb)
     return a->pos < b->pos ? -1 : a->pos > b->pos; /* stable */
 }
 
-static void sort_map(arena *a, node *m)
+/* Room for n pairs in the scratch array that every sort of one run shares (a sort ends before the walk goes on). */
+typedef struct scratch {
+    pair *v;
+    size_t cap;
+} scratch;
+
+static pair *room(scratch *s, uint32_t n)
+{
+    if (n > s->cap) {
+        s->cap = n > 2 * s->cap ? n : 2 * s->cap;
+        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    return s->v;
+}
+
+static void sort_map(arena *a, scratch *s, node *m)
 {
     uint32_t n = node_len(m);
     if (n < 2)
         return;
-    pair *p = arena_alloc(a, n * sizeof *p);
+    pair *p = room(s, n);
     for (uint32_t i = 0; i < n; i++) {
         node *k = map_key(m, i);
         const char *t = is_scalar(k) ? scalar(k) : "";
@@ -128,21 +143,21 @@ static void sort_map(arena *a, node *m)
 }
 
 /* A list sorted by one field of its maps (field NULL: by the items' own values). */
-static void sort_seq(arena *a, node *s, const char *field)
+static void sort_seq(scratch *s, node *seq, const char *field)
 {
-    uint32_t n = node_len(s);
+    uint32_t n = node_len(seq);
     if (n < 2)
         return;
-    pair *p = arena_alloc(a, n * sizeof *p);
+    pair *p = room(s, n);
     for (uint32_t i = 0; i < n; i++) {
-        node *it = seq_item(s, i);
+        node *it = seq_item(seq, i);
         const node *v = field ? map_get(it, field) : it;
         const char *t = is_scalar(v) ? scalar(v) : "";
         p[i] = (pair){it, NULL, t, 0, i};
     }
     qsort(p, n, sizeof *p, cmp_pair);
     for (uint32_t i = 0; i < n; i++)
-        seq_set(s, i, p[i].key);
+        seq_set(seq, i, p[i].key);
 }
 
 /* ---- the walk ---- */
@@ -151,6 +166,7 @@ static void sort_seq(arena *a, node *s, const char *field)
 
 typedef struct fmt {
     arena *a;
+    scratch *sort;
     bool list_sort; /* a kind and API version kyaml sorts lists in */
     bool typed;     /* a built-in kind: kyaml has its schema */
     const char *kind;
@@ -250,14 +266,14 @@ static void fmt_node(fmt *f, node *n)
         static const char *const containers[] = {"spec", "template", "spec", "containers", NULL};
         static const char *const operations[] = {"webhooks", "rules", "operations", NULL};
         if (f->list_sort && path_is(f, containers))
-            sort_seq(f->a, n, "name");
+            sort_seq(f->sort, n, "name");
         else if (f->list_sort && path_is(f, operations))
-            sort_seq(f->a, n, NULL);
+            sort_seq(f->sort, n, NULL);
         for (uint32_t i = 0; i < node_len(n); i++)
             fmt_node(f, seq_item(n, i));
         return;
     }
-    sort_map(f->a, n);
+    sort_map(f->a, f->sort, n);
     for (uint32_t i = 0; i < node_len(n); i++) {
         if (f->depth < MAX_KEYS)
             f->keys[f->depth] = is_scalar(map_key(n, i)) ? scalar(map_key(n, i)) : "";
@@ -289,6 +305,7 @@ static int run(fn_ctx *c)
     static const char *const sort_apis[] = {"apps/v1", "apps/v1beta1", "apps/v1beta2", "batch/v1", "batch/v1beta1",
                                             "extensions/v1beta1", "v1", "admissionregistration.k8s.io/v1beta1",
                                             "admissionregistration.k8s.io/v1", NULL};
+    scratch sort = {0};
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
         if (!r || !is_map(r->root))
@@ -298,11 +315,12 @@ static int run(fn_ctx *c)
             continue;
         char group[256];
         res_group(r, group, sizeof group);
-        fmt f = {.a = c->a, .kind = kind, .core = !*group && !strcmp(av, "v1")};
+        fmt f = {.a = c->a, .sort = &sort, .kind = kind, .core = !*group && !strcmp(av, "v1")};
         f.list_sort = in(kind, sort_kinds) && in(av, sort_apis);
         f.typed = builtin_group(group);
         fmt_node(&f, r->root);
     }
+    free(sort.v);
     return 0;
 }
 

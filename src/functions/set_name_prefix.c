@@ -49,8 +49,8 @@ typedef struct ref_field {
 #define CNRM_SU "serviceusage.cnrm.cloud.google.com"
 #define RBAC "rbac.authorization.k8s.io"
 #define PORCH "config.porch.kpt.dev"
-static const gvk IAM_SA = {CNRM_IAM, "v1beta1", "IAMServiceAccount"};
-static const gvk FOLDER = {CNRM_RM, "v1beta1", "Folder"};
+#define IAM_SA {CNRM_IAM, "v1beta1", "IAMServiceAccount"}
+#define FOLDER {CNRM_RM, "v1beta1", "Folder"}
 
 static const ref_field ref_fields[] = {
     {{CNRM_CONTAINER, "v1beta1", "ContainerNodePool"}, {"spec", "clusterRef"},
