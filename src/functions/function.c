@@ -64,6 +64,23 @@ node *config_data(const node *config)
     return map_get(config, "data");
 }
 
+int fn_no_config(fn_ctx *c, const char *fn)
+{
+    if (!c->config)
+        return 0;
+    if (config_is(c->config, "ConfigMap", "")) {
+        const node *data = map_get(c->config, "data");
+        if (!data || is_null(data) || (is_map(data) && node_len(data) == 0))
+            return 0;
+        if (is_map(data))
+            return fn_fail(c, map_key(data, 0), "%s takes no configuration: unknown key `%s`", fn,
+                           scalar(map_key(data, 0)) ? scalar(map_key(data, 0)) : "?");
+    }
+    const char *k = path_str(c->config, "kind", NULL);
+    return fn_fail(c, c->config, "%s takes no configuration (got %s%s)", fn, k ? "a " : "an object without kind",
+                   k ? k : "");
+}
+
 resource *fn_new_resource(fn_ctx *c, node *root, const char *path)
 {
     resource *r = resource_new(c->a, root, c->pkg, path, 0);

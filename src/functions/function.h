@@ -72,6 +72,9 @@ int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, .
 bool config_is(const node *config, const char *kind, const char *group);
 /* A ConfigMap's data (or NULL). */
 node *config_data(const node *config);
+/* For functions that read no config: none, or a ConfigMap with no data, is fine; anything else is an error naming
+ * what would have been ignored (the catalog ignores it, so a setting there never does what its author meant). */
+int fn_no_config(fn_ctx *c, const char *fn);
 /* Appends a resource the function made to the list (path from kpt's default naming). */
 resource *fn_new_resource(fn_ctx *c, node *root, const char *path);
 #endif

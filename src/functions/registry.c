@@ -20,14 +20,23 @@ extern const fn_def fn_ensure_name_substring;
 extern const fn_def fn_upsert_resource;
 extern const fn_def fn_remove_local_config_resources;
 extern const fn_def fn_set_enforcement_action;
+extern const fn_def fn_delete_annotations;
+extern const fn_def fn_drop_comments;
+extern const fn_def fn_format;
+extern const fn_def fn_no_op;
+extern const fn_def fn_set_name_prefix;
 
 static const fn_def *const registry[] = {
     &fn_apply_replacements,
     &fn_apply_setters,
     &fn_create_setters,
+    &fn_delete_annotations,
+    &fn_drop_comments,
     &fn_ensure_name_substring,
+    &fn_format,
     &fn_kustomize_build,
     &fn_list_setters,
+    &fn_no_op,
     &fn_remove_local_config_resources,
     &fn_render_helm_chart,
     &fn_search_replace,
@@ -35,6 +44,7 @@ static const fn_def *const registry[] = {
     &fn_set_enforcement_action,
     &fn_set_image,
     &fn_set_labels,
+    &fn_set_name_prefix,
     &fn_set_namespace,
     &fn_upsert_resource,
     NULL,
