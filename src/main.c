@@ -46,12 +46,18 @@ static const char usage[] =
     "ARGOCD_APP_SOURCE_REPO_URL, ARGOCD_APP_SOURCE_TARGET_REVISION, ARGOCD_APP_SOURCE_PATH (stamped as\n"
     "<domain>/app, ...), ANNOTATION_DOMAIN or ARGOCD_ENV_ANNOTATION_DOMAIN (default cmp-generate).\n";
 
+/* One usage line for cmd ("" for the top level, "pkg " for pkg), then where the help is. Returns 2, the usage status. */
+static int usage_error_of(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "cmp-generate: %s%s", cmd, *cmd ? ": " : "");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see cmp-generate %s%s--help)\n", cmd, *cmd ? " " : "");
+    return 2;
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
-    fputs("cmp-generate: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(see cmp-generate --help)\n", stderr);
-    return 2;
+    return usage_error_of("", fmt, arg);
 }
 
 static int cmd_render(int argc, char **argv)
@@ -202,10 +208,7 @@ static const char pkg_usage[] =
 
 static int pkg_usage_error(const char *fmt, const char *arg)
 {
-    fputs("cmp-generate: pkg: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(see cmp-generate pkg --help)\n", stderr);
-    return 2;
+    return usage_error_of("pkg", fmt, arg);
 }
 
 /* The `pkg` command: argv holds what follows "pkg" (argv[0] = "get"). Returns the exit status: 0, 1 (error) or 2

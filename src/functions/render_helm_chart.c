@@ -424,23 +424,17 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
      * (valuesObject), helm-parameters (parameters). */
     for (const char *const *f = c->host->helm_value_files; f && *f; f++)
         push_flag(c, &argv, &n, &cap, "values", *f);
-    const char *override = c->host->helm_values;
-    if (override && *override) {
-        const char *f = pass_text(c, &fds, override, strlen(override));
+    const struct {
+        const char *name, *text;
+    } texts[] = {{"helm-values", c->host->helm_values}, {"helm-parameters", c->host->helm_parameters}};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        if (!texts[i].text || !*texts[i].text)
+            continue;
+        const char *f = pass_text(c, &fds, texts[i].text, strlen(texts[i].text));
         if (!f) {
             free(argv);
             child_fds_close(&fds);
-            return fn_fail(c, ch->at, "cannot pass the helm-values parameter to helm: %s", strerror(errno));
-        }
-        push_flag(c, &argv, &n, &cap, "values", f);
-    }
-    const char *set = c->host->helm_parameters;
-    if (set && *set) {
-        const char *f = pass_text(c, &fds, set, strlen(set));
-        if (!f) {
-            free(argv);
-            child_fds_close(&fds);
-            return fn_fail(c, ch->at, "cannot pass the helm-parameters parameter to helm: %s", strerror(errno));
+            return fn_fail(c, ch->at, "cannot pass the %s parameter to helm: %s", texts[i].name, strerror(errno));
         }
         push_flag(c, &argv, &n, &cap, "values", f);
     }
