@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "git/cache.h"
+#include "util/fsutil.h"
 #include "util/diag.h"
 
 static const char *cache_root(arena *a, const gitsrc_env *env)
@@ -192,7 +193,7 @@ int cache_open(arena *a, const gitsrc_env *env, const pkg_source *src, cache *c)
     bool fresh = false;
     if (git_repository_open_bare(&c->repo, c->path) < 0) {
         /* missing, or left broken by a crash: start over (we hold the lock) */
-        gitsrc_remove_tree(c->path);
+        fs_remove_tree(c->path);
         if (git_repository_init(&c->repo, c->path, 1) < 0)
             return fail(c->path, 0, "cache: cannot create a repository: %s", gitsrc_last_message());
         fresh = true;
@@ -203,7 +204,7 @@ int cache_open(arena *a, const gitsrc_env *env, const pkg_source *src, cache *c)
         if (fresh) {
             git_repository_free(c->repo);
             c->repo = NULL;
-            gitsrc_remove_tree(c->path);
+            fs_remove_tree(c->path);
         }
         return -1;
     }

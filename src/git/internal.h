@@ -11,7 +11,6 @@ size_t gitsrc_url_authority(const char *s);
 /* libgit2's last error message, or a fallback. */
 const char *gitsrc_last_message(void);
 /* Removes a directory tree (or a file) without following symlinks; best effort. */
-void gitsrc_remove_tree(const char *path);
 /* Makes path and its missing parents (mode 0700 for the ones it creates); 0 or -1 with errno. */
 int gitsrc_mkdirs(const char *path);
 /* A repository at exactly path (bare, or a work tree with .git), without searching upward. */

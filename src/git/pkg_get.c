@@ -392,7 +392,7 @@ int pkg_get(arena *a, const gitsrc_env *env, const char *src_arg, const char *de
             rc = fail(dest, 0, "cannot move the package into place: %s", strerror(errno));
     }
     if (rc < 0 && tmp)
-        gitsrc_remove_tree(tmp);
+        fs_remove_tree(tmp);
     git_tree_entry_free(sub);
     git_tree_free(tree);
     git_tree_free(top);

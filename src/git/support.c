@@ -1,5 +1,4 @@
 /* libgit2 set-up, URL hygiene, and small helpers shared by the git code. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,32 +15,6 @@ const char *gitsrc_last_message(void)
 {
     const git_error *e = git_error_last();
     return e && e->message && *e->message ? e->message : "unknown libgit2 error";
-}
-
-void gitsrc_remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        unlink(path);
-        return;
-    }
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            size_t n = strlen(path) + strlen(e->d_name) + 2;
-            char *sub = xmalloc(n);
-            snprintf(sub, n, "%s/%s", path, e->d_name);
-            gitsrc_remove_tree(sub);
-            free(sub);
-        }
-        closedir(d);
-    }
-    rmdir(path);
 }
 
 int gitsrc_mkdirs(const char *path)

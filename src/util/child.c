@@ -51,6 +51,7 @@
 
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/fsutil.h"
 
 /* What the handlers need: the running child's supervisor and the janitor, each with our end of its lifeline. */
 static volatile sig_atomic_t sup_pid, sup_life = -1, jan_pid, jan_life = -1;
@@ -260,35 +261,6 @@ static void detach_fds(int *keep, int n)
 
 /* ---- the janitor -------------------------------------------------------------------------------------------- */
 
-/* Async-signal-safe enough for a forked helper: recursion over a tree we created. 0 when path is gone. */
-static int remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return errno == ENOENT ? 0 : -1;
-    if (!S_ISDIR(st.st_mode))
-        return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char sub[PATH_MAX];
-            if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < sizeof sub)
-                remove_tree(sub);
-        }
-        closedir(d);
-    } else if (errno == EACCES) {
-        chmod(path, 0700); /* a tool made it read-only: we own it, so take it back */
-        return remove_tree(path);
-    }
-    if (rmdir(path) == 0 || errno == ENOENT)
-        return 0;
-    chmod(path, 0700);
-    return -1;
-}
-
 static _Noreturn void janitor(int life)
 {
     helper_signals();
@@ -304,7 +276,7 @@ static _Noreturn void janitor(int life)
     }
     /* a tool's file may still be closing: a few tries */
     struct timespec ts = {0, 20 * 1000 * 1000};
-    for (int i = 0; i < 50 && remove_tree(guarded) != 0; i++)
+    for (int i = 0; i < 50 && fs_remove_tree(guarded) != 0; i++)
         nanosleep(&ts, NULL);
     _exit(0);
 }
@@ -312,9 +284,9 @@ static _Noreturn void janitor(int life)
 /* At a normal exit: the directory goes here, at once, and the janitor (with nothing left to do) is reaped. */
 static void release_janitor(void)
 {
-    remove_tree(guarded);
+    fs_remove_tree(guarded);
     child_abort_all();
-    remove_tree(guarded); /* in case a supervisor still wrote into it */
+    fs_remove_tree(guarded); /* in case a supervisor still wrote into it */
 }
 
 int child_guard_dir(const char *dir)

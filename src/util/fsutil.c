@@ -1,5 +1,6 @@
 #include "util/fsutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -297,4 +298,32 @@ int path_fits(const char *path, const char *display)
     return fail(NULL, 0, "the path \"%.*s%s\" is %zu bytes long as an absolute path, over the system's limit of %d "
                 "(PATH_MAX); refusing it rather than reading or writing part of it", (int)cut, d, cut < dl ? "..." : "",
                 n, PATH_MAX);
+}
+
+int fs_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char sub[PATH_MAX];
+            if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < sizeof sub)
+                fs_remove_tree(sub);
+        }
+        closedir(d);
+    } else if (errno == EACCES) {
+        chmod(path, 0700);
+        return fs_remove_tree(path);
+    }
+    if (rmdir(path) == 0 || errno == ENOENT)
+        return 0;
+    chmod(path, 0700);
+    return -1;
 }

@@ -46,6 +46,10 @@ bool inside(const char *root_real, const char *path);
 char *path_join(arena *a, const char *dir, const char *name);
 bool is_dir(const char *path);
 bool file_exists(const char *path);
+/* Removes path and everything under it, never following a symlink; 0 when it is gone. Safe in a forked child (no
+ * allocation: path buffers on the stack), so the janitor and the parent share it. A directory a tool made read-only is
+ * made writable again first: we created it. */
+int fs_remove_tree(const char *path);
 /* write(2) until all of it is written (EINTR retried); -1 with errno on failure. */
 int write_all(int fd, const void *data, size_t n);
 
