@@ -89,7 +89,9 @@ int run_step(run_ctx *R, package *p, const step *s, rlist *items)
                 .host = R->host, .version = s->version};
     if (s->version_warning) /* the render goes on with the newest behaviour; the user should know */
         fprintf(stderr, "cmp-generate: warning: %s: %s\n", s->label, s->version_warning);
-    c.config_file = p && p->rel && *p->rel ? arena_printf(R->a, "%s/Kptfile", p->rel) : "Kptfile";
+    c.config_file = s->origin                ? s->origin
+                    : p && p->rel && *p->rel ? arena_printf(R->a, "%s/Kptfile", p->rel)
+                                             : "Kptfile";
     c.config_line = (int)s->line;
     if (s->config_map) {
         c.config = synthesize_config_map(R->a, s->config_map);

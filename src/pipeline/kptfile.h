@@ -25,6 +25,7 @@ typedef struct step {
     size_t nexcludes;
     bool validator;
     const char *label; /* "pipeline.mutators[0] (set-labels)", for messages */
+    const char *origin; /* the file messages name for the step itself; NULL: the package's Kptfile */
     uint32_t line;
 } step;
 

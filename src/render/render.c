@@ -93,11 +93,16 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
             return -1;
         return hydrate(R, *root, items);
     }
-    const char *fn = NULL, *key = NULL;
+    const char *fn = NULL, *key = NULL, *origin = NULL;
+    static const char *const overlay_files[] = {"kustomization.yaml", "kustomization.yml", "Kustomization"};
     if (file_exists(path_join(a, o->dir, "Chart.yaml")))
-        fn = "render-helm-chart", key = "name";
-    else if (is_source_dir(a, o->dir))
+        fn = "render-helm-chart", key = "name", origin = "Chart.yaml";
+    else if (is_source_dir(a, o->dir)) {
         fn = "kustomize-build", key = "path";
+        for (size_t i = 0; i < sizeof overlay_files / sizeof *overlay_files && !origin; i++)
+            if (file_exists(path_join(a, o->dir, overlay_files[i])))
+                origin = overlay_files[i];
+    }
     if (!fn) {
         lc->directory_source = true;
         if (package_load(lc, o->dir, false, root) < 0)
@@ -113,7 +118,8 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
     *root = p;
     node *data = node_map(a);
     map_set(a, data, key, node_str(a, "."));
-    step s = {.ref = fn, .fn = fn_lookup(fn), .config_map = data,
+    /* no Kptfile to blame: messages about the step name the file that made us pick it */
+    step s = {.ref = fn, .fn = fn_lookup(fn), .config_map = data, .origin = origin,
               .label = arena_printf(a, "%s (no Kptfile: %s)", fn, !strcmp(key, "name") ? "Helm chart" : "Kustomize overlay")};
     return run_step(R, p, &s, items);
 }
