@@ -3,10 +3,12 @@
  *  - v0.1.0 and v0.1.1 (kustomize api 0.10.1): a scalar target is replaced by the source node, taking its tag and
  *    style (a quoted "3" makes an int target the string "3"); a target path that is not there is skipped; `*` and
  *    "[a.b]" keys do not exist (kyaml read `*` as a key and "[a.b]" as a broken list selector); a reject entry is
- *    checked against the one id that selected the object; v0.1.0 has no message of its own for a missing config.
+ *    checked against the one id that selected the object; a target's [k=v] compares exactly and takes the first
+ *    matching item only; v0.1.0 has no message of its own for a missing config.
  *  - v0.1.2, latest, unstable, no tag (kustomize api 0.19): a scalar target keeps its tag and style and takes only
  *    the text; a target path that is not there is an error unless options.create; `*` works, with create too; a
- *    reject entry matching any of the object's ids (current or previous) rejects it. The 2022-07 master that gcr's
+ *    target's [k=v] is an unanchored regex over every item; a reject entry matching any of the object's ids
+ *    (current or previous) rejects it. The 2022-07 master that gcr's
  *    unstable was built from sits between the two (no error for a missing target, no create with `*`); a tag cannot
  *    tell it from today's master, so unstable gets the newest behaviour.
  *
@@ -21,8 +23,8 @@
  *    reaches them, and with create would add a key named "*");
  *  - [k=v] compares only scalar fields (kyaml matches the regex against the YAML text of any node), and after
  *    [=v] the rest of the path is still walked (kyaml returns the matching item and ignores the rest);
- *  - with create, [k=v] matches by regex like without it, and appends {k: v} when nothing matches (newer kyaml;
- *    the pinned one compares exactly when creating);
+ *  - newest: with create, [k=v] matches by regex like without it, and appends {k: v} when nothing matches (kyaml
+ *    compares exactly when creating);
  *  - unknown keys in the config are errors rather than ignored; sourceValue (newer kustomize) is accepted; an
  *    empty replacements list is a warning. */
 #include <errno.h>
@@ -713,7 +715,12 @@ static int apply_target(fn_ctx *c, const replacement *rp, size_t ti, const node 
         for (size_t p = 0; p < t->npaths; p++) {
             nodelist found = {0};
             const char *err;
-            if (fieldpath_find(c->a, r->root, &t->paths[p], t->opts.create, &found, &err) < 0)
+            /* kustomize 0.10.1 walked a target with kyaml's PathGetter ([k=v] exact, first item only), newer
+             * kustomize with its PathMatcher ([k=v] an unanchored regex over every item) */
+            int frc = kustomize_0_10(c)
+                          ? fieldpath_find_first(c->a, r->root, &t->paths[p], t->opts.create, &found, &err)
+                          : fieldpath_find(c->a, r->root, &t->paths[p], t->opts.create, &found, &err);
+            if (frc < 0)
                 return fn_fail_res(c, r, NULL, "%s: %s", where, err);
             /* kustomize 0.10.1 skips a target whose path is not there; newer kustomize fails, so a typo in a path or
              * a renamed field does not quietly leave the old value in place */

@@ -282,12 +282,30 @@ TEST(apply_replacements_v0_1_1_has_no_every_item_nor_bracketed_keys)
                      fx_run_pinned(&f, 0, 1, 1, "  - source: {kind: Deployment, fieldPath: 'metadata.[labels]'}\n"
                                                 "    targets:\n      - select: {kind: ConfigMap}\n"),
                      "replacements[0].source.fieldPath: field path `metadata.[labels]`: the bracketed key"));
-    /* a list selector with dots in its value is fine there */
+    fx_close(&f);
+}
+
+TEST(apply_replacements_v0_1_1_list_selectors_are_exact_and_first)
+{
+    struct fx f;
+    fx_open(&f, CM_AND_DEPLOY "      - name: app\n        image: second\n");
+    /* kyaml's PathGetter: "app" is not a pattern (myapp-sidecar stays), and only the first "app" is taken */
     CHECK(fx_run_pinned(&f, 0, 1, 1, "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
                                      "    targets:\n      - select: {kind: Deployment}\n"
-                                     "        fieldPaths: ['spec.template.spec.containers.[name=my.*car].image']\n") ==
-          0);
-    CHECK_STR(path_str(container(&f, 1, 1), "image", NULL), "nginx:1.21");
+                                     "        fieldPaths: ['spec.template.spec.containers.[name=app].image',\n"
+                                     "                     'spec.template.spec.containers.[name=my.*car].image',\n"
+                                     "                     'spec.template.spec.containers.-.name']\n") == 0);
+    CHECK_STR(path_str(container(&f, 1, 0), "image", NULL), "nginx:1.21");
+    CHECK_STR(path_str(container(&f, 1, 1), "image", NULL), "old");
+    CHECK_STR(path_str(container(&f, 1, 3), "image", NULL), "second");
+    CHECK_STR(path_str(container(&f, 1, 3), "name", NULL), "nginx:1.21");
+    /* with create, an exact miss appends the item */
+    CHECK(fx_run_pinned(&f, 0, 1, 1, "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
+                                     "    targets:\n      - select: {kind: Deployment}\n"
+                                     "        fieldPaths: ['spec.template.spec.containers.[name=myapp].image']\n"
+                                     "        options: {create: true}\n") == 0);
+    CHECK(node_len(path_get(f.items.v[1]->root, "spec", "template", "spec", "containers", NULL)) == 5);
+    CHECK_STR(path_str(container(&f, 1, 4), "name", NULL), "myapp");
     fx_close(&f);
 }
 
