@@ -4,11 +4,11 @@
  *    style (a quoted "3" makes an int target the string "3"); a target path that is not there is skipped; `*` and
  *    "[a.b]" keys do not exist (kyaml read `*` as a key and "[a.b]" as a broken list selector); a reject entry is
  *    checked against the one id that selected the object; a target's [k=v] compares exactly and takes the first
- *    matching item only; v0.1.0 has no message of its own for a missing config.
+ *    matching item only; no sourceValue; v0.1.0 has no message of its own for a missing config.
  *  - v0.1.2, latest, unstable, no tag (kustomize api 0.19): a scalar target keeps its tag and style and takes only
  *    the text; a target path that is not there is an error unless options.create; `*` works, with create too; a
  *    target's [k=v] is an unanchored regex over every item; a reject entry matching any of the object's ids
- *    (current or previous) rejects it. The 2022-07 master that gcr's
+ *    (current or previous) rejects it; sourceValue gives the value itself. The 2022-07 master that gcr's
  *    unstable was built from sits between the two (no error for a missing target, no create with `*`); a tag cannot
  *    tell it from today's master, so unstable gets the newest behaviour.
  *
@@ -25,8 +25,7 @@
  *    [=v] the rest of the path is still walked (kyaml returns the matching item and ignores the rest);
  *  - newest: with create, [k=v] matches by regex like without it, and appends {k: v} when nothing matches (kyaml
  *    compares exactly when creating);
- *  - unknown keys in the config are errors rather than ignored; sourceValue (newer kustomize) is accepted; an
- *    empty replacements list is a warning. */
+ *  - unknown keys in the config are errors rather than ignored; an empty replacements list is a warning. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +311,11 @@ static int read_replacement(fn_ctx *c, const node *m, replacement *r)
     if (!src && !lit)
         return fn_fail(c, m, "%s: a replacement must specify a source", r->where);
     if (lit) {
+        /* sourceValue came with kustomize 5.5 (api 0.18): the 0.10.1 one ignored it and found no source */
+        if (kustomize_0_10(c))
+            return fn_fail(c, lit, "%s: sourceValue is not supported by apply-replacements %s (kustomize api 0.10.1): "
+                                   "a replacement needs a source there",
+                           r->where, fn_version_str(c->a, &c->version));
         if (!is_scalar(lit))
             return fn_fail(c, lit, "%s.sourceValue must be a string", r->where);
         r->literal = node_str(c->a, scalar(lit));

@@ -458,6 +458,19 @@ TEST(apply_replacements_v0_1_1_reject_checks_the_selecting_id)
     fx_close(&f);
 }
 
+TEST(apply_replacements_v0_1_1_has_no_source_value)
+{
+    struct fx f;
+    fx_open(&f, JOB);
+    static const char *const lit = "  - sourceValue: x\n    targets:\n      - select: {kind: Job}\n"
+                                   "        fieldPaths: [metadata.labels.x]\n        options: {create: true}\n";
+    CHECK(fails_with(&f, fx_run_pinned(&f, 0, 1, 1, lit),
+                     "replacements[0]: sourceValue is not supported by apply-replacements v0.1.1"));
+    CHECK(fx_run_pinned(&f, 0, 1, 2, lit) == 0);
+    CHECK_STR(path_str(f.items.v[0]->root, "metadata", "labels", "x", NULL), "x");
+    fx_close(&f);
+}
+
 TEST(apply_replacements_missing_config_message_by_version)
 {
     struct fx f;
