@@ -219,13 +219,13 @@ static int read_path(fn_ctx *c, const node *at, const char *text, bool regex, co
     for (size_t i = 0; i < fp->n; i++) {
         const fp_seg *s = &fp->seg[i];
         if (s->kind == FP_EVERY || (s->kind == FP_KEY && s->text[0] == '[')) {
+            const char *what = s->kind == FP_EVERY ? "'*'" : arena_printf(c->a, "the bracketed key `%s`", s->text);
             const char *v = fn_version_str(c->a, &c->version);
             fieldpath_release(fp);
             return fn_fail(c, at,
                            "%s: field path `%s`: %s is not supported by apply-replacements %s (kustomize api 0.10.1); "
                            "it needs v0.1.2 or later",
-                           where, text, s->kind == FP_EVERY ? "'*'" : arena_printf(c->a, "the bracketed key `%s`", s->text),
-                           v);
+                           where, text, what, v);
         }
     }
     return 0;

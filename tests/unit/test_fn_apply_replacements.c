@@ -320,7 +320,8 @@ TEST(apply_replacements_v0_1_0_scalar_target_takes_the_source_node)
                                      "    targets:\n      - select: {kind: Deployment}\n"
                                      "        fieldPaths: [spec.template.spec.containers.0.image]\n"
                                      "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
-                                     "    targets:\n      - select: {kind: ConfigMap}\n        fieldPaths: [data.tags]\n"
+                                     "    targets:\n      - select: {kind: ConfigMap}\n"
+                                     "        fieldPaths: [data.tags]\n"
                                      "        options: {delimiter: ',', index: 1}\n") == 0);
     /* the quoted "3" makes the int target a string, in the source's double quotes; the comment stays */
     CHECK(strstr(dump(&f, 1), "  replicas: \"3\" # scale\n") != NULL);
@@ -429,8 +430,8 @@ TEST(apply_replacements_previous_names_select)
 
 /* prod-cfg was cfg before a rename; the reject names its old name */
 #define RENAMED_TARGETS                                                                                                \
-    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: src\ndata:\n  v: new\n"                                         \
-    "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: prod-cfg\n  annotations:\n"                                \
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: src\ndata:\n  v: new\n"                                       \
+    "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: prod-cfg\n  annotations:\n"                              \
     "    internal.config.kubernetes.io/previousNames: cfg\n"                                                          \
     "    internal.config.kubernetes.io/previousKinds: ConfigMap\n"                                                    \
     "    internal.config.kubernetes.io/previousNamespaces: default\ndata:\n  v: old\n"
