@@ -1,19 +1,31 @@
-/* apply-replacements: kustomize replacements over every item (catalog apply-replacements, which runs kustomize's
- * api/filters/replacement as of 2022-07). Each replacement reads one value from exactly one source object and
- * copies it into the selected fields of the selected targets, in order, so later replacements see earlier edits.
+/* apply-replacements: kustomize replacements over every item (catalog apply-replacements). The catalog's own code
+ * barely changed; what a release does is the kustomize it was built with, so a step's version picks one of two:
+ *  - v0.1.0 and v0.1.1 (kustomize api 0.10.1): a scalar target is replaced by the source node, taking its tag and
+ *    style (a quoted "3" makes an int target the string "3"); a target path that is not there is skipped; `*` and
+ *    "[a.b]" keys do not exist (kyaml read `*` as a key and "[a.b]" as a broken list selector); a reject entry is
+ *    checked against the one id that selected the object; a target's [k=v] compares exactly and takes the first
+ *    matching item only; no sourceValue; v0.1.0 has no message of its own for a missing config.
+ *  - v0.1.2, latest, unstable, no tag (kustomize api 0.19): a scalar target keeps its tag and style and takes only
+ *    the text; a target path that is not there is an error unless options.create; `*` works, with create too; a
+ *    target's [k=v] is an unanchored regex over every item; a reject entry matching any of the object's ids
+ *    (current or previous) rejects it; sourceValue gives the value itself. The 2022-07 master that gcr's
+ *    unstable was built from sits between the two (no error for a missing target, no create with `*`); a tag cannot
+ *    tell it from today's master, so unstable gets the newest behaviour.
  *
- * Where this differs from the pinned catalog (on purpose):
+ * Where this differs from the catalog (on purpose):
  *  - a reject entry rejects an object only when all of its criteria match (kustomize rejects on the id fields
  *    alone, or on the label/annotation selectors alone, whichever is given);
- *  - a field created by options.create, or a null target, takes the source's type ("3" stays a string; kustomize
- *    writes the bare value, which can turn it into a number), and a scalar target taking a map or list value is
- *    replaced by it instead of being emptied;
- *  - "[key]" with no '=' names a key, as "[a.b]" does, instead of being a malformed list selector;
+ *  - newest: a field created by options.create, or a null target, takes the source's type ("3" stays a string;
+ *    kustomize writes the bare value, which can turn it into a number), and a scalar target taking a map or list
+ *    value is replaced by it instead of being emptied;
+ *  - newest: "[key]" with no '=' names a key, as "[a.b]" does, instead of being a malformed list selector;
+ *  - v0.1.x: `*` and "[a.b]" in a field path are errors wherever they are (kustomize 0.10.1 fails only when the walk
+ *    reaches them, and with create would add a key named "*");
  *  - [k=v] compares only scalar fields (kyaml matches the regex against the YAML text of any node), and after
  *    [=v] the rest of the path is still walked (kyaml returns the matching item and ignores the rest);
- *  - with create, [k=v] matches by regex like without it, and appends {k: v} when nothing matches (newer kyaml;
- *    the pinned one compares exactly when creating);
- *  - unknown keys in the config are errors rather than ignored; sourceValue (newer kustomize) is accepted. */
+ *  - newest: with create, [k=v] matches by regex like without it, and appends {k: v} when nothing matches (kyaml
+ *    compares exactly when creating);
+ *  - unknown keys in the config are errors rather than ignored; an empty replacements list is a warning. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +39,12 @@
 
 #define CONFIG_KIND "ApplyReplacements"
 #define CONFIG_API_VERSION "fn.kpt.dev/v1alpha1"
+
+/* v0.1.0 and v0.1.1 were built with kustomize api 0.10.1; later releases and master with newer kustomize. */
+static bool kustomize_0_10(const fn_ctx *c)
+{
+    return fn_version_before(&c->version, 0, 1, 2);
+}
 
 typedef struct selector {
     const char *group, *version, *kind, *name, *namespace; /* NULL or "": any */
@@ -195,6 +213,21 @@ static int read_path(fn_ctx *c, const node *at, const char *text, bool regex, co
     const char *err;
     if (fieldpath_parse(c->a, text, regex, fp, &err) < 0)
         return fn_fail(c, at, "%s: %s", where, err);
+    if (!kustomize_0_10(c))
+        return 0;
+    /* kustomize 0.10.1's kyaml had neither: `*` was a key (an error on a list), "[a.b]" a list selector without '=' */
+    for (size_t i = 0; i < fp->n; i++) {
+        const fp_seg *s = &fp->seg[i];
+        if (s->kind == FP_EVERY || (s->kind == FP_KEY && s->text[0] == '[')) {
+            const char *what = s->kind == FP_EVERY ? "'*'" : arena_printf(c->a, "the bracketed key `%s`", s->text);
+            const char *v = fn_version_str(c->a, &c->version);
+            fieldpath_release(fp);
+            return fn_fail(c, at,
+                           "%s: field path `%s`: %s is not supported by apply-replacements %s (kustomize api 0.10.1); "
+                           "it needs v0.1.2 or later",
+                           where, text, what, v);
+        }
+    }
     return 0;
 }
 
@@ -255,8 +288,6 @@ static int read_target(fn_ctx *c, const node *m, const char *where, target *t)
         if (read_path(c, p, scalar(p), true, pw, &t->paths[t->npaths]) < 0)
             return -1;
         t->npaths++;
-        if (t->opts.create && t->paths[t->npaths - 1].has_every)
-            return fn_fail(c, p, "%s: options.create cannot be used with '*' (it matches many fields)", pw);
     }
     return 0;
 }
@@ -280,6 +311,11 @@ static int read_replacement(fn_ctx *c, const node *m, replacement *r)
     if (!src && !lit)
         return fn_fail(c, m, "%s: a replacement must specify a source", r->where);
     if (lit) {
+        /* sourceValue came with kustomize 5.5 (api 0.18): the 0.10.1 one ignored it and found no source */
+        if (kustomize_0_10(c))
+            return fn_fail(c, lit, "%s: sourceValue is not supported by apply-replacements %s (kustomize api 0.10.1): "
+                                   "a replacement needs a source there",
+                           r->where, fn_version_str(c->a, &c->version));
         if (!is_scalar(lit))
             return fn_fail(c, lit, "%s.sourceValue must be a string", r->where);
         r->literal = node_str(c->a, scalar(lit));
@@ -458,14 +494,21 @@ static bool rejected(const target *t, const resource *r, const res_ident *id)
     return false;
 }
 
-static bool target_selected(arena *a, const target *t, const resource *r)
+/* kustomize 0.10.1 checks a reject against the id that selected the object; newer kustomize rejects the object when
+ * any of its ids, current or previous, is rejected (so a renamed object cannot slip past under its old name). */
+static bool target_selected(fn_ctx *c, const target *t, const resource *r)
 {
     if (!labels_selected(&t->select, r))
         return false;
     res_ident *ids;
-    size_t n = identities(a, r, &ids);
+    size_t n = identities(c->a, r, &ids);
+    bool per_id = kustomize_0_10(c);
+    if (!per_id)
+        for (size_t i = 0; i < n; i++)
+            if (rejected(t, r, &ids[i]))
+                return false;
     for (size_t i = 0; i < n; i++)
-        if (ident_selected(&t->select, &ids[i]) && !rejected(t, r, &ids[i]))
+        if (ident_selected(&t->select, &ids[i]) && (!per_id || !rejected(t, r, &ids[i])))
             return true;
     return false;
 }
@@ -592,9 +635,45 @@ static void replace_with(arena *a, node *t, const node *value)
         node_set_head(a, t, NULL);
 }
 
+/* kustomize 0.10.1 puts the source node in the target's place: a scalar takes the source's tag and style too (a
+ * quoted "3" turns an int target into a string), and with a delimiter the source's node carries the joined text. */
+static int set_target_0_10(fn_ctx *c, resource *r, const char *where, const fieldpath *fp, const options *o, node *t,
+                           const node *value)
+{
+    if (o->delimiter && *o->delimiter) {
+        if (!is_scalar(t))
+            return fn_fail_res(c, r, t, "%s: options.delimiter needs a scalar target, but `%s` is a %s", where,
+                               fp->text, is_map(t) ? "map" : "list");
+        if (!is_scalar(value))
+            return fn_fail_res(c, r, t, "%s: options.delimiter needs a scalar source value", where);
+        strs parts = split_on(c->a, is_null(t) ? "" : scalar(t), o->delimiter);
+        if (o->index < 0) {
+            const char **v = arena_alloc(c->a, (parts.n + 1) * sizeof *v);
+            v[0] = scalar(value);
+            memcpy(v + 1, parts.v, parts.n * sizeof *v);
+            parts.v = v;
+            parts.n++;
+        } else if ((size_t)o->index >= parts.n) {
+            parts.v[parts.n++] = scalar(value);
+        } else {
+            parts.v[o->index] = scalar(value);
+        }
+        const char *joined = join(c->a, &parts, o->delimiter);
+        node *carrier = node_clone(c->a, value);
+        /* the text changes under the source's own style and tag, as kustomize sets Value on its copy */
+        scalar_set(c->a, carrier, joined, strlen(joined), SCALAR_KEEP_TYPE);
+        replace_with(c->a, t, carrier);
+        return 0;
+    }
+    replace_with(c->a, t, value);
+    return 0;
+}
+
 static int set_target(fn_ctx *c, resource *r, const char *where, const fieldpath *fp, const options *o, node *t,
                       const node *value)
 {
+    if (kustomize_0_10(c))
+        return set_target_0_10(c, r, where, fp, o, t, value);
     if (o->delimiter && *o->delimiter) {
         if (!is_scalar(t))
             return fn_fail_res(c, r, t, "%s: options.delimiter needs a scalar target, but `%s` is a %s", where,
@@ -635,15 +714,24 @@ static int apply_target(fn_ctx *c, const replacement *rp, size_t ti, const node 
     const char *where = arena_printf(c->a, "%s.targets[%zu]", rp->where, ti);
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (!r || !target_selected(c->a, t, r))
+        if (!r || !target_selected(c, t, r))
             continue;
         for (size_t p = 0; p < t->npaths; p++) {
             nodelist found = {0};
             const char *err;
-            /* Without create, a path that is not there is skipped, as in the pinned kustomize; newer kustomize
-             * reports it as an error instead. */
-            if (fieldpath_find(c->a, r->root, &t->paths[p], t->opts.create, &found, &err) < 0)
+            /* kustomize 0.10.1 walked a target with kyaml's PathGetter ([k=v] exact, first item only), newer
+             * kustomize with its PathMatcher ([k=v] an unanchored regex over every item) */
+            int frc = kustomize_0_10(c)
+                          ? fieldpath_find_first(c->a, r->root, &t->paths[p], t->opts.create, &found, &err)
+                          : fieldpath_find(c->a, r->root, &t->paths[p], t->opts.create, &found, &err);
+            if (frc < 0)
                 return fn_fail_res(c, r, NULL, "%s: %s", where, err);
+            /* kustomize 0.10.1 skips a target whose path is not there; newer kustomize fails, so a typo in a path or
+             * a renamed field does not quietly leave the old value in place */
+            if (!found.n && !kustomize_0_10(c))
+                return fn_fail_res(c, r, NULL, "%s: unable to %s field \"%s\" in the target%s", where,
+                                   t->opts.create ? "find or create" : "find", t->paths[p].text,
+                                   t->opts.create ? "" : " (options.create adds it)");
             for (size_t k = 0; k < found.n; k++)
                 if (set_target(c, r, where, &t->paths[p], &t->opts, found.v[k], value) < 0)
                     return -1;
@@ -654,9 +742,10 @@ static int apply_target(fn_ctx *c, const replacement *rp, size_t ti, const node 
 
 static int run(fn_ctx *c)
 {
-    if (!c->config)
+    /* v0.1.0 had no check of its own: a missing config failed the kind check, with an empty kind */
+    if (!c->config && !fn_version_before(&c->version, 0, 1, 1))
         return fn_fail(c, NULL,
-                       "apply-replacements needs a functionConfig of kind " CONFIG_KIND
+                       "FunctionConfig is missing: apply-replacements needs a functionConfig of kind " CONFIG_KIND
                        " (apiVersion " CONFIG_API_VERSION ")");
     config cf;
     int rc = read_config(c, &cf);

@@ -233,6 +233,7 @@ struct finder {
     arena *a;
     const fieldpath *fp;
     bool create;
+    bool first; /* PathGetter: [k=v] exact and first match only, "-" the last item */
     nodelist *out;
     const char **err;
 };
@@ -274,6 +275,8 @@ static int find(struct finder *F, node *cur, size_t i)
     }
     switch (s->kind) {
     case FP_KEY: {
+        if (F->first && is_seq(cur) && !strcmp(s->key, "-"))
+            return node_len(cur) ? find(F, seq_item(cur, node_len(cur) - 1), i + 1) : 0;
         if (!is_map(cur))
             return wrong_kind(F->a, F->fp, i, cur, "name a key", F->err);
         node *v = map_get(cur, s->key);
@@ -300,7 +303,12 @@ static int find(struct finder *F, node *cur, size_t i)
         if (!is_seq(cur))
             return wrong_kind(F->a, F->fp, i, cur, "select list items", F->err);
         bool any = false;
-        for (uint32_t k = 0; k < node_len(cur); k++) {
+        for (uint32_t k = 0; F->first && k < node_len(cur); k++) {
+            const char *v = item_field(seq_item(cur, k), s->key);
+            if (v && !strcmp(v, s->value))
+                return find(F, seq_item(cur, k), i + 1);
+        }
+        for (uint32_t k = 0; !F->first && k < node_len(cur); k++) {
             const char *v = item_field(seq_item(cur, k), s->key);
             int m = v ? regex_search(s->re, NULL, v, strlen(v)) : 0;
             if (m < 0) {
@@ -341,6 +349,12 @@ static int find(struct finder *F, node *cur, size_t i)
 
 int fieldpath_find(arena *a, node *root, const fieldpath *fp, bool create, nodelist *out, const char **err)
 {
-    struct finder F = {a, fp, create, out, err};
+    struct finder F = {a, fp, create, false, out, err};
+    return find(&F, root, 0);
+}
+
+int fieldpath_find_first(arena *a, node *root, const fieldpath *fp, bool create, nodelist *out, const char **err)
+{
+    struct finder F = {a, fp, create, true, out, err};
     return find(&F, root, 0);
 }

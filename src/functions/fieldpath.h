@@ -52,4 +52,9 @@ typedef struct nodelist {
  * that matches no item appends {k: v} (or the scalar v for [=v]), an index equal to the list length appends an
  * item, and a missing last part is added as an empty (null) scalar for the caller to fill. '*' cannot create. */
 int fieldpath_find(arena *a, node *root, const fieldpath *fp, bool create, nodelist *out, const char **err);
+
+/* The same walk as older kyaml's PathGetter (Lookup, LookupCreate) takes a replacement target: [k=v] compares
+ * exactly and takes only the first matching item, "-" on a list is its last item; create and errors as
+ * fieldpath_find. At most one node is appended. */
+int fieldpath_find_first(arena *a, node *root, const fieldpath *fp, bool create, nodelist *out, const char **err);
 #endif

@@ -1,9 +1,15 @@
 /* search-replace: find fields by path and/or value and set their value or line comment (catalog search-replace,
- * searchreplace/search_replace.go and pathparser.go).
+ * searchreplace/search_replace.go and pathparser.go). What a release does:
+ *  - v0.1.0: the data keys by-value, by-value-regex, by-path, put-value and put-comment; other keys are ignored; no
+ *    result at all when nothing matched (so a config without a matcher does nothing, quietly);
+ *  - v0.1.1: an unknown key is an error ("invalid matcher"), at least one of by-value, by-value-regex and by-path
+ *    is required, and nothing matched is the result "no matches";
+ *  - v0.2.0 and later, latest, unstable, no tag: by-file-path (a glob on the item's path) too, and no matcher is
+ *    required again (nothing matches: "no matches").
  *
- * Where this differs from the pinned catalog (on purpose):
- *  - a config with none of by-value, by-value-regex and by-path is an error (the catalog matches nothing and says
- *    "no matches"; older catalog releases refused it too);
+ * Where this differs from the catalog (on purpose):
+ *  - v0.1.0: by-file-path is an error rather than ignored (it arrived in v0.2.0; ignoring it would edit every file
+ *    where the author meant one);
  *  - ${0} in put-value/put-comment is the whole match (the catalog refuses it as unresolved), and a ${N} beyond the
  *    regex's groups is reported when the config is read, not at the first match;
  *  - in the absolute by-path + put-value case, an existing key with dots in it ("app.kubernetes.io/name") is found
@@ -46,37 +52,51 @@ struct search {
 
 /* ---- config ---- */
 
+/* The matcher names as the release lists them in its "invalid matcher" error. */
+static const char *known_list(const fn_ctx *c)
+{
+    if (fn_version_before(&c->version, 0, 2, 0))
+        return "[\"by-value\" \"by-value-regex\" \"by-path\" \"put-value\" \"put-comment\"]";
+    return "[\"by-value\" \"by-file-path\" \"by-value-regex\" \"by-path\" \"put-value\" \"put-comment\"]";
+}
+
 static int read_config(struct search *S)
 {
     fn_ctx *c = S->c;
-    if (!c->config)
-        return fn_fail(c, NULL, "search-replace needs a ConfigMap whose data has by-value, by-value-regex or by-path");
-    /* the catalog reads the data map of whatever object it gets */
-    const node *data = map_get(c->config, "data");
-    if (!is_map(c->config) || !data || is_null(data))
-        return fn_fail(c, c->config, "search-replace needs a ConfigMap whose data has by-value, by-value-regex or by-path");
-    if (!is_map(data))
+    bool v0_1_0 = fn_version_before(&c->version, 0, 1, 1), before_0_2 = fn_version_before(&c->version, 0, 2, 0);
+    /* the catalog reads the data map of whatever object it gets; no config or no data is an empty one */
+    if (c->config && !is_map(c->config))
+        return fn_fail(c, c->config, "search-replace needs a ConfigMap whose data has by-value, by-value-regex or "
+                                     "by-path");
+    const node *data = c->config ? map_get(c->config, "data") : NULL;
+    if (data && !is_null(data) && !is_map(data))
         return fn_fail(c, data, "the config's data must be a map of strings");
-    for (uint32_t i = 0; i < node_len(data); i++) {
+    for (uint32_t i = 0; data && i < node_len(data); i++) {
         const char *k = scalar(map_key(data, i));
         const node *v = map_val(data, i);
         int which = 0;
         while (which < NKEYS && (!k || strcmp(k, config_keys[which])))
             which++;
-        if (which == NKEYS)
-            return fn_fail(c, map_key(data, i),
-                           "invalid matcher \"%s\", must be one of [\"by-value\" \"by-file-path\" \"by-value-regex\" "
-                           "\"by-path\" \"put-value\" \"put-comment\"]",
-                           k ? k : "?");
+        if (which == BY_FILE && v0_1_0)
+            return fn_fail(c, map_key(data, i), "by-file-path is not supported by search-replace v0.1.0 (it arrived "
+                                                "in v0.2.0); that release would ignore it and search every file");
+        if (which == NKEYS || (which == BY_FILE && before_0_2)) {
+            if (v0_1_0)
+                continue; /* v0.1.0 reads the keys it knows and ignores the rest */
+            return fn_fail(c, map_key(data, i), "invalid matcher \"%s\", must be one of %s", k ? k : "?",
+                           known_list(c));
+        }
         if (!is_scalar(v))
             return fn_fail(c, v, "%s must be a string", k);
         S->opt[which] = is_null(v) || !*scalar(v) ? NULL : scalar(v);
         S->opt_at[which] = v;
     }
+    const node *at = data ? data : c->config;
     if (S->opt[BY_VALUE] && S->opt[BY_REGEX])
         return fn_fail(c, S->opt_at[BY_REGEX], "only one of [\"by-value\", \"by-value-regex\"] can be provided");
-    if (!S->opt[BY_VALUE] && !S->opt[BY_REGEX] && !S->opt[BY_PATH])
-        return fn_fail(c, data, "at least one of [\"by-value\", \"by-value-regex\", \"by-path\"] must be provided");
+    /* only v0.1.1 required a matcher; before and after, a config without one matches nothing */
+    if (!v0_1_0 && before_0_2 && !S->opt[BY_VALUE] && !S->opt[BY_REGEX] && !S->opt[BY_PATH])
+        return fn_fail(c, at, "at least one of [\"by-value\", \"by-value-regex\", \"by-path\"] must be provided");
     return 0;
 }
 
@@ -527,7 +547,8 @@ static int run_search(struct search *S)
         if (walk(S, r->root) < 0)
             return -1;
     }
-    if (!S->results)
+    /* v0.1.0 reports nothing when nothing matched */
+    if (!S->results && !fn_version_before(&S->c->version, 0, 1, 1))
         fn_result_add(S->c, SEV_NONE, NULL, NULL, "no matches");
     return 0;
 }

@@ -20,6 +20,18 @@ static int fx_run_config(struct fx *f, const char *config)
 
 #define HEAD "apiVersion: fn.kpt.dev/v1alpha1\nkind: ApplyReplacements\nmetadata:\n  name: r\n"
 
+/* The replacements list run as the catalog release vMAJ.MIN.PAT would (config NULL: no config at all). */
+static int fx_run_pinned(struct fx *f, int maj, int min, int pat, const char *replacements)
+{
+    node *cfg = NULL;
+    const char *text = replacements ? arena_printf(f->a, HEAD "replacements:\n%s", replacements) : NULL;
+    if (text)
+        yaml_load_one(f->a, f->st, "replacements.yaml", text, strlen(text), &cfg);
+    fn_ctx c = {.a = f->a, .st = f->st, .items = &f->items, .config = cfg, .config_file = "replacements.yaml",
+                .results = &f->results, .version = {true, maj, min, pat}};
+    return fn_lookup("apply-replacements")->run(&c);
+}
+
 /* the replacements list, indented as under "replacements:" */
 static int fx_run(struct fx *f, const char *replacements)
 {
@@ -69,14 +81,33 @@ TEST(apply_replacements_catalog_example_creates_the_path)
     fx_close(&f);
 }
 
-TEST(apply_replacements_missing_target_path_is_skipped_without_create)
+#define TO_MISSING_JOB_PATH                                                                                            \
+    "  - source:\n      kind: Pod\n      fieldPath: spec\n"                                                            \
+    "    targets:\n      - select:\n          kind: Job\n        fieldPaths: [spec.template.spec]\n"
+
+TEST(apply_replacements_v0_1_1_missing_target_path_is_skipped)
 {
     struct fx f;
     fx_open(&f, JOB "---\n" POD);
-    CHECK(fx_run(&f, "  - source:\n      kind: Pod\n      fieldPath: spec\n"
-                     "    targets:\n      - select:\n          kind: Job\n        fieldPaths: [spec.template.spec]\n") ==
-          0);
+    CHECK(fx_run_pinned(&f, 0, 1, 1, TO_MISSING_JOB_PATH) == 0);
     CHECK_STR(dump(&f, 0), JOB);
+    fx_close(&f);
+}
+
+TEST(apply_replacements_latest_missing_target_path_is_an_error)
+{
+    struct fx f;
+    fx_open(&f, JOB "---\n" POD);
+    CHECK(fails_with(&f, fx_run(&f, TO_MISSING_JOB_PATH),
+                     "replacements[0].targets[0]: unable to find field \"spec.template.spec\" in the target "
+                     "(options.create adds it)"));
+    CHECK(fails_with(&f, fx_run_pinned(&f, 0, 1, 2, TO_MISSING_JOB_PATH), "unable to find field"));
+    /* a [k=v] that matches no item names nothing too */
+    CHECK(fails_with(&f,
+                     fx_run(&f, "  - source: {kind: Pod, fieldPath: metadata.name}\n"
+                                "    targets:\n      - select: {kind: Pod}\n"
+                                "        fieldPaths: ['spec.containers.[name=nope].image']\n"),
+                     "unable to find field \"spec.containers.[name=nope].image\" in the target"));
     fx_close(&f);
 }
 
@@ -210,11 +241,105 @@ TEST(apply_replacements_create_makes_maps_and_list_items)
     CHECK_STR(path_str(container(&f, 1, 3), "image", NULL), "nginx:1.21");
     CHECK(strstr(dump(&f, 1), "      initContainers:\n      - name: setup\n        image: nginx:1.21\n"
                               "      tolerations:\n      - key: nginx:1.21\n") != NULL);
+    fx_close(&f);
+}
+
+#define EVERY_CONTAINER_PULL_POLICY                                                                                    \
+    "  - source: {kind: ConfigMap, fieldPath: data.image}\n"                                                          \
+    "    targets:\n      - select: {kind: Deployment}\n"                                                               \
+    "        fieldPaths: ['spec.template.spec.containers.*.imagePullPolicy']\n        options: {create: true}\n"
+
+TEST(apply_replacements_latest_create_with_every_item)
+{
+    struct fx f;
+    fx_open(&f, CM_AND_DEPLOY);
+    CHECK(fx_run(&f, EVERY_CONTAINER_PULL_POLICY) == 0);
+    for (uint32_t i = 0; i < 3; i++)
+        CHECK_STR(path_str(container(&f, 1, i), "imagePullPolicy", NULL), "nginx:1.21");
+    /* '*' over an empty list creates nothing, and that is an error like any target that is not there */
     CHECK(fails_with(&f,
                      fx_run(&f, "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
                                 "    targets:\n      - select: {kind: Deployment}\n"
                                 "        fieldPaths: ['spec.x.*.image']\n        options: {create: true}\n"),
-                     "options.create cannot be used with '*'"));
+                     "unable to find or create field \"spec.x.*.image\""));
+    fx_close(&f);
+}
+
+TEST(apply_replacements_v0_1_1_has_no_every_item_nor_bracketed_keys)
+{
+    struct fx f;
+    fx_open(&f, CM_AND_DEPLOY);
+    CHECK(fails_with(&f, fx_run_pinned(&f, 0, 1, 1, EVERY_CONTAINER_PULL_POLICY),
+                     "replacements[0].targets[0].fieldPaths[0]: field path "
+                     "`spec.template.spec.containers.*.imagePullPolicy`: '*' is not supported by apply-replacements "
+                     "v0.1.1 (kustomize api 0.10.1); it needs v0.1.2 or later"));
+    CHECK(fails_with(&f,
+                     fx_run_pinned(&f, 0, 1, 0, "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
+                                                "    targets:\n      - select: {kind: Deployment}\n"
+                                                "        fieldPaths: ['metadata.annotations.[example.com/owner]']\n"),
+                     "the bracketed key `[example.com/owner]` is not supported by apply-replacements v0.1.0"));
+    CHECK(fails_with(&f,
+                     fx_run_pinned(&f, 0, 1, 1, "  - source: {kind: Deployment, fieldPath: 'metadata.[labels]'}\n"
+                                                "    targets:\n      - select: {kind: ConfigMap}\n"),
+                     "replacements[0].source.fieldPath: field path `metadata.[labels]`: the bracketed key"));
+    fx_close(&f);
+}
+
+TEST(apply_replacements_v0_1_1_list_selectors_are_exact_and_first)
+{
+    struct fx f;
+    fx_open(&f, CM_AND_DEPLOY "      - name: app\n        image: second\n");
+    /* kyaml's PathGetter: "app" is not a pattern (myapp-sidecar stays), and only the first "app" is taken */
+    CHECK(fx_run_pinned(&f, 0, 1, 1, "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
+                                     "    targets:\n      - select: {kind: Deployment}\n"
+                                     "        fieldPaths: ['spec.template.spec.containers.[name=app].image',\n"
+                                     "                     'spec.template.spec.containers.[name=my.*car].image',\n"
+                                     "                     'spec.template.spec.containers.-.name']\n") == 0);
+    CHECK_STR(path_str(container(&f, 1, 0), "image", NULL), "nginx:1.21");
+    CHECK_STR(path_str(container(&f, 1, 1), "image", NULL), "old");
+    CHECK_STR(path_str(container(&f, 1, 3), "image", NULL), "second");
+    CHECK_STR(path_str(container(&f, 1, 3), "name", NULL), "nginx:1.21");
+    /* with create, an exact miss appends the item */
+    CHECK(fx_run_pinned(&f, 0, 1, 1, "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
+                                     "    targets:\n      - select: {kind: Deployment}\n"
+                                     "        fieldPaths: ['spec.template.spec.containers.[name=myapp].image']\n"
+                                     "        options: {create: true}\n") == 0);
+    CHECK(node_len(path_get(f.items.v[1]->root, "spec", "template", "spec", "containers", NULL)) == 5);
+    CHECK_STR(path_str(container(&f, 1, 4), "name", NULL), "myapp");
+    fx_close(&f);
+}
+
+TEST(apply_replacements_v0_1_0_scalar_target_takes_the_source_node)
+{
+    struct fx f;
+    fx_open(&f, CM_AND_DEPLOY);
+    CHECK(fx_run_pinned(&f, 0, 1, 0, "  - source: {kind: ConfigMap, fieldPath: data.replicas}\n"
+                                     "    targets:\n      - select: {kind: Deployment}\n"
+                                     "        fieldPaths: [spec.replicas]\n"
+                                     "  - source: {kind: ConfigMap, fieldPath: data.name}\n"
+                                     "    targets:\n      - select: {kind: Deployment}\n"
+                                     "        fieldPaths: [spec.template.spec.containers.0.image]\n"
+                                     "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
+                                     "    targets:\n      - select: {kind: ConfigMap}\n"
+                                     "        fieldPaths: [data.tags]\n"
+                                     "        options: {delimiter: ',', index: 1}\n") == 0);
+    /* the quoted "3" makes the int target a string, in the source's double quotes; the comment stays */
+    CHECK(strstr(dump(&f, 1), "  replicas: \"3\" # scale\n") != NULL);
+    /* the single-quoted '123' keeps its single quotes */
+    CHECK(strstr(dump(&f, 1), "      - name: app\n        image: '123'\n") != NULL);
+    CHECK_STR(path_str(f.items.v[0]->root, "data", "tags", NULL), "a,nginx:1.21");
+    fx_close(&f);
+}
+
+TEST(apply_replacements_latest_scalar_target_keeps_its_style)
+{
+    struct fx f;
+    fx_open(&f, CM_AND_DEPLOY);
+    CHECK(fx_run_pinned(&f, 0, 1, 2, "  - source: {kind: ConfigMap, fieldPath: data.name}\n"
+                                     "    targets:\n      - select: {kind: ConfigMap}\n"
+                                     "        fieldPaths: [data.replicas]\n") == 0);
+    /* the double-quoted target stays double-quoted: only the text comes from the single-quoted source */
+    CHECK(strstr(dump(&f, 0), "  replicas: \"123\"\n") != NULL);
     fx_close(&f);
 }
 
@@ -303,13 +428,67 @@ TEST(apply_replacements_previous_names_select)
     fx_close(&f);
 }
 
+/* prod-cfg was cfg before a rename; the reject names its old name */
+#define RENAMED_TARGETS                                                                                                \
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: src\ndata:\n  v: new\n"                                       \
+    "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: prod-cfg\n  annotations:\n"                              \
+    "    internal.config.kubernetes.io/previousNames: cfg\n"                                                          \
+    "    internal.config.kubernetes.io/previousKinds: ConfigMap\n"                                                    \
+    "    internal.config.kubernetes.io/previousNamespaces: default\ndata:\n  v: old\n"
+#define REJECT_OLD_NAME                                                                                                \
+    "  - source: {name: src, fieldPath: data.v}\n"                                                                    \
+    "    targets:\n      - select: {kind: ConfigMap}\n        reject: [{name: cfg}, {name: src}]\n"                   \
+    "        fieldPaths: [data.v]\n"
+
+TEST(apply_replacements_latest_reject_matches_previous_ids)
+{
+    struct fx f;
+    fx_open(&f, RENAMED_TARGETS);
+    CHECK(fx_run(&f, REJECT_OLD_NAME) == 0);
+    CHECK_STR(path_str(f.items.v[1]->root, "data", "v", NULL), "old");
+    fx_close(&f);
+}
+
+TEST(apply_replacements_v0_1_1_reject_checks_the_selecting_id)
+{
+    struct fx f;
+    fx_open(&f, RENAMED_TARGETS);
+    /* the current id (prod-cfg) selects the object and is not rejected: the old name does not save it */
+    CHECK(fx_run_pinned(&f, 0, 1, 1, REJECT_OLD_NAME) == 0);
+    CHECK_STR(path_str(f.items.v[1]->root, "data", "v", NULL), "new");
+    fx_close(&f);
+}
+
+TEST(apply_replacements_v0_1_1_has_no_source_value)
+{
+    struct fx f;
+    fx_open(&f, JOB);
+    static const char *const lit = "  - sourceValue: x\n    targets:\n      - select: {kind: Job}\n"
+                                   "        fieldPaths: [metadata.labels.x]\n        options: {create: true}\n";
+    CHECK(fails_with(&f, fx_run_pinned(&f, 0, 1, 1, lit),
+                     "replacements[0]: sourceValue is not supported by apply-replacements v0.1.1"));
+    CHECK(fx_run_pinned(&f, 0, 1, 2, lit) == 0);
+    CHECK_STR(path_str(f.items.v[0]->root, "metadata", "labels", "x", NULL), "x");
+    fx_close(&f);
+}
+
+TEST(apply_replacements_missing_config_message_by_version)
+{
+    struct fx f;
+    fx_open(&f, JOB);
+    CHECK(fails_with(&f, fx_run_pinned(&f, 0, 1, 0, NULL),
+                     "received functionConfig of kind `` and apiVersion ``; only kind ApplyReplacements"));
+    CHECK(fails_with(&f, fx_run_pinned(&f, 0, 1, 1, NULL), "FunctionConfig is missing"));
+    fx_close(&f);
+}
+
 TEST(apply_replacements_config_errors)
 {
     static const struct {
         const char *config;
         const char *message;
     } cases[] = {
-        {NULL, "apply-replacements needs a functionConfig of kind ApplyReplacements"},
+        {NULL, "FunctionConfig is missing: apply-replacements needs a functionConfig of kind ApplyReplacements"},
         {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
          "received functionConfig of kind `ConfigMap` and apiVersion `v1`"},
         {"apiVersion: fn.kpt.dev/v1\nkind: ApplyReplacements\nmetadata:\n  name: c\n",

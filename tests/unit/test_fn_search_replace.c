@@ -22,6 +22,19 @@ static int fx_run(struct fx *f, const char *data)
     return fx_run_config(f, arena_printf(f->a, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n%s", data));
 }
 
+/* The same run as the catalog release vMAJ.MIN.PAT would do it (data NULL: no config at all). */
+static int fx_run_pinned(struct fx *f, int maj, int min, int pat, const char *data)
+{
+    node *cfg = NULL;
+    if (data) {
+        const char *text = arena_printf(f->a, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n%s", data);
+        yaml_load_one(f->a, f->st, "fn-config.yaml", text, strlen(text), &cfg);
+    }
+    fn_ctx c = {.a = f->a, .st = f->st, .items = &f->items, .config = cfg, .config_file = "fn-config.yaml",
+                .results = &f->results, .version = {true, maj, min, pat}};
+    return fn_lookup("search-replace")->run(&c);
+}
+
 static const char *dump(struct fx *f, size_t i)
 {
     buf b = {0};
@@ -251,17 +264,15 @@ TEST(search_replace_config_errors)
         const char *config;
         const char *message;
     } cases[] = {
-        {NULL, "search-replace needs a ConfigMap"},
-        {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n", "search-replace needs a ConfigMap"},
         {"- a\n- b\n", "search-replace needs a ConfigMap"},
         {"just text\n", "search-replace needs a ConfigMap"},
         {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata: [a]\n", "data must be a map"},
-        {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  by-name: x\n", "invalid matcher \"by-name\""},
+        {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  by-name: x\n",
+         "invalid matcher \"by-name\", must be one of [\"by-value\" \"by-file-path\" \"by-value-regex\" \"by-path\" "
+         "\"put-value\" \"put-comment\"]"},
         {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  by-value: [x]\n", "by-value must be a string"},
         {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  by-value: a\n  by-value-regex: b\n",
          "only one of [\"by-value\", \"by-value-regex\"] can be provided"},
-        {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  put-value: a\n",
-         "at least one of [\"by-value\", \"by-value-regex\", \"by-path\"] must be provided"},
         {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  by-value-regex: '(a'\n",
          "by-value-regex \"(a\" does not compile: missing closing parenthesis"},
         {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  by-value-regex: '(a)'\n  put-value: '${2}'\n",
@@ -294,4 +305,82 @@ TEST(search_replace_empty_values_count_as_missing)
     CHECK(f.results.n == 1);
     CHECK_STR(msg(&f, 0), "Matched field value \"the-deployment\"");
     fx_close(&f);
+}
+
+TEST(search_replace_latest_needs_no_matcher)
+{
+    /* v0.2.0 dropped v0.1.1's rule: a config that matches nothing (no config, no data, only put-value) says so */
+    static const char *const configs[] = {NULL, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+                                          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n"
+                                          "  put-value: a\n"};
+    for (size_t i = 0; i < 3; i++) {
+        struct fx f;
+        fx_open(&f, DEPLOY);
+        CHECK(fx_run_config(&f, configs[i]) == 0);
+        CHECK(f.results.n == 1);
+        CHECK_STR(msg(&f, 0), "no matches");
+        CHECK_STR(dump(&f, 0), DEPLOY);
+        fx_close(&f);
+    }
+    struct fx f;
+    fx_open(&f, DEPLOY);
+    CHECK(fx_run_pinned(&f, 0, 2, 0, "  put-comment: x\n") == 0);
+    CHECK_STR(msg(&f, 0), "no matches");
+    fx_close(&f);
+}
+
+static bool pinned_fails_with(int maj, int min, int pat, const char *data, const char *want)
+{
+    struct fx f;
+    fx_open(&f, DEPLOY);
+    int rc = fx_run_pinned(&f, maj, min, pat, data);
+    bool ok = rc < 0 && strstr(diag_message(), want);
+    if (!ok) {
+        char m[1024];
+        snprintf(m, sizeof m, "v%d.%d.%d: rc %d, message \"%s\", want \"%s\"", maj, min, pat, rc, diag_message(),
+                 want);
+        test_fail(__FILE__, __LINE__, m);
+    }
+    fx_close(&f);
+    return ok;
+}
+
+TEST(search_replace_v0_1_1_needs_a_matcher_and_known_keys)
+{
+    CHECK(pinned_fails_with(0, 1, 1, "  put-value: a\n",
+                            "fn-config.yaml:6: at least one of [\"by-value\", \"by-value-regex\", \"by-path\"] must be "
+                            "provided"));
+    CHECK(pinned_fails_with(0, 1, 1, NULL, "at least one of"));
+    CHECK(pinned_fails_with(0, 1, 1, "  by-value: x\n  by-name: y\n",
+                            "invalid matcher \"by-name\", must be one of [\"by-value\" \"by-value-regex\" \"by-path\" "
+                            "\"put-value\" \"put-comment\"]"));
+    /* by-file-path came in v0.2.0 */
+    CHECK(pinned_fails_with(0, 1, 1, "  by-value: x\n  by-file-path: a.yaml\n", "invalid matcher \"by-file-path\""));
+    struct fx f;
+    fx_open(&f, DEPLOY);
+    CHECK(fx_run_pinned(&f, 0, 1, 1, "  by-value: nope\n") == 0);
+    CHECK(f.results.n == 1);
+    CHECK_STR(msg(&f, 0), "no matches");
+    fx_close(&f);
+}
+
+TEST(search_replace_v0_1_0_ignores_unknown_keys_and_reports_no_misses)
+{
+    struct fx f;
+    fx_open(&f, DEPLOY);
+    CHECK(fx_run_pinned(&f, 0, 1, 0, "  by-name: x\n  by-value: the-deployment\n  put-value: renamed\n") == 0);
+    CHECK_STR(path_str(f.items.v[0]->root, "metadata", "name", NULL), "renamed");
+    CHECK(f.results.n == 1);
+    CHECK_STR(msg(&f, 0), "Mutated field value to \"renamed\"");
+    /* nothing matched, or nothing to match with: no result at all, and no error */
+    CHECK(fx_run_pinned(&f, 0, 1, 0, "  by-value: nope\n") == 0);
+    CHECK(fx_run_pinned(&f, 0, 1, 0, "  put-value: a\n") == 0);
+    CHECK(fx_run_pinned(&f, 0, 1, 0, NULL) == 0);
+    CHECK(f.results.n == 1);
+    fx_close(&f);
+    /* by-value with by-value-regex was already an error */
+    CHECK(pinned_fails_with(0, 1, 0, "  by-value: a\n  by-value-regex: b\n", "only one of"));
+    /* ignoring by-file-path would edit every file: refused (a deliberate deviation) */
+    CHECK(pinned_fails_with(0, 1, 0, "  by-value: x\n  by-file-path: a.yaml\n",
+                            "by-file-path is not supported by search-replace v0.1.0"));
 }
