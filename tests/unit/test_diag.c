@@ -108,6 +108,7 @@ TEST(yaml_load_one_into_gives_the_caller_the_detail)
     text = "b: 3\n";
     CHECK(yaml_load_one_into(a, st, "value", text, strlen(text), &n, &why) == 0);
     CHECK(!why.failed && n && !diag_failed());
+    strtab_release(st);
     arena_free(a);
 }
 
