@@ -46,6 +46,22 @@ static const char usage[] =
     "ARGOCD_APP_SOURCE_REPO_URL, ARGOCD_APP_SOURCE_TARGET_REVISION, ARGOCD_APP_SOURCE_PATH (stamped as\n"
     "<domain>/app, ...), ANNOTATION_DOMAIN or ARGOCD_ENV_ANNOTATION_DOMAIN (default cmp-generate).\n";
 
+static size_t warnings_said;
+
+/* The warnings recorded since the last call (functions and the render record them; only main prints), in order. */
+static void say_warnings(void)
+{
+    for (const char *w; (w = diag_warning(warnings_said)); warnings_said++)
+        fprintf(stderr, "cmp-generate: warning: %s\n", w);
+}
+
+/* The run's one error line, after the warnings recorded before it failed. */
+static void say_error(const char *prefix)
+{
+    say_warnings();
+    fprintf(stderr, "cmp-generate: %s%s\n", prefix, diag_message());
+}
+
 /* One usage line for cmd ("" for the top level, "pkg " for pkg), then where the help is. Returns 2, the usage status. */
 static int usage_error_of(const char *cmd, const char *fmt, const char *arg)
 {
@@ -104,7 +120,7 @@ static int cmd_render(int argc, char **argv)
     if (dir)
         o.dir = dir;
     if (render(&o, NULL) < 0) {
-        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        say_error("");
         return 1;
     }
     return 0;
@@ -143,7 +159,7 @@ static int cmd_eval(int argc, char **argv)
     if (!o.dir)
         o.dir = ".";
     if (eval_in_place(&o) < 0) {
-        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        say_error("");
         return 1;
     }
     return 0;
@@ -155,7 +171,7 @@ static int cmd_fn(int argc, char **argv)
         return usage_error("%s", "usage: cmp-generate fn NAME < resource-list.yaml");
     buf out = {0};
     if (krm_function(argv[0], &out) < 0) {
-        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        say_error("");
         buf_free(&out);
         return 1;
     }
@@ -170,7 +186,7 @@ static int cmd_parameters(int argc, char **argv)
 {
     buf out = {0};
     if (print_parameters(argc > 0 ? argv[0] : ".", &out) < 0)
-        fprintf(stderr, "cmp-generate: parameters: %s\n", diag_message());
+        say_error("parameters: ");
     int rc = write_all(STDOUT_FILENO, out.data, out.len) < 0 ? 1 : 0;
     buf_free(&out);
     return rc;
@@ -250,21 +266,18 @@ static int cmd_pkg(int argc, char **argv)
     gitsrc_env genv;
     host_git_env(&genv);
     if (pkg_get(a, &genv, pos[0], npos > 1 ? pos[1] : NULL, &r) < 0) {
-        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        say_error("");
         rc = 1;
     } else {
+        say_warnings();
         fprintf(stderr, "cmp-generate: pkg get: %s%s@%s (%.12s) -> %s\n", r.repo, r.directory, r.ref, r.commit, r.dest);
     }
     arena_free(a);
     return rc;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-    /* kustomize runs us as its --helm-command (see functions/kustomize_helm_guard.h) */
-    const char *guard_helm = getenv(HELM_GUARD_HELM);
-    if (guard_helm)
-        return helm_guard_main(argc, argv, guard_helm, getenv(HELM_GUARD_ROOT), getenv(HELM_GUARD_TMP));
     int limits_ok = host_limits_from_env();
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
         fputs(usage, stdout);
@@ -283,10 +296,10 @@ int main(int argc, char **argv)
      * did not choose. parameters keeps its contract (a JSON array on stdout, exit 0) and says it on stderr. */
     if (limits_ok < 0) {
         if (argc > 1 && !strcmp(argv[1], "parameters")) {
-            fprintf(stderr, "cmp-generate: parameters: %s\n", diag_message());
+            say_error("parameters: ");
             return write_all(STDOUT_FILENO, "[]\n", 3) < 0 ? 1 : 0;
         }
-        fprintf(stderr, "cmp-generate: %s\n", diag_message());
+        say_error("");
         return 2;
     }
     if (argc > 1 && !strcmp(argv[1], "render"))
@@ -302,7 +315,7 @@ int main(int argc, char **argv)
         return cmd_fn(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "init")) {
         if (init_package(argc > 2 ? argv[2] : ".") < 0) {
-            fprintf(stderr, "cmp-generate: %s\n", diag_message());
+            say_error("");
             return 1;
         }
         return 0;
@@ -310,4 +323,15 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "parameters"))
         return cmd_parameters(argc - 2, argv + 2);
     return cmd_render(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    /* kustomize runs us as its --helm-command (see functions/kustomize_helm_guard.h) */
+    const char *guard_helm = getenv(HELM_GUARD_HELM);
+    if (guard_helm)
+        return helm_guard_main(argc, argv, guard_helm, getenv(HELM_GUARD_ROOT), getenv(HELM_GUARD_TMP));
+    int rc = run(argc, argv);
+    say_warnings();
+    return rc;
 }

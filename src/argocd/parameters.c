@@ -42,12 +42,14 @@ static node *values_file(arena *a, strtab *st, const char *dir, const char *rel)
     char *text;
     size_t len;
     node *n = NULL;
+    diag_detail unreadable; /* dropped: the file is left out of the announcement */
+    diag_detail *outer = diag_capture(&unreadable);
     if (file_exists(path) && inside(dir, path) && read_text_file(path, rel, &text, &len) == 0) {
         if (yaml_load_one(a, st, rel, text, len, &n) < 0)
             n = NULL;
         free(text);
     }
-    diag_clear();
+    diag_restore(outer);
     return is_map(n) ? n : NULL;
 }
 
@@ -153,7 +155,11 @@ static void step_values(arena *a, strtab *st, package *p, const step *s, announc
 static void collect(arena *a, strtab *st, package *p, node *setters, announced_values *hv)
 {
     pipeline pl;
-    if (kptfile_pipeline(a, p, &pl) == 0) {
+    diag_detail bad_pipeline; /* dropped: the render reports it; the announcement leaves this package's steps out */
+    diag_detail *outer = diag_capture(&bad_pipeline);
+    int rc = kptfile_pipeline(a, p, &pl);
+    diag_restore(outer);
+    if (rc == 0) {
         for (size_t i = 0; i < pl.n; i++) {
             if (!strcmp(pl.steps[i].fn->name, "render-helm-chart") && !hv->values)
                 step_values(a, st, p, &pl.steps[i], hv);
@@ -167,7 +173,6 @@ static void collect(arena *a, strtab *st, package *p, node *setters, announced_v
             }
         }
     }
-    diag_clear();
     for (size_t i = 0; i < p->nsubs; i++)
         collect(a, st, p->subs[i], setters, hv);
 }

@@ -145,15 +145,14 @@ static bool valid_utf8(const char *s)
 static int parse_text(struct reader *R, const char *what, const char *text, enum setting_kind kind, node **out)
 {
     node *n = NULL;
-    diag_clear();
+    diag_detail not_yaml; /* then it is the short form */
     if ((text[0] == '[' || text[0] == '{' || strchr(text, '\n')) &&
-        yaml_load_one(R->a, R->st, what, text, strlen(text), &n) == 0 && n) {
+        yaml_load_one_into(R->a, R->st, what, text, strlen(text), &n, &not_yaml) == 0 && n) {
         if ((kind == SETTING_ARRAY && is_seq(n)) || (kind == SETTING_MAP && is_map(n))) {
             *out = n;
             return 0;
         }
     }
-    diag_clear();
     n = kind == SETTING_ARRAY ? node_seq(R->a) : node_map(R->a);
     const char *p = text;
     while (*p) {
@@ -404,13 +403,11 @@ int settings_load(arena *a, strtab *st, settings *out)
     const char *raw = env("ARGOCD_APP_PARAMETERS");
     if (raw && strcmp(raw, "null")) {
         node *p = NULL;
-        if (yaml_load_one(a, st, "ARGOCD_APP_PARAMETERS", raw, strlen(raw), &p) < 0) {
-            char msg[512];
-            const char *why = strstr(diag_message(), "invalid YAML: ");
-            const char *step = strstr(diag_message(), "parameters: ");
-            snprintf(msg, sizeof msg, "%s", why ? why + 14 : step ? step + 12 : diag_message());
-            diag_clear();
-            return fail(NULL, 0, "ARGOCD_APP_PARAMETERS is not valid JSON: %s", msg);
+        diag_detail why;
+        if (yaml_load_one_into(a, st, "ARGOCD_APP_PARAMETERS", raw, strlen(raw), &p, &why) < 0) {
+            const char *m = why.message;
+            return fail(NULL, 0, "ARGOCD_APP_PARAMETERS is not valid JSON: %.511s",
+                        strncmp(m, "invalid YAML: ", 14) ? m : m + 14);
         }
         if (p && !is_null(p) && !is_seq(p))
             return fail(NULL, 0, "ARGOCD_APP_PARAMETERS must be a JSON array of parameters");
@@ -454,10 +451,10 @@ int settings_load(arena *a, strtab *st, settings *out)
         } else if (!strcmp(d->name, "helm-values")) {
             if (s && *s) {
                 node *v = NULL;
-                if (yaml_load_one(a, st, "helm-values", s, strlen(s), &v) < 0 || (v && !is_null(v) && !is_map(v))) {
-                    diag_clear();
+                diag_detail why; /* the message below says what the value must be */
+                if (yaml_load_one_into(a, st, "helm-values", s, strlen(s), &v, &why) < 0 ||
+                    (v && !is_null(v) && !is_map(v)))
                     return fail(NULL, 0, "parameter \"helm-values\" must be a YAML map of Helm values");
-                }
                 /* the announced default is the package's values commented out: unchanged, it sets nothing */
                 out->helm_values = v && is_map(v) ? s : NULL;
             }

@@ -151,13 +151,14 @@ static int load_credentials(fetch *f)
     node *doc = NULL;
     if (read_text_file(repos, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", &text, &len) < 0)
         return -1;
-    int rc = yaml_load_one(c->a, c->st, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", text, len, &doc);
+    diag_detail parse_error; /* dropped (and wiped, as the text is): the parser's message may quote the file */
+    int rc = yaml_load_one_into(c->a, c->st, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", text, len, &doc,
+                                &parse_error);
     memset(text, 0, len);
     free(text);
-    if (rc < 0) {
-        diag_clear(); /* the parser's message may quote the file */
+    memset(&parse_error, 0, sizeof parse_error);
+    if (rc < 0)
         return fn_fail(c, f->at, "%s is not valid YAML", shown_file);
-    }
     const node *list = map_get(doc, "repositories");
     if (!is_map(doc) || (list && !is_null(list) && !is_seq(list)))
         return fn_fail(c, f->at, "%s must be helm's repositories file: a map with a repositories list", shown_file);
@@ -642,15 +643,13 @@ bool helm_chart_has_dependencies(fn_ctx *c, const char *dir)
     char *text;
     size_t len;
     node *doc = NULL;
-    if (read_text_file(real, repo_relative(c, real), &text, &len) < 0) {
-        diag_clear();
-        return false;
+    diag_detail why; /* dropped: the render reports it, with the chart it belongs to */
+    diag_detail *outer = diag_capture(&why);
+    int rc = read_text_file(real, repo_relative(c, real), &text, &len);
+    if (rc == 0) {
+        rc = yaml_load_one(c->a, c->st, "Chart.yaml", text, len, &doc);
+        free(text);
     }
-    int rc = yaml_load_one(c->a, c->st, "Chart.yaml", text, len, &doc);
-    free(text);
-    if (rc < 0) {
-        diag_clear(); /* the render reports it, with the chart it belongs to */
-        return false;
-    }
-    return node_len(map_get(doc, "dependencies")) > 0;
+    diag_restore(outer);
+    return rc == 0 && node_len(map_get(doc, "dependencies")) > 0;
 }

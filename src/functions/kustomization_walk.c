@@ -269,10 +269,9 @@ static node *inline_yaml(walk *w, const char *v)
     node *n = NULL;
     if (!strchr(v, ':') && !strchr(v, '{'))
         return NULL;
-    if (yaml_load_one(w->a, w->st, "inline", v, strlen(v), &n) < 0) {
-        diag_clear(); /* not YAML: a path */
+    diag_detail not_yaml; /* dropped: then it is a path */
+    if (yaml_load_one_into(w->a, w->st, "inline", v, strlen(v), &n, &not_yaml) < 0)
         return NULL;
-    }
     return is_map(n) ? n : NULL;
 }
 

@@ -65,18 +65,18 @@ static int restrictor_choice(fn_ctx *c, const node *data, const fn_host *h, cons
     return 0;
 }
 
-/* kustomize wraps helm's stderr in its own; when our guard refused, its own line is the message. */
-static int guard_message(fn_ctx *c, const char *tmp, const char *what)
+/* kustomize wraps helm's stderr in its own; when our guard refused, its own line is the message. 1 when it did. */
+static int guard_refused(fn_ctx *c, const char *tmp, const char *what)
 {
     char line[700];
     FILE *f = fopen(arena_printf(c->a, "%s/%s", tmp, HELM_GUARD_REFUSAL), "re");
     if (!f)
-        return -1;
+        return 0;
     size_t n = fread(line, 1, sizeof line - 1, f);
     fclose(f);
     line[n] = 0;
-    diag_clear();
-    return fn_fail(c, NULL, "%s: %s", what, line);
+    fn_fail(c, NULL, "%s: %s", what, line);
+    return 1;
 }
 
 static int run(fn_ctx *c)
@@ -156,9 +156,12 @@ static int run(fn_ctx *c)
     argv[n] = NULL;
     env[e] = NULL;
     const char *what = arena_printf(c->a, "kustomize build %s", path);
+    diag_detail why; /* kustomize's own error, unless the guard's refusal explains it better */
+    diag_detail *outer = diag_capture(&why);
     int rc = run_tool_into_items(c, what, argv, env, step_dir(c));
-    if (rc < 0 && !helm_off)
-        guard_message(c, tmp, what);
+    diag_restore(outer);
+    if (rc < 0 && (helm_off || !guard_refused(c, tmp, what)))
+        diag_raise(&why);
     return rc;
 }
 

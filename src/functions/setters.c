@@ -239,12 +239,9 @@ int setters_from_data(fn_ctx *c, const node *data, const char *who, setter_value
 
 bool setter_parse_value(fn_ctx *c, const char *text, node **out)
 {
-    bool failed_before = diag_failed();
     *out = NULL;
-    if (yaml_load_one(c->a, c->st, "setter value", text, strlen(text), out) < 0) {
-        /* a value that is not YAML is a plain string to the callers, not a render error */
-        if (!failed_before)
-            diag_clear();
+    diag_detail not_yaml; /* dropped: a value that is not YAML is a plain string to the callers, not a render error */
+    if (yaml_load_one_into(c->a, c->st, "setter value", text, strlen(text), out, &not_yaml) < 0) {
         *out = NULL;
         return false;
     }

@@ -88,7 +88,7 @@ int run_step(run_ctx *R, package *p, const step *s, rlist *items)
     fn_ctx c = {.a = R->a, .st = R->st, .pkg = p, .results = &R->results, .validator = s->validator,
                 .host = R->host, .version = s->version};
     if (s->version_warning) /* the render goes on with the newest behaviour; the user should know */
-        fprintf(stderr, "cmp-generate: warning: %s: %s\n", s->label, s->version_warning);
+        diag_warn("%s: %s", s->label, s->version_warning);
     c.config_file = s->origin                ? s->origin
                     : p && p->rel && *p->rel ? arena_printf(R->a, "%s/Kptfile", p->rel)
                                              : "Kptfile";

@@ -392,7 +392,11 @@ static bool seq_has(const node *seq, const char *path)
 static bool used_as_values_file(arena *a, package *p, const char *path)
 {
     pipeline pl;
-    if (kptfile_pipeline(a, p, &pl) < 0)
+    diag_detail bad_pipeline; /* dropped: with no pipeline to read, the caller reports the object that is not KRM */
+    diag_detail *outer = diag_capture(&bad_pipeline);
+    int rc = kptfile_pipeline(a, p, &pl);
+    diag_restore(outer);
+    if (rc < 0)
         return false;
     for (size_t i = 0; i < pl.n; i++) {
         const step *s = &pl.steps[i];
@@ -433,7 +437,6 @@ int settle_non_krm(load_ctx *lc)
     for (size_t i = 0; i < lc->n_non_krm && rc == 0; i++) {
         non_krm *n = &lc->non_krm[i];
         if (!app_values_file(lc, n->pkg, n->path) && !used_as_values_file(lc->a, n->pkg, n->path)) {
-            diag_clear();
             rc = fail(n->display, n->line, "resource must have apiVersion, kind and metadata.name (%s is missing)",
                       n->missing);
         }

@@ -16,7 +16,7 @@ typedef struct step {
     bool is_exec;
     const fn_def *fn;
     fn_version version;      /* from the image tag, the exec name or `tag:` */
-    const char *version_warning; /* the version could not be placed: said on stderr when the step runs */
+    const char *version_warning; /* the version could not be placed: a warning (diag_warn) when the step runs */
     const char *config_path; /* package-relative, checked */
     const node *config_map;
     selector *selectors;

@@ -111,7 +111,7 @@ int krm_function(const char *name, buf *out)
     const char *vwarn; /* `cmp-generate fn set-labels:v0.1.5` behaves as that release */
     fn_version_resolve(a, fn->name, fn_ref_tag(a, name), NULL, &c.version, &vwarn);
     if (vwarn)
-        fprintf(stderr, "cmp-generate: warning: %s\n", vwarn);
+        diag_warn("%s", vwarn);
     if (fn->run(&c) < 0)
         goto done;
     rlist_compact(&items);

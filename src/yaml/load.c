@@ -815,3 +815,12 @@ int yaml_load_one(arena *a, strtab *st, const char *file, const char *data, size
     *out = o.n;
     return rc;
 }
+
+int yaml_load_one_into(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out,
+                       diag_detail *why)
+{
+    diag_detail *outer = diag_capture(why);
+    int rc = yaml_load_one(a, st, file, data, len, out);
+    diag_restore(outer);
+    return rc;
+}

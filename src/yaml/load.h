@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/diag.h"
 #include "yaml/tree.h"
 
 typedef struct load_limits {
@@ -36,4 +37,8 @@ void yaml_stream_free(yaml_stream *s);
 
 /* Convenience: exactly one document (or none: *out = NULL). */
 int yaml_load_one(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out);
+/* yaml_load_one for a caller with a fallback (text that may be YAML or something else): what went wrong goes into
+ * *why, which the caller owns and raises (diag_raise), rewords or drops; the render's error is left alone. */
+int yaml_load_one_into(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out,
+                       diag_detail *why);
 #endif

@@ -188,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     /* a refused ARGOCD_APP_* value: a message, then stamp nothing and go on checking */
                     if (!diag_failed())
                         fz_die("fuzz_parameters", "host_app_meta failed without a message");
-                    diag_clear();
+                    diag_reset();
                     memset(&meta, 0, sizeof meta);
                 }
                 stamp_metadata(a, &items, &meta, set.annotation_domain, stamp_enabled, &set);

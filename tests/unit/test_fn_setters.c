@@ -220,12 +220,12 @@ TEST(apply_setters_array_errors)
     CHECK(fn_apply_setters.run(&e.c) < 0);
     CHECK(failed_with("input to array setter must be an array of values, but found \"just-text\""));
     env_free(&e);
-    diag_clear();
+    diag_reset();
     env_init(&e, "kind: X\nenv: # kpt-set: ${a}-${b}\n- a\n", "kind: ConfigMap\ndata:\n  a: x\n");
     CHECK(fn_apply_setters.run(&e.c) < 0);
     CHECK(failed_with("invalid setter pattern for array node: \"${a}-${b}\""));
     env_free(&e);
-    diag_clear();
+    diag_reset();
     env_init(&e, "kind: X\nenv: # kpt-set: ${env}\n- a\n", "kind: ConfigMap\ndata:\n  env: '[a, b'\n");
     CHECK(fn_apply_setters.run(&e.c) < 0);
     CHECK(failed_with("must be an array of values"));
@@ -284,7 +284,7 @@ TEST(apply_setters_bad_configs_fail_cleanly)
         {"kind: ConfigMap\ndata:\n  a: [1, 2]\n", "setter \"a\" must have a string value, not a list"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        diag_clear();
+        diag_reset();
         struct env e;
         env_init(&e, items, cases[i].config);
         int rc = fn_apply_setters.run(&e.c);
@@ -298,7 +298,7 @@ TEST(apply_setters_bad_configs_fail_cleanly)
     const char *empty[] = {"kind: ConfigMap\nmetadata:\n  name: x\n", "kind: ConfigMap\ndata: {}\n",
                            "kind: Whatever\ndata:\n"};
     for (size_t i = 0; i < 3; i++) {
-        diag_clear();
+        diag_reset();
         struct env e;
         env_init(&e, items, empty[i]);
         int rc = fn_apply_setters.run(&e.c);
@@ -394,7 +394,7 @@ TEST(create_setters_errors)
         {"kind: ConfigMap\ndata:\n  env: prod\n", "no matches for the input list of setters"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        diag_clear();
+        diag_reset();
         struct env e;
         env_init(&e, items, cases[i].config);
         int rc = fn_create_setters.run(&e.c);
