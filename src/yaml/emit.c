@@ -290,15 +290,16 @@ static bool inline_collection(const node *n)
 static void emit_map(emitter *E, const node *m, int indent, bool first_inline);
 static void emit_seq(emitter *E, const node *s, int indent, bool first_inline);
 
-/* Lines joined by '\n' at indent (an empty one stays empty); the first goes on the current line. */
-static void put_lines(buf *b, const char *s, int indent)
+/* Lines joined by '\n' at indent (an empty one stays empty, but for the last with last_indented: a closing quote
+ * must be indented); the first goes on the current line. */
+static void put_lines(buf *b, const char *s, int indent, bool last_indented)
 {
     for (bool first = true;; first = false) {
         const char *e = strchr(s, '\n');
         size_t n = e ? (size_t)(e - s) : strlen(s);
         if (!first) {
             putch(b, '\n');
-            if (n)
+            if (n || (!e && last_indented))
                 spaces(b, indent);
         }
         put(b, s, n);
@@ -319,6 +320,8 @@ static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
         return false;
     const char *s = nstr(v);
     size_t len = strlen(s);
+    if (!scalar_layout_reads_as(raw, v->style, s, len))
+        return false;
     switch (v->style) {
     case ST_LITERAL:
         if (raw[0] != '|' || !block_scalar_fits(s, len))
@@ -340,7 +343,7 @@ static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
         putch(b, '\n');
         if (*body != '\n')
             spaces(b, indent);
-        put_lines(b, body, indent);
+        put_lines(b, body, indent, false);
         putch(b, '\n');
         /* keep (+): the final line break is the last line's; the others are empty lines */
         for (size_t i = len; raw[1] == '+' && i > 1 && s[i - 2] == '\n'; i--)
@@ -352,10 +355,7 @@ static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
         if (!(f & SF_PLAIN) && !((f & SF_STRING) && memchr(s, '\n', len)))
             return false;
         break;
-    case ST_SINGLE:
-        if (!(f & SF_SINGLE))
-            return false;
-        break;
+    case ST_SINGLE: /* the layout holds no control characters: the value's line breaks are its empty lines */
     case ST_DOUBLE:
         break;
     default:
@@ -366,7 +366,7 @@ static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
     put_tag(b, v);
     if (q)
         putch(b, q);
-    put_lines(b, raw, indent);
+    put_lines(b, raw, indent, q != 0);
     if (q)
         putch(b, q);
     put_comment(E, v);

@@ -655,3 +655,14 @@ const char *scalar_layout(arena *a, const char *d, size_t sm, size_t em, int sty
     out[k] = 0;
     return flow_reads_as(out, k, style, val, vlen) ? out : NULL;
 }
+
+bool scalar_layout_reads_as(const char *raw, int style, const char *val, size_t vlen)
+{
+    if (style == ST_LITERAL)
+        return raw[0] == '|';
+    if (style == ST_FOLDED) {
+        const char *body = strchr(raw, '\n');
+        return raw[0] == '>' && body && folded_reads_as(body + 1, strlen(body + 1), raw[1] == '\n' ? 0 : raw[1], val, vlen);
+    }
+    return style <= ST_DOUBLE && flow_reads_as(raw, strlen(raw), style, val, vlen);
+}
