@@ -138,8 +138,9 @@ static void set_text(node *n, const char *s, unsigned facts)
     if (n->extra) {
         n->ext->str = s;
         n->ext->raw = NULL; /* the source layout was of the old text */
-    } else
+    } else {
         n->str = s;
+    }
     n->facts = (uint8_t)facts;
 }
 
