@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,114 @@ static int prune(struct writer *W, const char *file)
     return rc;
 }
 
+/* What a file would be written as: its objects in order, as in-place writes emit them. v[0..n) are one file's. */
+static void emit_file(buf *b, const struct placed *v, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        if (j)
+            buf_puts(b, "---\n");
+        emit_opts eo = {.seq_wide = v[j].r->seq_wide, .comments = true, .keep_style = true};
+        emit_yaml(b, v[j].r->root, &eo);
+    }
+}
+
+/* The files in order, each with the run of v that holds its objects: fn(ud, file, first, count) for each. */
+static int each_file(struct placed *v, size_t n, int (*fn)(void *, const char *, const struct placed *, size_t),
+                     void *ud)
+{
+    qsort(v, n, sizeof *v, cmp_placed);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && !strcmp(v[j].file, v[i].file))
+            j++;
+        if (fn(ud, v[i].file, v + i, j - i) < 0)
+            return -1;
+        i = j;
+    }
+    return 0;
+}
+
+/* Two independent 64-bit hashes of a file's text: a file is left alone only when both and its length are the
+ * same before and after the pipeline. */
+struct digest {
+    uint64_t a, b;
+    size_t len;
+};
+
+static struct digest digest_of(const buf *t)
+{
+    struct digest d = {0xcbf29ce484222325ull, 0x9e3779b97f4a7c15ull, t->len};
+    for (size_t i = 0; i < t->len; i++) {
+        unsigned char c = (unsigned char)t->data[i];
+        d.a = (d.a ^ c) * 0x100000001b3ull;
+        d.b = (d.b + c + 1) * 0xff51afd7ed558ccdull;
+        d.b ^= d.b >> 29;
+    }
+    return d;
+}
+
+struct file_digest {
+    const char *file;
+    struct digest d;
+};
+
+struct inplace_before {
+    struct file_digest *v;
+    size_t n;
+};
+
+static void collect_resources(arena *a, package *p, struct placed **v, size_t *n, size_t *cap)
+{
+    for (size_t i = 0; i < p->own.n; i++) {
+        if (!p->own.v[i]->path)
+            continue;
+        if (*n == *cap)
+            *v = xrealloc(*v, (*cap = *cap ? *cap * 2 : 64) * sizeof **v);
+        (*v)[*n] = (struct placed){file_of(a, p->own.v[i]), p->own.v[i], *n};
+        (*n)++;
+    }
+    for (size_t i = 0; i < p->nsubs; i++)
+        collect_resources(a, p->subs[i], v, n, cap);
+}
+
+static int remember_file(void *ud, const char *file, const struct placed *v, size_t n)
+{
+    struct inplace_before *B = ud;
+    buf b = {0};
+    emit_file(&b, v, n);
+    B->v[B->n++] = (struct file_digest){file, digest_of(&b)};
+    buf_free(&b);
+    return 0;
+}
+
+inplace_before *inplace_remember(arena *a, package *root)
+{
+    struct placed *v = NULL;
+    size_t n = 0, cap = 0;
+    collect_resources(a, root, &v, &n, &cap);
+    inplace_before *B = arena_alloc(a, sizeof *B);
+    B->v = arena_alloc(a, (n + 1) * sizeof *B->v);
+    each_file(v, n, remember_file, B);
+    free(v);
+    return B;
+}
+
+static const struct digest *digest_before(const inplace_before *B, const char *file)
+{
+    size_t lo = 0, hi = B ? B->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(B->v[mid].file, file);
+        if (!c)
+            return &B->v[mid].d;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 static void attribute(arena *a, resource *r)
 {
     const char *av = res_api_version(r);
@@ -224,7 +333,31 @@ static void attribute(arena *a, resource *r)
     map_set(a, ann, "cnrm.cloud.google.com/blueprint", node_scalar(a, "kpt-fn", 6, ST_SINGLE));
 }
 
-int write_in_place(arena *a, package *root, const rlist *items, bool attribution)
+struct write_pass {
+    struct writer *W;
+    const inplace_before *before;
+    char **written;
+    size_t nwritten;
+};
+
+/* A file whose text is what it was before the pipeline is left as it is, bytes and time: a function changed
+ * nothing in it, and the source may hold what the emitter would not write the same way (blank lines). */
+static int write_file(void *ud, const char *file, const struct placed *v, size_t n)
+{
+    struct write_pass *P = ud;
+    P->written[P->nwritten++] = (char *)file;
+    buf b = {0};
+    emit_file(&b, v, n);
+    const struct digest *was = digest_before(P->before, file);
+    struct digest now = digest_of(&b);
+    int rc = 0;
+    if (!was || was->a != now.a || was->b != now.b || was->len != now.len)
+        rc = stage(P->W, file, &b);
+    buf_free(&b);
+    return rc;
+}
+
+int write_in_place(arena *a, package *root, const rlist *items, const inplace_before *before, bool attribution)
 {
     struct placed *v = xmalloc((items->n + 1) * sizeof *v);
     for (size_t i = 0; i < items->n; i++) {
@@ -246,26 +379,14 @@ int write_in_place(arena *a, package *root, const rlist *items, bool attribution
             return -1;
         }
     }
-    qsort(v, items->n, sizeof *v, cmp_placed);
     struct writer W = {.a = a, .v = xmalloc((items->n + 1) * sizeof *W.v)};
     W.root_fd = open(root->abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int rc = W.root_fd < 0 ? fail(root->abs, 0, "%s", strerror(errno)) : 0;
-    char **written = xmalloc((items->n + 1) * sizeof *written);
-    size_t nwritten = 0;
-    for (size_t i = 0; i < items->n && rc == 0;) {
-        size_t j = i;
-        buf b = {0};
-        for (; j < items->n && !strcmp(v[j].file, v[i].file); j++) {
-            if (j > i)
-                buf_puts(&b, "---\n");
-            emit_opts eo = {.seq_wide = v[j].r->seq_wide, .comments = true};
-            emit_yaml(&b, v[j].r->root, &eo);
-        }
-        rc = stage(&W, v[i].file, &b);
-        buf_free(&b);
-        written[nwritten++] = (char *)v[i].file;
-        i = j;
-    }
+    struct write_pass P = {&W, before, xmalloc((items->n + 1) * sizeof *P.written), 0};
+    if (rc == 0)
+        rc = each_file(v, items->n, write_file, &P);
+    char **written = P.written;
+    size_t nwritten = P.nwritten;
     if (rc < 0 && W.root_fd >= 0)
         unstage(&W);
     for (size_t i = 0; i < W.n && rc == 0; i++)

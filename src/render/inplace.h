@@ -5,6 +5,12 @@
 
 #include "package/package.h"
 
-/* attribution: add cnrm.cloud.google.com/blueprint: 'kpt-fn' to Config Connector objects, as kpt render does. */
-int write_in_place(arena *a, package *root, const rlist *items, bool attribution);
+/* What every file of the package would be written as before the pipeline runs (a digest per file), so that
+ * write_in_place leaves alone, bytes and time, the files no function changed. */
+typedef struct inplace_before inplace_before;
+inplace_before *inplace_remember(arena *a, package *root);
+
+/* attribution: add cnrm.cloud.google.com/blueprint: 'kpt-fn' to Config Connector objects, as kpt render does.
+ * before: inplace_remember's, or NULL to write every file. */
+int write_in_place(arena *a, package *root, const rlist *items, const inplace_before *before, bool attribution);
 #endif

@@ -77,7 +77,8 @@ static int emit_stream(const rlist *items, bool json, buf *out, int fd)
 /* With a Kptfile: the package and its pipeline. Without one (Argo CD named the plugin for a plain path): a
  * Chart.yaml means a Helm chart, a kustomization a Kustomize overlay, anything else a directory of YAML and JSON
  * read recursively. */
-static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, package **root, rlist *items)
+static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, package **root, rlist *items,
+                              inplace_before **before)
 {
     arena *a = lc->a;
     char *kptfile = path_join(a, o->dir, "Kptfile");
@@ -91,6 +92,8 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
         }
         if (settle_non_krm(lc) < 0)
             return -1;
+        if (o->in_place)
+            *before = inplace_remember(a, *root);
         return hydrate(R, *root, items);
     }
     const char *fn = NULL, *key = NULL, *origin = NULL;
@@ -224,11 +227,12 @@ int render(const render_opts *o, buf *out)
     diag_set_step("read");
     /* the Application's value files are values, not resources, wherever they are */
     load_ctx lc = {.a = a, .st = st, .keep_lists = true, .values_files = host.helm_value_files};
-    if (load_or_convention(&lc, &R, o, &root, &items) < 0)
+    inplace_before *before = NULL;
+    if (load_or_convention(&lc, &R, o, &root, &items, &before) < 0)
         goto done;
     if (o->in_place) {
         diag_set_step("write");
-        rc = write_in_place(a, root, &items, true);
+        rc = write_in_place(a, root, &items, before, true);
         goto done;
     }
     diag_set_step("parameters");
@@ -317,6 +321,7 @@ int eval_in_place(const eval_opts *o)
     rlist_free(&root->own);
     for (size_t i = 0; i < items.n; i++)
         rlist_push(&root->own, items.v[i]);
+    inplace_before *before = inplace_remember(a, root);
     node *config = NULL;
     if (o->fn_config) {
         char *text;
@@ -354,7 +359,7 @@ int eval_in_place(const eval_opts *o)
     rlist_compact(&items);
     if (rc == 0) {
         diag_set_step("write");
-        rc = write_in_place(a, root, &items, false);
+        rc = write_in_place(a, root, &items, before, false);
     }
 done:
     return finish(o->results_dir, &R, &items, root, st, a, rc);

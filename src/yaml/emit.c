@@ -176,7 +176,8 @@ static void put_inline_scalar(buf *b, const node *n, unsigned f, bool flow)
     put_double_quoted(b, s, len);
 }
 
-static void put_literal(buf *b, const node *n, int indent)
+/* keep: write "+" (keep) for a text ending in one line break, which "|" (clip) reads back the same */
+static void put_literal(buf *b, const node *n, int indent, bool keep)
 {
     const char *s = nstr(n);
     size_t len = strlen(s);
@@ -186,7 +187,7 @@ static void put_literal(buf *b, const node *n, int indent)
         putch(b, '2');
     if (len == 0 || s[len - 1] != '\n')
         putch(b, '-');
-    else if (len >= 2 && s[len - 2] == '\n')
+    else if (keep || (len >= 2 && s[len - 2] == '\n'))
         putch(b, '+');
     putch(b, '\n');
     size_t i = 0;
@@ -289,16 +290,102 @@ static bool inline_collection(const node *n)
 static void emit_map(emitter *E, const node *m, int indent, bool first_inline);
 static void emit_seq(emitter *E, const node *s, int indent, bool first_inline);
 
+/* Lines joined by '\n' at indent (an empty one stays empty, but for the last with last_indented: a closing quote
+ * must be indented); the first goes on the current line. */
+static void put_lines(buf *b, const char *s, int indent, bool last_indented)
+{
+    for (bool first = true;; first = false) {
+        const char *e = strchr(s, '\n');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (!first) {
+            putch(b, '\n');
+            if (n || (!e && last_indented))
+                spaces(b, indent);
+        }
+        put(b, s, n);
+        if (!e)
+            return;
+        s = e + 1;
+    }
+}
+
+/* In-place writes: a scalar as read, in the layout the loader kept for it (node.h, raw; the loader checked that
+ * it reads back as the text). false when there is none, or when the text needs what only the emitter's own
+ * choice gives (escapes, or quotes for a plain one). */
+static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
+{
+    const char *raw = nraw(v);
+    buf *b = E->b;
+    if (!raw || (f & SF_ESCAPES))
+        return false;
+    const char *s = nstr(v);
+    size_t len = strlen(s);
+    if (!scalar_layout_reads_as(raw, v->style, s, len))
+        return false;
+    switch (v->style) {
+    case ST_LITERAL:
+        if (raw[0] != '|' || !block_scalar_fits(s, len))
+            return false;
+        putch(b, ' ');
+        put_literal(b, v, indent, raw[1] == '+');
+        return true;
+    case ST_FOLDED: {
+        if (raw[0] != '>')
+            return false;
+        const char *body = strchr(raw, '\n') + 1;
+        putch(b, ' ');
+        put_tag(b, v);
+        putch(b, '>');
+        if (body[strspn(body, "\n")] == ' ')
+            putch(b, '2'); /* the first line is more indented than the rest */
+        if (raw[1] != '\n')
+            putch(b, raw[1]);
+        putch(b, '\n');
+        if (*body != '\n')
+            spaces(b, indent);
+        put_lines(b, body, indent, false);
+        putch(b, '\n');
+        /* keep (+): the final line break is the last line's; the others are empty lines */
+        for (size_t i = len; raw[1] == '+' && i > 1 && s[i - 2] == '\n'; i--)
+            putch(b, '\n');
+        return true;
+    }
+    case ST_PLAIN:
+        /* one that the emitter would write plain, or whose line breaks make it a string to every reader */
+        if (!(f & SF_PLAIN) && !((f & SF_STRING) && memchr(s, '\n', len)))
+            return false;
+        break;
+    case ST_SINGLE: /* the layout holds no control characters: the value's line breaks are its empty lines */
+    case ST_DOUBLE:
+        break;
+    default:
+        return false;
+    }
+    char q = v->style == ST_SINGLE ? '\'' : v->style == ST_DOUBLE ? '"' : 0;
+    putch(b, ' ');
+    put_tag(b, v);
+    if (q)
+        putch(b, q);
+    put_lines(b, raw, indent, q != 0);
+    if (q)
+        putch(b, q);
+    put_comment(E, v);
+    putch(b, '\n');
+    return true;
+}
+
 /* What follows "key:" or "- ": the rest of the line and any block below. indent: where the block content goes. */
 static void emit_after(emitter *E, const node *v, const node *key, int indent, int seq_indent)
 {
     buf *b = E->b;
     if (v->kind == N_SCALAR) {
         unsigned f = facts(v);
+        if (E->o->keep_style && put_kept(E, v, f, indent))
+            return;
         if ((f & SF_LITERAL) && (v->style == ST_LITERAL || v->style == ST_FOLDED || v->style == ST_STRING ||
                               (v->style == ST_PLAIN) || (v->style == ST_SINGLE))) {
             putch(b, ' ');
-            put_literal(b, v, indent);
+            put_literal(b, v, indent, false);
             return;
         }
         size_t before = b->len;
@@ -409,7 +496,7 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
     } else if (root->kind == N_SCALAR && literal_ok(root)) {
         if (ntag(root))
             buf_puts(b, "--- "); /* a tagged block scalar at the root needs the document start before it */
-        put_literal(b, root, 2);
+        put_literal(b, root, 2, false);
     } else {
         if (root->kind == N_SCALAR)
             put_inline_scalar(b, root, facts(root), false);

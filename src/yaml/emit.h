@@ -9,6 +9,10 @@
 typedef struct emit_opts {
     bool seq_wide; /* "key:\n  - a" instead of "key:\n- a" */
     bool comments; /* write line and head comments */
+    /* In-place writes (kpt's): a scalar whose text and style are as read keeps its source layout (a block scalar
+     * on one line, folded lines, the line breaks of a plain or quoted one) where that reads back as its value;
+     * the Argo CD stream is written the one deterministic way. */
+    bool keep_style;
 } emit_opts;
 
 /* One document, ending in a newline, without a "---" separator. */

@@ -542,8 +542,8 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     enum fy_scalar_style fst = t ? fy_token_scalar_style(t) : FYSS_PLAIN;
     const struct fy_mark *sm = t ? fy_token_start_mark(t) : NULL, *em = t ? fy_token_end_mark(t) : NULL;
     bool checked = false; /* the text is a slice of the source, whose bytes yaml_load checked */
-    if (sm && em && sm->input_pos <= em->input_pos && em->input_pos <= L->len &&
-        verbatim(L->data + sm->input_pos, em->input_pos - sm->input_pos, fst)) {
+    bool marks = sm && em && sm->input_pos <= em->input_pos && em->input_pos <= L->len;
+    if (marks && verbatim(L->data + sm->input_pos, em->input_pos - sm->input_pos, fst)) {
         txt = L->data + sm->input_pos;
         len = em->input_pos - sm->input_pos;
         checked = true;
@@ -607,6 +607,12 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     set_extra(L, n, tag_text(L, e->scalar.tag), comment, head);
     if (L->bad_tag)
         return -1;
+    /* what in-place writes need to keep the scalar's layout (a one-line slice has none to keep) */
+    if (marks && !key && (style >= ST_LITERAL || txt != L->data + sm->input_pos)) {
+        const char *raw = scalar_layout(L->a, L->data, sm->input_pos, em->input_pos, style, nstr(n), len);
+        if (raw)
+            node_ext_get(L->a, n)->raw = raw;
+    }
     register_anchor(L, e->scalar.anchor, n, 0);
     note_end(L, t);
     return add_child(L, n);

@@ -40,6 +40,11 @@ struct ext {
     const char *tag;     /* as written: "!!str", "!custom"; NULL when untagged */
     const char *comment; /* line comment text after "# " */
     const char *head;    /* comment lines above a key or item, '\n'-joined, each without its indentation */
+    /* The source layout of a scalar that the value alone does not give, kept for in-place writes while the text
+     * and style are as read (set_text and node_set_style drop it): a block scalar's header ("|-", ">+"), for a
+     * folded one followed by "\n" and its lines without their indentation; a multi-line plain or quoted scalar's
+     * source text between its quotes. NULL for everything else. */
+    const char *raw;
 };
 
 static inline struct ext *node_ext(const node *n)
@@ -88,6 +93,11 @@ static inline const char *ncomment(const node *n)
 static inline const char *nhead(const node *n)
 {
     return n->extra ? n->ext->head : NULL;
+}
+
+static inline const char *nraw(const node *n)
+{
+    return n->extra ? n->ext->raw : NULL;
 }
 
 /* The side block of n, created empty if missing. */

@@ -3,6 +3,7 @@
 #include "yaml/node.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool eq(const char *s, size_t n, const char *w)
@@ -325,10 +326,9 @@ static bool single_quotable(const char *s, size_t n)
     return true;
 }
 
-/* Literal block scalars hold text with newlines; only printable text and tabs fit in them. */
-static bool literal_fits(const char *s, size_t n)
+bool block_scalar_fits(const char *s, size_t n)
 {
-    if (!memchr(s, '\n', n) || strspn(s, "\n") >= n)
+    if (strspn(s, "\n") >= n)
         return false; /* only line breaks: a literal block would read back as "" */
     if (needs_escapes(s, n))
         return false;
@@ -343,6 +343,12 @@ static bool literal_fits(const char *s, size_t n)
             return false;
     }
     return true;
+}
+
+/* Literal block scalars hold text with newlines (the emitter's choice for them). */
+static bool literal_fits(const char *s, size_t n)
+{
+    return memchr(s, '\n', n) && block_scalar_fits(s, n);
 }
 
 unsigned scalar_facts(const char *s, size_t n)
@@ -390,4 +396,273 @@ unsigned scalar_facts(const char *s, size_t n)
     if (reads_as_string(s, n))
         f |= SF_STRING;
     return f;
+}
+
+/* ---- source layouts, for in-place writes
+ *
+ * kpt writes a package back keeping how each untouched scalar was written; the value alone does not say that for
+ * block scalars on one line, folded ones, and plain or quoted ones over several lines. What the emitter needs is
+ * kept in the node's side block (node.h, raw) in a form it can write at any nesting, and only after checking that
+ * that form reads back as the value: the continuation lines' leading blanks are not content, so they go. */
+
+static size_t text_line_end(const char *d, size_t i, size_t n)
+{
+    while (i < n && d[i] != '\n' && d[i] != '\r')
+        i++;
+    return i;
+}
+
+static size_t text_break_len(const char *d, size_t e, size_t n)
+{
+    return e >= n ? 0 : d[e] == '\r' && e + 1 < n && d[e + 1] == '\n' ? 2 : 1;
+}
+
+/* One line of a plain or quoted scalar as read: its characters to out (at *k), false for what is not kept (a
+ * double-quoted escape outside \\ \" \n \t, a stray quote). *esc: the line ends in an escaped line break. */
+static bool flow_segment(const char *s, size_t n, int style, char *out, size_t *k, bool *esc)
+{
+    *esc = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (style == ST_SINGLE && c == '\'') {
+            if (i + 1 >= n || s[i + 1] != '\'')
+                return false;
+            i++;
+        } else if (style == ST_DOUBLE && c == '"') {
+            return false;
+        } else if (style == ST_DOUBLE && c == '\\') {
+            if (i + 1 == n) {
+                *esc = true;
+                return true;
+            }
+            switch (s[++i]) {
+            case '\\': c = '\\'; break;
+            case '"': c = '"'; break;
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            default: return false;
+            }
+        }
+        out[(*k)++] = c;
+    }
+    return true;
+}
+
+/* Whether lines (joined by '\n', continuation lines without their leading blanks) of a plain or quoted scalar
+ * read back as val: between two lines a break folds to a space, k empty lines give k newlines, an escaped break
+ * (double quotes) folds to nothing. */
+static bool flow_reads_as(const char *s, size_t n, int style, const char *val, size_t vlen)
+{
+    char *out = malloc(n + 1); /* the value is never longer than its source */
+    if (!out)
+        return false;
+    size_t k = 0, i = 0, empty = 0;
+    bool esc = false, ok = true, first = true;
+    while (ok) {
+        size_t e = text_line_end(s, i, n);
+        bool last = e >= n;
+        if (!first && !last && e == i) {
+            empty++;
+        } else {
+            if (!first) {
+                for (size_t j = 0; j < empty; j++)
+                    out[k++] = '\n';
+                if (!empty && !esc)
+                    out[k++] = ' ';
+            }
+            ok = flow_segment(s + i, e - i, style, out, &k, &esc) && !(last && esc);
+            empty = 0;
+            first = false;
+        }
+        if (last)
+            break;
+        i = e + 1;
+    }
+    ok = ok && k == vlen && !memcmp(out, val, k);
+    free(out);
+    return ok;
+}
+
+/* Whether the lines of a folded block scalar (joined by '\n', without their indentation, trailing empty lines
+ * dropped) and its chomping read back as val. */
+static bool folded_reads_as(const char *s, size_t n, char chomp, const char *val, size_t vlen)
+{
+    size_t trail = 0;
+    while (trail < vlen && val[vlen - 1 - trail] == '\n')
+        trail++;
+    char *out = malloc(2 * n + vlen + 2);
+    if (!out)
+        return false;
+    size_t k = 0, i = 0, empty = 0;
+    int prev = 0; /* 0 none yet, 1 a text line, 2 a more-indented line */
+    while (i < n) {
+        size_t e = text_line_end(s, i, n);
+        if (e == i) {
+            empty++;
+        } else {
+            int kind = s[i] == ' ' ? 2 : 1;
+            size_t nl = prev == 0 ? empty : prev == 1 && kind == 1 ? empty : empty + 1;
+            if (prev == 1 && kind == 1 && !empty)
+                out[k++] = ' ';
+            for (size_t j = 0; j < nl && k < 2 * n + vlen; j++)
+                out[k++] = '\n';
+            memcpy(out + k, s + i, e - i);
+            k += e - i;
+            prev = kind;
+            empty = 0;
+        }
+        i = e + (e < n);
+    }
+    bool ok = prev != 0;
+    if (chomp == '+')
+        ok = ok && trail >= 1, trail = ok ? trail : 0;
+    else
+        trail = chomp == '-' ? 0 : 1;
+    if (ok && k + trail == vlen && !memcmp(out, val, k))
+        for (size_t j = 0; j < trail && ok; j++)
+            ok = val[k + j] == '\n';
+    else
+        ok = false;
+    free(out);
+    return ok;
+}
+
+/* The header line above a block scalar whose content starts at sm: its chomping ('-', '+', or 0 to clip) into
+ * *chomp; false when the header is not found. */
+static bool block_header(const char *d, size_t sm, char ind, char *chomp)
+{
+    if (sm == 0 || (d[sm - 1] != '\n' && d[sm - 1] != '\r'))
+        return false;
+    size_t he = sm - 1;
+    if (d[he] == '\n' && he > 0 && d[he - 1] == '\r')
+        he--;
+    size_t hs = he;
+    while (hs > 0 && d[hs - 1] != '\n' && d[hs - 1] != '\r')
+        hs--;
+    for (size_t i = hs; i < he; i++) {
+        if (d[i] != ind || (i > hs && d[i - 1] != ' ' && d[i - 1] != '\t'))
+            continue;
+        size_t j = i + 1;
+        char c = 0;
+        while (j < he && (d[j] == '-' || d[j] == '+' || (d[j] >= '1' && d[j] <= '9'))) {
+            if (d[j] == '-' || d[j] == '+')
+                c = d[j];
+            j++;
+        }
+        if (j == he || d[j] == ' ' || d[j] == '\t') {
+            *chomp = c;
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *block_layout(arena *a, const char *d, size_t sm, size_t em, int style, const char *val,
+                                size_t vlen)
+{
+    char chomp;
+    if (!block_header(d, sm, style == ST_LITERAL ? '|' : '>', &chomp))
+        return NULL;
+    if (style == ST_LITERAL) {
+        /* the text is the value; what the emitter would not choose by itself is the block on one line, and
+         * keeping (+) one final line break */
+        bool one_line = !memchr(val, '\n', vlen);
+        bool ends_one = vlen && val[vlen - 1] == '\n' && (vlen < 2 || val[vlen - 2] != '\n');
+        if (one_line && vlen && block_scalar_fits(val, vlen))
+            return "|-"; /* whatever its header: only stripping reads back a value without a final break */
+        if (chomp == '+' && ends_one)
+            return "|+";
+        return NULL;
+    }
+    /* folded: its lines, without the indentation they share */
+    size_t indent = (size_t)-1, end = sm;
+    for (size_t i = sm; i < em;) {
+        size_t e = text_line_end(d, i, em), sp = i;
+        while (sp < e && d[sp] == ' ')
+            sp++;
+        if (sp < e) {
+            if (sp - i < indent)
+                indent = sp - i;
+            end = e;
+        }
+        i = e + text_break_len(d, e, em);
+    }
+    if (indent == (size_t)-1 || needs_escapes(val, vlen))
+        return NULL;
+    char *out = arena_alloc(a, 2 + (end - sm) + 2);
+    size_t k = 0;
+    out[k++] = '>';
+    if (chomp)
+        out[k++] = chomp;
+    out[k++] = '\n';
+    size_t body = k;
+    for (size_t i = sm; i < end;) {
+        size_t e = text_line_end(d, i, end), s = i;
+        while (s < e && s - i < indent && d[s] == ' ')
+            s++;
+        if (s < e && (d[s] == '\t' || d[e - 1] == ' ' || d[e - 1] == '\t'))
+            return NULL; /* a line starting with a tab, or blanks ending one */
+        for (size_t j = s; j < e; j++)
+            if ((unsigned char)d[j] < 0x20 && d[j] != '\t')
+                return NULL;
+        if (i > sm)
+            out[k++] = '\n';
+        memcpy(out + k, d + s, e - s);
+        k += e - s;
+        i = e + text_break_len(d, e, end);
+    }
+    out[k] = 0;
+    return folded_reads_as(out + body, k - body, chomp, val, vlen) ? out : NULL;
+}
+
+const char *scalar_layout(arena *a, const char *d, size_t sm, size_t em, int style, const char *val, size_t vlen)
+{
+    if (style == ST_LITERAL || style == ST_FOLDED)
+        return block_layout(a, d, sm, em, style, val, vlen);
+    const char *src = d + sm;
+    size_t n = em - sm;
+    if (style > ST_DOUBLE || (!memchr(src, '\n', n) && !memchr(src, '\r', n)) || memchr(src, '\t', n) ||
+        needs_escapes(src, n))
+        return NULL;
+    char *out = arena_alloc(a, n + 1);
+    size_t k = 0;
+    for (size_t i = 0;;) {
+        size_t e = text_line_end(src, i, n), b = i, t = e;
+        if (i > 0) {
+            while (b < e && src[b] == ' ')
+                b++;
+            out[k++] = '\n';
+        }
+        if (e < n) {
+            /* blanks before a break are not content, unless the first is escaped (\ followed by a space) */
+            while (t > b && src[t - 1] == ' ')
+                t--;
+            size_t bs = t;
+            while (style == ST_DOUBLE && bs > b && src[bs - 1] == '\\')
+                bs--;
+            if (t < e && (t - bs) % 2)
+                t++;
+        }
+        for (size_t j = b; j < t; j++)
+            if ((unsigned char)src[j] < 0x20)
+                return NULL;
+        memcpy(out + k, src + b, t - b);
+        k += t - b;
+        if (e >= n)
+            break;
+        i = e + text_break_len(src, e, n);
+    }
+    out[k] = 0;
+    return flow_reads_as(out, k, style, val, vlen) ? out : NULL;
+}
+
+bool scalar_layout_reads_as(const char *raw, int style, const char *val, size_t vlen)
+{
+    if (style == ST_LITERAL)
+        return raw[0] == '|';
+    if (style == ST_FOLDED) {
+        const char *body = strchr(raw, '\n');
+        return raw[0] == '>' && body && folded_reads_as(body + 1, strlen(body + 1), raw[1] == '\n' ? 0 : raw[1], val, vlen);
+    }
+    return style <= ST_DOUBLE && flow_reads_as(raw, strlen(raw), style, val, vlen);
 }

@@ -135,10 +135,12 @@ struct kids *kids_new(arena *a, uint32_t cap, bool map)
 /* Sets a scalar's text (which must live as long as the tree); its facts are found again when asked for. */
 static void set_text(node *n, const char *s, unsigned facts)
 {
-    if (n->extra)
+    if (n->extra) {
         n->ext->str = s;
-    else
+        n->ext->raw = NULL; /* the source layout was of the old text */
+    } else {
         n->str = s;
+    }
     n->facts = (uint8_t)facts;
 }
 
@@ -275,6 +277,8 @@ int node_style(const node *n)
 
 void node_set_style(node *n, int style)
 {
+    if (n->extra && style != n->style)
+        n->ext->raw = NULL; /* the source layout was of the old style */
     n->style = (uint8_t)style;
 }
 
@@ -523,6 +527,7 @@ void node_move(node *dst, node *src)
         else
             mine->kids = dst->kids;
         mine->tag = NULL;
+        mine->raw = NULL;
         dst->ext = mine;
         dst->extra = 1;
         return;

@@ -161,14 +161,15 @@ static void fz_docs_free(struct fz_docs *d)
 
 /* Emits every document the way render does ("---" between them), parses the text again and compares each
  * document with the one it came from. what: names the producer in the abort message. */
-static void fz_check_stream(arena *a, strtab *st, node *const *docs, const int *wide, size_t n, bool comments,
-                            const char *what)
+/* keep: as in-place writes emit (untouched scalars in their source layout) */
+static void fz_check_stream_as(arena *a, strtab *st, node *const *docs, const int *wide, size_t n, bool comments,
+                               bool keep, const char *what)
 {
     buf b = {0};
     for (size_t i = 0; i < n; i++) {
         if (i)
             buf_puts(&b, "---\n");
-        emit_opts o = {.seq_wide = wide ? wide[i] != 0 : false, .comments = comments};
+        emit_opts o = {.seq_wide = wide ? wide[i] != 0 : false, .comments = comments, .keep_style = keep};
         emit_yaml(&b, docs[i], &o);
     }
     struct fz_docs back = {0};
@@ -195,6 +196,12 @@ static void fz_check_stream(arena *a, strtab *st, node *const *docs, const int *
     }
     fz_docs_free(&back);
     buf_free(&b);
+}
+
+static void fz_check_stream(arena *a, strtab *st, node *const *docs, const int *wide, size_t n, bool comments,
+                            const char *what)
+{
+    fz_check_stream_as(a, st, docs, wide, n, comments, false, what);
 }
 
 /* JSON text syntax (RFC 8259), enough to tell whether emit_json wrote something a JSON reader accepts. */

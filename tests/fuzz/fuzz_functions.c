@@ -151,6 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(what, sizeof what, "fuzz_functions (%s output)", fn->name);
         if (n) {
             fz_check_stream(a, st, trees, wide, n, true, what);
+            fz_check_stream_as(a, st, trees, wide, n, true, true, what); /* edited scalars among kept layouts */
             for (size_t i = 0; i < n; i++)
                 fz_check_json(trees[i], what);
         }

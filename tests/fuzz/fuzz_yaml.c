@@ -1,7 +1,7 @@
 /* fuzz_yaml: bytes -> yaml_load -> for every document emit_yaml -> parse again -> the same tree (values, kinds,
  * tags and the type kpt gives each scalar, so plain `true` against quoted "true" counts). Checked with comments
- * on and off, one document at a time and as the "---"-joined stream render writes. emit_json must write valid
- * JSON. Any difference aborts. */
+ * on and off, as in-place writes emit (source layouts kept), one document at a time and as the "---"-joined
+ * stream render writes. emit_json must write valid JSON. Any difference aborts. */
 #include "fuzz_common.h"
 
 /* Single-quoted scalars are checked against the source: the text between the quotes with every '' made one ', and
@@ -138,6 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int w[1] = {docs.wide[i]};
         fz_check_stream(a, st, one, w, 1, true, "fuzz_yaml");
         fz_check_stream(a, st, one, w, 1, false, "fuzz_yaml");
+        fz_check_stream_as(a, st, one, w, 1, true, true, "fuzz_yaml (in place)");
         fz_check_json(docs.v[i], "fuzz_yaml");
     }
     if (docs.n > 1)
