@@ -258,7 +258,7 @@ int write_in_place(arena *a, package *root, const rlist *items, bool attribution
         for (; j < items->n && !strcmp(v[j].file, v[i].file); j++) {
             if (j > i)
                 buf_puts(&b, "---\n");
-            emit_opts eo = {.seq_wide = v[j].r->seq_wide, .comments = true};
+            emit_opts eo = {.seq_wide = v[j].r->seq_wide, .comments = true, .documents = true};
             emit_yaml(&b, v[j].r->root, &eo);
         }
         rc = stage(&W, v[i].file, &b);
