@@ -201,8 +201,7 @@ static int rewrite_scalar(drop *d, node *n)
 
 static int rewrite(drop *d, node *n, int depth)
 {
-    node_set_comment(d->c->a, n, NULL);
-    node_set_head(d->c->a, n, NULL);
+    node_clear_comments(n);
     if (is_scalar(n))
         return rewrite_scalar(d, n);
     node_set_tag(d->c->a, n, NULL);
@@ -215,8 +214,7 @@ static int rewrite(drop *d, node *n, int depth)
     }
     for (uint32_t i = 0; i < node_len(n); i++) {
         node *k = map_key(n, i);
-        node_set_comment(d->c->a, k, NULL);
-        node_set_head(d->c->a, k, NULL);
+        node_clear_comments(k);
         if (!is_scalar(k) || (node_type(k) != T_STR && depth > 0))
             return fn_fail_res(d->c, d->r, k, "the key `%s` is not a string; the JSON round trip "
                                               "cannot carry it", is_scalar(k) ? scalar(k) : "(a collection)");

@@ -220,7 +220,7 @@ static void emit_file(buf *b, const struct placed *v, size_t n)
     for (size_t j = 0; j < n; j++) {
         if (j)
             buf_puts(b, "---\n");
-        emit_opts eo = {.seq_wide = v[j].r->seq_wide, .comments = true, .keep_style = true};
+        emit_opts eo = {.seq_wide = v[j].r->seq_wide, .comments = true, .documents = true, .keep_style = true};
         emit_yaml(b, v[j].r->root, &eo);
     }
 }

@@ -394,6 +394,8 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
         if (b->len == before + 1)
             b->len = before; /* "key:" for a null value */
         put_comment(E, v);
+        if (key && !ncomment(v))
+            put_comment(E, key); /* "key: # text": the loader gives it to the key when no value is written */
         putch(b, '\n');
         return;
     }
@@ -420,6 +422,8 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
     /* libfyaml 0.7 rejects an empty item in a sequence written level with its key ("k:\n-\n- a"): indent
      * such a sequence under its key instead */
     const struct kids *k = nkids(v);
+    if (nfoot(v) && E->o->comments)
+        seq_indent = indent; /* level with its key, its foot would read back as the next key's head */
     for (uint32_t i = 0; k && i < k->n && seq_indent < indent; i++)
         if (k->v[i]->kind == N_SCALAR && !*nstr(k->v[i]) && k->v[i]->style == ST_PLAIN)
             seq_indent = indent;
@@ -447,6 +451,20 @@ static void emit_map(emitter *E, const node *m, int indent, bool first_inline)
         put_key(E->b, k, false);
         emit_after(E, v, k, indent + 2, seq_indent);
     }
+    put_head(E, nfoot(m), indent);
+}
+
+/* After "- ", the head of the first key of the item's map: its first line stays on the dash's line, as kyaml writes
+ * it and reads it back (a head above the dash is the item's own). */
+static void put_first_key_head(emitter *E, const char *head, int indent)
+{
+    const char *e = strchr(head, '\n');
+    size_t n = e ? (size_t)(e - head) : strlen(head);
+    put_comment_text(E->b, head, n);
+    putch(E->b, '\n');
+    if (e)
+        put_head(E, e + 1, indent);
+    spaces(E->b, indent);
 }
 
 static void emit_seq(emitter *E, const node *s, int indent, bool first_inline)
@@ -455,19 +473,20 @@ static void emit_seq(emitter *E, const node *s, int indent, bool first_inline)
     for (uint32_t i = 0; k && i < k->n; i++) {
         const node *v = k->v[i];
         if (!(first_inline && i == 0)) {
-            const char *head = nhead(v);
-            if (!head && v->kind == N_MAP && v->style == ST_BLOCK && nkids_n(v))
-                head = nhead(map_key(v, 0));
-            put_head(E, head, indent);
+            put_head(E, nhead(v), indent);
             spaces(E->b, indent);
         }
         putch(E->b, '-');
         if (v->kind != N_SCALAR && !inline_collection(v)) {
             putch(E->b, ' ');
+            const char *kh = v->kind == N_MAP && E->o->comments ? nhead(map_key(v, 0)) : NULL;
             if (ntag(v)) {
                 buf_puts(E->b, ntag(v));
                 putch(E->b, '\n');
+                put_head(E, kh, indent + 2);
                 spaces(E->b, indent + 2);
+            } else if (kh) {
+                put_first_key_head(E, kh, indent + 2);
             }
             if (v->kind == N_MAP)
                 emit_map(E, v, indent + 2, true);
@@ -477,6 +496,7 @@ static void emit_seq(emitter *E, const node *s, int indent, bool first_inline)
         }
         emit_after(E, v, NULL, indent + 2, indent + 2);
     }
+    put_head(E, nfoot(s), indent);
 }
 
 void emit_yaml(buf *b, const node *root, const emit_opts *o)
@@ -485,6 +505,9 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
     emitter E = {b, o ? o : &def};
     if (!root)
         return;
+    const struct doc_text *doc = E.o->documents && E.o->comments ? ndoc(root) : NULL;
+    if (doc)
+        put_head(&E, doc->before, 0);
     if (root->kind != N_SCALAR && !inline_collection(root) && ntag(root)) {
         buf_puts(b, ntag(root)); /* a tag on its own line applies to the block collection below it */
         putch(b, '\n');
@@ -502,8 +525,11 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
             put_inline_scalar(b, root, facts(root), false);
         else
             put_flow(b, root);
+        put_comment(&E, root);
         putch(b, '\n');
     }
+    if (doc)
+        put_head(&E, doc->after, 0);
 }
 
 /* JSON */

@@ -8,7 +8,10 @@
 
 typedef struct emit_opts {
     bool seq_wide; /* "key:\n  - a" instead of "key:\n- a" */
-    bool comments; /* write line and head comments */
+    bool comments; /* write line, head and foot comments */
+    /* with comments: also the comment-only documents and stream comments around the document (in-place writes
+     * keep them; a stream of objects for Argo CD never has them) */
+    bool documents;
     /* In-place writes (kpt's): a scalar whose text and style are as read keeps its source layout (a block scalar
      * on one line, folded lines, the line breaks of a plain or quoted one) where that reads back as its value;
      * the Argo CD stream is written the one deterministic way. */

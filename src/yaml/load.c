@@ -46,6 +46,11 @@ struct loader {
     uint32_t line0;    /* lines of the stream before data (load_part: a piece of a longer stream) */
     uint32_t last_key_col;
     bool bad_tag;
+    const char *key_head; /* the comment lines after a "- " that go to the first key of the map below it */
+    size_t key_head_depth;
+    size_t stream_from; /* where the text after the last document handed over begins (struct doc_text) */
+    size_t doc_start;   /* where the current document's "---" begins; SIZE_MAX for an implicit start */
+    size_t foot_from, foot_to; /* take_foot found nothing from foot_from: the lines up to foot_to are blank */
     char *bump; /* the rest of the current block for nodes, entries and texts */
     size_t bump_left;
 };
@@ -146,6 +151,45 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
     return arena_strndup(L->a, d + i, e - i);
 }
 
+/* The comment lines of d[top, end) re-joined with "\n", without indentation; blank lines between them stay as empty
+ * lines, leading and trailing ones go. NULL when nothing is left. */
+static const char *join_comments(struct loader *L, size_t top, size_t end)
+{
+    const char *d = L->data;
+    size_t cap = end - top + 1, out = 0;
+    char *s = arena_alloc(L->a, cap);
+    size_t i = top;
+    while (i < end) {
+        size_t e = line_end(d, i, end);
+        size_t b = i;
+        while (b < e && (d[b] == ' ' || d[b] == '\t'))
+            b++;
+        size_t te = e;
+        while (te > b && (d[te - 1] == ' ' || d[te - 1] == '\t'))
+            te--;
+        if (te > b || out > 0) {
+            memcpy(s + out, d + b, te - b);
+            out += te - b;
+            s[out++] = '\n';
+        }
+        i = e + break_len(d, e, end);
+    }
+    while (out > 0 && s[out - 1] == '\n')
+        out--;
+    s[out] = 0;
+    return out ? s : NULL;
+}
+
+/* The start of the line before the one starting at cur, and in *pe where that line ends (cur > 0). */
+static size_t prev_line(const char *d, size_t cur, size_t *pe)
+{
+    size_t e = cur - 1; /* the break ending the previous line */
+    if (e > 0 && d[e] == '\n' && d[e - 1] == '\r')
+        e--;
+    *pe = e;
+    return line_start(d, e);
+}
+
 /* Comment lines directly above the line holding pos (blank lines between them kept), as long as they come after
  * the previous token. The line of pos may start with indentation and "- " markers only. */
 static const char *head_comment_at(struct loader *L, size_t pos)
@@ -161,10 +205,7 @@ static const char *head_comment_at(struct loader *L, size_t pos)
     size_t top = ls; /* start of the topmost comment line found */
     size_t cur = ls;
     while (cur > 0) {
-        size_t pe = cur - 1; /* the break ending the previous line */
-        if (pe > 0 && d[pe] == '\n' && d[pe - 1] == '\r')
-            pe--;
-        size_t ps = line_start(d, pe);
+        size_t pe, ps = prev_line(d, cur, &pe);
         if (ps < L->last_end)
             break;
         size_t i = ps;
@@ -176,31 +217,7 @@ static const char *head_comment_at(struct loader *L, size_t pos)
             break;
         cur = ps;
     }
-    if (top == ls)
-        return NULL;
-    /* Re-join the lines with "\n", without indentation; blank lines stay as empty lines, leading blanks are dropped. */
-    size_t cap = ls - top + 1, out = 0;
-    char *s = arena_alloc(L->a, cap);
-    size_t i = top;
-    while (i < ls) {
-        size_t e = line_end(d, i, ls);
-        size_t b = i;
-        while (b < e && (d[b] == ' ' || d[b] == '\t'))
-            b++;
-        size_t te = e;
-        while (te > b && (d[te - 1] == ' ' || d[te - 1] == '\t'))
-            te--;
-        if (te > b || out > 0) {
-            memcpy(s + out, d + b, te - b);
-            out += te - b;
-            s[out++] = '\n';
-        }
-        i = e + break_len(d, e, ls);
-    }
-    while (out > 0 && s[out - 1] == '\n')
-        out--;
-    s[out] = 0;
-    return out ? s : NULL;
+    return top == ls ? NULL : join_comments(L, top, ls);
 }
 
 /* The 1-based line of a mark in the whole stream, 0 when unknown. */
@@ -220,6 +237,177 @@ static void set_extra(struct loader *L, node *n, const char *tag, const char *co
         x->comment = comment;
     if (head)
         x->head = head;
+}
+
+/* The comment lines right after a block collection's last entry that sit at its entries' column or further right
+ * become its foot: written back after its entries at their indentation. Lines further left belong to an enclosing
+ * collection (its foot, taken when it ends) or to what follows (a head). */
+static void take_foot(struct loader *L, node *n)
+{
+    const char *d = L->data;
+    size_t len = L->len, from = L->last_end, i = from;
+    if (!n->col || i > len)
+        return;
+    if (from == L->foot_from) { /* collections closing together: the blank stretch another one found */
+        i = L->foot_to;
+    } else if (i > 0 && d[i - 1] != '\n' && d[i - 1] != '\r') { /* the rest of the last entry's line */
+        i = line_end(d, i, len);
+        i += break_len(d, i, len);
+    }
+    size_t top = SIZE_MAX, end = 0;
+    while (i < len) {
+        size_t e = line_end(d, i, len), b = i;
+        while (b < e && (d[b] == ' ' || d[b] == '\t'))
+            b++;
+        if (b < e) {
+            if (d[b] != '#' || b - i + 1 < n->col)
+                break;
+            if (top == SIZE_MAX)
+                top = i;
+            end = e;
+        }
+        i = e + break_len(d, e, len);
+    }
+    if (top == SIZE_MAX) {
+        /* nothing taken: from here to line i is blank, whichever collection looks next */
+        L->foot_from = from;
+        L->foot_to = i;
+        return;
+    }
+    size_t b = i;
+    while (b < len && (d[b] == ' ' || d[b] == '\t'))
+        b++;
+    if (b < len && b - i + 1 >= n->col &&
+        !(b == i && len - b >= 3 && (!memcmp(d + b, "---", 3) || !memcmp(d + b, "...", 3))))
+        return; /* more of the collection follows (the "-" of a null item has no token): this is not its end */
+    node_ext_get(L->a, n)->foot = join_comments(L, top, end);
+    L->last_end = end;
+}
+
+/* The comment lines of a sequence item that is a collection. Those above its "- " are the item's head. A block map
+ * that starts on a line below its "- " is how kyaml writes an item whose first key has a head comment ("- # a",
+ * "  # b", "  key: ..."): the lines from the dash's on are that key's head, handed on in key_head. */
+static void item_heads(struct loader *L, node *n, size_t pos)
+{
+    const char *d = L->data;
+    size_t ls = pos;
+    while (ls > 0 && (d[ls - 1] == ' ' || d[ls - 1] == '-'))
+        ls--;
+    if (ls == 0 || (d[ls - 1] != '\n' && d[ls - 1] != '\r') || ls <= L->last_end)
+        return;
+    if (memchr(d + ls, '-', pos - ls)) { /* "- key" or "- - a": the lines above the dash */
+        set_extra(L, n, NULL, NULL, head_comment_at(L, pos));
+        L->last_end = ls; /* taken: the first key or item on this line finds none */
+        return;
+    }
+    if (n->kind != N_MAP || n->style != ST_BLOCK)
+        return;
+    size_t top = ls;
+    for (size_t cur = ls; cur > 0;) {
+        size_t pe, ps = prev_line(d, cur, &pe);
+        if (ps < L->last_end)
+            return;
+        size_t i = ps;
+        while (i < pe && (d[i] == ' ' || d[i] == '\t'))
+            i++;
+        if (i < pe && d[i] == '-') {
+            size_t j = i + 1;
+            while (j < pe && (d[j] == ' ' || d[j] == '\t'))
+                j++;
+            while (j + 1 < pe && d[j] == '-' && (d[j + 1] == ' ' || d[j + 1] == '\t')) /* "- - # a" */
+                for (j++; j < pe && (d[j] == ' ' || d[j] == '\t');)
+                    j++;
+            if (j < pe && (d[j] != '#' || j == i + 1))
+                return; /* an anchor or a tag after the dash */
+            set_extra(L, n, NULL, NULL, head_comment_at(L, i));
+            L->key_head = join_comments(L, j < pe ? j : top, ls);
+            L->key_head_depth = L->depth + 1;
+            L->last_end = ls;
+            return;
+        }
+        if (i < pe && d[i] != '#')
+            return;
+        if (i < pe)
+            top = ps;
+        cur = ps;
+    }
+}
+
+/* The comment-only documents and stream comments of d[from, to), a stretch between documents, as struct doc_text
+ * keeps them: blocks of comment lines (without their indentation; blank lines inside a block kept), each closed by
+ * a "---" line in before (the document's own start follows) or opened by one in after. Blocks without a comment
+ * go, and so does the rest ("...", directives, the "~" of a null document). The block before the stretch's first
+ * "---" is kept only when keep_first: at the start of a stream; after a document it is what followed that
+ * document, kept as its foot. NULL when no block is left. */
+static const char *between_docs(struct loader *L, size_t from, size_t to, bool keep_first, bool before)
+{
+    const char *d = L->data;
+    if (from >= to || to > L->len)
+        return NULL;
+    if (from > 0 && d[from - 1] != '\n' && d[from - 1] != '\r') {
+        from = line_end(d, from, to);
+        from += break_len(d, from, to);
+    }
+    char *s = arena_alloc(L->a, to - from + 16);
+    size_t out = 0, blanks = 0;
+    bool in_block = false, first = true;
+    for (size_t i = from; i < to;) {
+        size_t e = line_end(d, i, to), b = i, ls = i;
+        size_t next = e + break_len(d, e, to);
+        while (b < e && (d[b] == ' ' || d[b] == '\t'))
+            b++;
+        size_t te = e;
+        while (te > b && (d[te - 1] == ' ' || d[te - 1] == '\t'))
+            te--;
+        i = next;
+        if (b == ls && te - b >= 3 && !memcmp(d + b, "---", 3) &&
+            (te - b == 3 || d[b + 3] == ' ' || d[b + 3] == '\t')) {
+            /* a document starts: the block before it ends */
+            if (in_block && before) {
+                memcpy(s + out, "---\n", 4);
+                out += 4;
+            }
+            in_block = first = false;
+            blanks = 0;
+            b += 3;
+            while (b < te && (d[b] == ' ' || d[b] == '\t'))
+                b++;
+            if (b == te || d[b] != '#')
+                continue; /* "--- # text": the text opens the block */
+        }
+        if (b < te && d[b] == '#') {
+            if (first && !keep_first)
+                continue;
+            if (!in_block && !before) {
+                memcpy(s + out, "---\n", 4);
+                out += 4;
+            }
+            for (; in_block && blanks; blanks--)
+                s[out++] = '\n';
+            memcpy(s + out, d + b, te - b);
+            out += te - b;
+            s[out++] = '\n';
+            in_block = true;
+        } else if (b == te) {
+            blanks++;
+        }
+    }
+    if (in_block && before) {
+        memcpy(s + out, "---\n", 4);
+        out += 4;
+    }
+    if (!out)
+        return NULL;
+    s[out - 1] = 0;
+    return s;
+}
+
+static struct doc_text *doc_text(struct loader *L, node *root)
+{
+    struct ext *x = node_ext_get(L->a, root);
+    if (!x->doc)
+        x->doc = arena_alloc(L->a, sizeof *x->doc);
+    return x->doc;
 }
 
 /* Kubernetes YAML needs only the core schema's tags. Anything else (!!python/object, !custom) would be read
@@ -257,6 +445,20 @@ static const char *tag_text(struct loader *L, struct fy_token *t)
     return txt ? intern(L->st, txt, n) : NULL;
 }
 
+/* Where a node's text begins: its anchor or tag when it has one ("- !!str a" keeps the comment lines above the
+ * dash for a), else its token; SIZE_MAX when unknown. */
+static size_t node_start(struct fy_token *t, struct fy_token *tag, struct fy_token *anchor)
+{
+    size_t at = SIZE_MAX;
+    struct fy_token *v[3] = {t, tag, anchor};
+    for (int i = 0; i < 3; i++) {
+        const struct fy_mark *m = v[i] ? fy_token_start_mark(v[i]) : NULL;
+        if (m && m->input_pos < at)
+            at = m->input_pos;
+    }
+    return at;
+}
+
 /* Sets n's position from the token's start; returns its 1-based column, not saturated (0 when unknown). */
 static uint32_t set_pos(const struct loader *L, node *n, struct fy_token *t)
 {
@@ -273,8 +475,16 @@ static void note_end(struct loader *L, struct fy_token *t)
     if (!t)
         return;
     const struct fy_mark *m = fy_token_end_mark(t);
-    if (m && m->input_pos > L->last_end)
-        L->last_end = m->input_pos;
+    if (!m || m->input_pos <= L->last_end || m->input_pos > L->len)
+        return;
+    /* a block scalar ends at the indentation of the line after it: that line is after the token */
+    size_t at = m->input_pos;
+    while (at > 0 && (L->data[at - 1] == ' ' || L->data[at - 1] == '\t'))
+        at--;
+    if (at > 0 && L->data[at - 1] != '\n' && L->data[at - 1] != '\r')
+        at = m->input_pos;
+    if (at > L->last_end)
+        L->last_end = at;
 }
 
 static int in_key_position(struct loader *L)
@@ -447,8 +657,8 @@ static int finish_collection(struct loader *L)
     return add_child(L, n);
 }
 
-static int open_collection(struct loader *L, node *n, uint32_t col, struct fy_event *e, struct fy_token *anchor,
-                           struct fy_token *tag)
+static int open_collection(struct loader *L, node *n, uint32_t col, size_t start, struct fy_event *e,
+                           struct fy_token *anchor, struct fy_token *tag)
 {
     if (L->depth >= yaml_limits.max_depth)
         return fail(L->file, (int)n->line,
@@ -464,6 +674,9 @@ static int open_collection(struct loader *L, node *n, uint32_t col, struct fy_ev
     if (n->kind == N_SEQ && n->style == ST_BLOCK && L->seq_wide < 0 && L->depth &&
         L->frames[L->depth - 1].n->kind == N_MAP)
         L->seq_wide = col > L->last_key_col;
+    const node *parent = L->depth ? L->frames[L->depth - 1].n : NULL;
+    if (parent && parent->kind == N_SEQ && parent->style == ST_BLOCK && start < L->len)
+        item_heads(L, n, start);
     register_anchor(L, anchor, n, 1);
     if (L->depth == L->frames_cap) {
         L->frames_cap = L->frames_cap ? L->frames_cap * 2 : 32;
@@ -600,7 +813,13 @@ static int on_scalar(struct loader *L, struct fy_event *e)
         size_t start = sm ? sm->input_pos : 0;
         if (style == ST_SINGLE || style == ST_DOUBLE)
             start = start ? start - 1 : 0;
-        head = head_comment_at(L, start);
+        size_t pre = node_start(NULL, e->scalar.tag, e->scalar.anchor);
+        head = head_comment_at(L, pre < start ? pre : start);
+    }
+    if (key && L->key_head && L->key_head_depth == L->depth) {
+        if (!head)
+            head = L->key_head;
+        L->key_head = NULL;
     }
     if (key)
         L->last_key_col = col;
@@ -641,6 +860,7 @@ static int on_alias(struct loader *L, struct fy_event *e)
                         (unsigned long long)yaml_limits.max_alias_nodes);
         if (in_key_position(L) && copy->kind != N_SCALAR)
             return fail(L->file, line, "a mapping key must be a scalar");
+        L->key_head = NULL;
         note_end(L, t);
         return add_child(L, copy);
     }
@@ -695,7 +915,8 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
             line += data[i] == '\n' || (data[i] == '\r' && (i + 1 >= len || data[i + 1] != '\n'));
         return fail(file, line, "%s", bad < text_len ? "invalid UTF-8" : "contains a NUL byte: not text");
     }
-    struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1, .line0 = line0};
+    struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1, .line0 = line0,
+                       .foot_from = SIZE_MAX};
     L.alias_budget = yaml_limits.max_alias_nodes;
     struct parse_error pe = {0};
     struct fy_diag_cfg dcfg;
@@ -720,6 +941,8 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
     }
     int rc = 0;
     uint32_t doc_line = 0;
+    node *last_root = NULL; /* the last document handed over */
+    L.doc_start = SIZE_MAX;
     if (fy_parser_set_string(p, data, len) != 0)
         rc = fail(file, 0, "cannot read input");
     struct fy_event *e;
@@ -733,15 +956,24 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
             L.alias_budget = yaml_limits.max_alias_nodes;
             const struct fy_mark *m = tok ? fy_token_start_mark(tok) : NULL;
             doc_line = m ? (uint32_t)mark_line(&L, m) : line0 + 1;
-            if (tok && !e->document_start.implicit)
+            L.doc_start = SIZE_MAX;
+            if (tok && !e->document_start.implicit) {
+                L.doc_start = m ? m->input_pos : SIZE_MAX;
                 note_end(&L, tok);
+            }
             break;
         }
         case FYET_DOCUMENT_END:
             if (L.root && !(L.root->kind == N_SCALAR && is_null(L.root))) {
                 if (L.root->line)
                     doc_line = L.root->line;
+                const char *before = L.doc_start == SIZE_MAX ? NULL
+                                     : between_docs(&L, L.stream_from, L.doc_start, !last_root, true);
+                if (before)
+                    doc_text(&L, L.root)->before = before;
                 rc = fn(ud, L.root, (*index)++, doc_line, L.seq_wide > 0);
+                last_root = L.root;
+                L.stream_from = L.last_end;
             }
             L.root = NULL;
             break;
@@ -759,13 +991,19 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
             uint32_t col = set_pos(&L, n, tok);
             if (!tok && L.depth == 0)
                 n->line = doc_line;
-            rc = open_collection(&L, n, col, e, anchor, tag);
+            rc = open_collection(&L, n, col, node_start(tok, tag, anchor), e, anchor, tag);
             break;
         }
         case FYET_MAPPING_END:
         case FYET_SEQUENCE_END: {
             node *n = L.frames[L.depth - 1].n;
-            note_end(&L, tok);
+            const node *up = L.depth > 1 ? L.frames[L.depth - 2].n : NULL;
+            /* A block's end token sits where the next one starts, past any comments. A sequence level with its
+             * key ("k:\n- a\n# c") leaves the lines at its column to the next key, or to its map's foot. */
+            if (n->style == ST_FLOW)
+                note_end(&L, tok);
+            else if (!(n->kind == N_SEQ && up && up->kind == N_MAP && up->col == n->col))
+                take_foot(&L, n);
             if (n->style == ST_FLOW && tok) {
                 const struct fy_mark *m = fy_token_end_mark(tok);
                 const char *c = m ? comment_at(&L, m->input_pos, 0) : NULL;
@@ -785,6 +1023,11 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
             rc = fail(file, pe.line ? (int)line0 + pe.line : 0, "invalid YAML: %s (column %d)", pe.msg, pe.col);
         else
             rc = fail(file, 0, "invalid YAML");
+    }
+    if (rc == 0 && last_root) { /* comment-only documents after the last one go with it */
+        const char *after = between_docs(&L, L.stream_from, len, false, false);
+        if (after)
+            doc_text(&L, last_root)->after = after;
     }
     fy_parser_destroy(p);
     fy_diag_unref(diag);

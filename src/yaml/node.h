@@ -39,12 +39,22 @@ struct ext {
     };
     const char *tag;     /* as written: "!!str", "!custom"; NULL when untagged */
     const char *comment; /* line comment text after "# " */
-    const char *head;    /* comment lines above a key or item, '\n'-joined, each without its indentation */
+    const char *head;    /* comment lines above a key or item, '\n'-joined, each without its indentation; for the
+                          * first key of a sequence item's block map, the lines after its "- " ("- # a" / "  # b") */
+    const char *foot;    /* comment lines after a block collection's last entry, indented as its entries */
+    struct doc_text *doc; /* a document's root: the stream's text around it */
     /* The source layout of a scalar that the value alone does not give, kept for in-place writes while the text
      * and style are as read (set_text and node_set_style drop it): a block scalar's header ("|-", ">+"), for a
      * folded one followed by "\n" and its lines without their indentation; a multi-line plain or quoted scalar's
      * source text between its quotes. NULL for everything else. */
     const char *raw;
+};
+
+/* What a file holds around one of its documents besides the document itself: comment lines and comment-only
+ * documents, kept for in-place writes. Each is '\n'-joined lines as they go out, "---" lines included. */
+struct doc_text {
+    const char *before; /* ends in a "---" line: comments before the document's start, comment-only documents */
+    const char *after;  /* starts with a "---" line: comment-only documents after the file's last document */
 };
 
 static inline struct ext *node_ext(const node *n)
@@ -98,6 +108,16 @@ static inline const char *nhead(const node *n)
 static inline const char *nraw(const node *n)
 {
     return n->extra ? n->ext->raw : NULL;
+}
+
+static inline const char *nfoot(const node *n)
+{
+    return n->extra ? n->ext->foot : NULL;
+}
+
+static inline const struct doc_text *ndoc(const node *n)
+{
+    return n->extra ? n->ext->doc : NULL;
 }
 
 /* The side block of n, created empty if missing. */

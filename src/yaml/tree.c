@@ -536,6 +536,10 @@ void node_move(node *dst, node *src)
         dst->ext->comment = mine->comment;
     if (!dst->ext->head)
         dst->ext->head = mine->head;
+    if (!dst->ext->foot)
+        dst->ext->foot = mine->foot;
+    if (!dst->ext->doc)
+        dst->ext->doc = mine->doc;
 }
 
 /* ---- scalars */
@@ -632,6 +636,20 @@ void node_set_head(arena *a, node *n, const char *head)
     node_ext_get(a, n)->head = head ? arena_strdup(a, head) : NULL;
 }
 
+void node_set_foot(arena *a, node *n, const char *foot)
+{
+    if (!foot && !node_ext(n))
+        return;
+    node_ext_get(a, n)->foot = foot ? arena_strdup(a, foot) : NULL;
+}
+
+void node_clear_comments(node *n)
+{
+    struct ext *x = node_ext(n);
+    if (x)
+        x->comment = x->head = x->foot = NULL, x->doc = NULL;
+}
+
 void node_set_tag(arena *a, node *n, const char *tag)
 {
     if (!tag && !node_ext(n))
@@ -655,4 +673,10 @@ const char *node_head(const node *n)
 {
     const struct ext *x = n ? node_ext(n) : NULL;
     return x ? x->head : NULL;
+}
+
+const char *node_foot(const node *n)
+{
+    const struct ext *x = n ? node_ext(n) : NULL;
+    return x ? x->foot : NULL;
 }

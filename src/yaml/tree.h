@@ -116,8 +116,8 @@ void seq_remove(node *s, uint32_t i);
 
 /* Empties a map or sequence. */
 void node_clear(node *c);
-/* dst becomes src: its kind, style, text or entries, and tag. dst keeps its position, and its comments where src
- * has none. src must not be used afterwards (its entries now belong to dst). */
+/* dst becomes src: its kind, style, text or entries, and tag. dst keeps its position, and each of its comments (line,
+ * head, foot, the document's) where src has none. src must not be used afterwards (its entries now belong to dst). */
 void node_move(node *dst, node *src);
 
 /* path helpers: path_get(n, "metadata", "name", NULL) */
@@ -127,11 +127,17 @@ const char *path_str(const node *n, ...);
 /* Deep structural equality of value, tag and kind (styles and comments ignored). */
 bool node_equal(const node *a, const node *b);
 
-/* comments (stored without the "# ") and tags (as written: "!!str", "!custom") */
+/* comments (a line comment stored without the "# "; head and foot lines with theirs) and tags (as written: "!!str",
+ * "!custom"). A head is the lines above a key or sequence item; a collection's foot is the lines after its last
+ * entry, at its entries' indentation (written after them while the collection is a block). */
 void node_set_comment(arena *a, node *n, const char *comment);
 void node_set_head(arena *a, node *n, const char *head);
+void node_set_foot(arena *a, node *n, const char *foot);
+/* Line, head and foot comments, and a document root's comment-only documents around it, all go. */
+void node_clear_comments(node *n);
 void node_set_tag(arena *a, node *n, const char *tag);
 const char *node_comment(const node *n);
 const char *node_tag(const node *n);
 const char *node_head(const node *n);
+const char *node_foot(const node *n);
 #endif

@@ -131,6 +131,87 @@ static bool fz_trees_match(const node *a, const node *b, char *why, size_t wcap)
     return same;
 }
 
+/* Comment text as the emitter writes it: the bytes that would end a comment for a YAML 1.1 reader (NEL, LS, PS, C1
+ * controls) become spaces. */
+static void fz_comment_norm(const char *s, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; s && s[i] && k + 1 < cap;) {
+        const unsigned char *u = (const unsigned char *)s + i;
+        if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f) {
+            out[k++] = ' ';
+            i += 2;
+        } else if (u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9)) {
+            out[k++] = ' ';
+            i += 3;
+        } else {
+            out[k++] = s[i++];
+        }
+    }
+    out[k] = 0;
+}
+
+static bool fz_same_comment(const char *what, const char *x, const char *y, const char *path, char *why, size_t wcap)
+{
+    static char nx[8192], ny[8192];
+    fz_comment_norm(x, nx, sizeof nx);
+    fz_comment_norm(y, ny, sizeof ny);
+    if (!strcmp(nx, ny))
+        return true;
+    snprintf(why, wcap, "%s: %s comment \"%.200s\" came back as \"%.200s\"", path, what, nx, ny);
+    return false;
+}
+
+/* Line, head and foot comments of every node: what the loader kept, the emitter must write so that the loader
+ * reads it back the same (a block collection's foot, an item's head above its "- ", a first key's after it). */
+static bool fz_comments_match(const node *a, const node *b, char *path, size_t plen, size_t pcap, char *why,
+                              size_t wcap, int depth);
+
+/* "key: # text" over a value on the next line comes back after the value, on the same line: one place for both */
+static const char *fz_entry_comment(const node *m, uint32_t i)
+{
+    const node *v = map_val(m, i);
+    return is_scalar(v) && node_comment(v) ? node_comment(v) : node_comment(map_key(m, i));
+}
+
+static bool fz_entry_match(const node *a, const node *b, uint32_t i, char *path, size_t plen, size_t pcap, char *why,
+                           size_t wcap, int depth)
+{
+    const node *ka = map_key(a, i), *kb = map_key(b, i), *va = map_val(a, i), *vb = map_val(b, i);
+    if (is_scalar(va) && is_scalar(vb)) {
+        if (!fz_same_comment("line", fz_entry_comment(a, i), fz_entry_comment(b, i), path, why, wcap) ||
+            !fz_same_comment("head", node_head(ka), node_head(kb), path, why, wcap) ||
+            !fz_same_comment("head", node_head(va), node_head(vb), path, why, wcap))
+            return false;
+        return true;
+    }
+    return fz_comments_match(ka, kb, path, plen, pcap, why, wcap, depth) &&
+           fz_comments_match(va, vb, path, plen, pcap, why, wcap, depth);
+}
+
+static bool fz_comments_match(const node *a, const node *b, char *path, size_t plen, size_t pcap, char *why,
+                              size_t wcap, int depth)
+{
+    if (!a || !b || depth > 600)
+        return true;
+    if (!fz_same_comment("line", node_comment(a), node_comment(b), path, why, wcap) ||
+        !fz_same_comment("head", node_head(a), node_head(b), path, why, wcap) ||
+        !fz_same_comment("foot", node_foot(a), node_foot(b), path, why, wcap))
+        return false;
+    if (is_scalar(a) || is_scalar(b) || node_style(a) == ST_FLOW)
+        return true; /* comments inside a flow collection are not kept (README) */
+    for (uint32_t i = 0; i < node_len(a) && i < node_len(b); i++) {
+        int w = snprintf(path + plen, pcap - plen, "[%u]", i);
+        size_t nl = w > 0 && plen + (size_t)w < pcap ? plen + (size_t)w : plen;
+        bool ok = is_map(a) ? fz_entry_match(a, b, i, path, nl, pcap, why, wcap, depth + 1)
+                            : fz_comments_match(seq_item(a, i), seq_item(b, i), path, nl, pcap, why, wcap, depth + 1);
+        path[plen] = 0;
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 struct fz_docs {
     node **v;
     size_t n, cap;
@@ -192,6 +273,10 @@ static void fz_check_stream_as(arena *a, strtab *st, node *const *docs, const in
         if (!fz_trees_match(docs[i], back.v[j], why, sizeof why))
             fz_die(what, "document %zu changed in the emit/parse round trip (comments %s): %s\n--- emitted ---\n%.*s\n--- end ---",
                    i, comments ? "on" : "off", why, (int)(b.len > 4000 ? 4000 : b.len), b.data ? b.data : "");
+        char path[1024] = "$";
+        if (comments && !fz_comments_match(docs[i], back.v[j], path, 1, sizeof path, why, sizeof why, 0))
+            fz_die(what, "document %zu lost or moved a comment in the emit/parse round trip: %s\n--- emitted ---\n%.*s\n--- end ---",
+                   i, why, (int)(b.len > 4000 ? 4000 : b.len), b.data ? b.data : "");
         j++;
     }
     fz_docs_free(&back);

@@ -382,3 +382,125 @@ TEST(json_base60_only_when_well_formed)
                             "\"h\":\"99999999999999999999:1\",\"i\":\"1:2:\"}");
     buf_free(&b);
 }
+
+/* A stream as in-place writes it: each document's comments and the comment-only documents around it, or (documents
+ * off) as the rendered stream, which never has those documents. */
+struct docs {
+    node *v[8];
+    int wide[8];
+    size_t n;
+};
+
+static int take_docs(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
+{
+    struct docs *d = ud;
+    if (d->n < 8) {
+        d->wide[d->n] = seq_wide;
+        d->v[d->n++] = root;
+    }
+    return 0;
+}
+
+static const char *stream(const struct docs *d, bool documents)
+{
+    buf b = {0};
+    for (size_t i = 0; i < d->n; i++) {
+        if (i)
+            buf_puts(&b, "---\n");
+        emit_opts o = {.seq_wide = d->wide[i], .comments = true, .documents = documents};
+        emit_yaml(&b, d->v[i], &o);
+    }
+    const char *s = arena_strndup(A, b.data ? b.data : "", b.len);
+    buf_free(&b);
+    return s;
+}
+
+static const char *const comments_text = "# top\n"
+                                         "apiVersion: v1\n"
+                                         "kind: ConfigMap\n"
+                                         "metadata:\n"
+                                         "  name: a\n"
+                                         "  labels:\n"
+                                         "    x: \"1\"\n"
+                                         "    # after closed labels map\n"
+                                         "  annotations: {}\n"
+                                         "data:\n"
+                                         "  list:\n"
+                                         "  - a: 1\n"
+                                         "    b:\n"
+                                         "      c: 2\n"
+                                         "    # after nested map in item\n"
+                                         "  # between items after a map item\n"
+                                         "  - a: 3\n"
+                                         "  # trailing in seq\n"
+                                         "  k: v # line\n"
+                                         "  n: # on a key without a value\n"
+                                         "  # end of data\n"
+                                         "# end of doc\n"
+                                         "---\n"
+                                         "# comment-only doc\n"
+                                         "---\n"
+                                         "items:\n"
+                                         "# above the dash\n"
+                                         "- # on the dash line\n"
+                                         "  # below it\n"
+                                         "  a: 1\n"
+                                         "- - x\n"
+                                         "  # foot of the inner list\n"
+                                         "---\n"
+                                         "# last, comment only\n";
+
+TEST(comments_attach_where_the_structure_says)
+{
+    setup();
+    struct docs d = {0};
+    CHECK(yaml_load(A, ST, "t", comments_text, strlen(comments_text), take_docs, &d) == 0);
+    CHECK(d.n == 2);
+    node *r = d.v[0], *list = path_get(r, "data", "list", NULL);
+    CHECK_STR(node_head(map_key(r, 0)), "# top");
+    CHECK_STR(node_foot(path_get(r, "metadata", "labels", NULL)), "# after closed labels map");
+    CHECK_STR(node_foot(seq_item(list, 0)), "# after nested map in item");
+    CHECK(!node_foot(path_get(seq_item(list, 0), "b", NULL)));
+    CHECK_STR(node_head(seq_item(list, 1)), "# between items after a map item");
+    /* a list level with its key: what follows it at that column is the next key's */
+    CHECK(!node_foot(list));
+    CHECK_STR(node_head(map_key(map_get(r, "data"), 1)), "# trailing in seq");
+    CHECK_STR(node_comment(map_key(map_get(r, "data"), 2)), "on a key without a value");
+    CHECK_STR(node_foot(map_get(r, "data")), "# end of data");
+    CHECK_STR(node_foot(r), "# end of doc");
+    node *items = map_get(d.v[1], "items");
+    CHECK_STR(node_head(seq_item(items, 0)), "# above the dash");
+    CHECK_STR(node_head(map_key(seq_item(items, 0), 0)), "# on the dash line\n# below it");
+    CHECK_STR(node_foot(seq_item(items, 1)), "# foot of the inner list");
+}
+
+TEST(comments_round_trip_in_place_and_stay_out_of_the_stream)
+{
+    setup();
+    struct docs d = {0};
+    CHECK(yaml_load(A, ST, "t", comments_text, strlen(comments_text), take_docs, &d) == 0);
+    CHECK_STR(stream(&d, true), comments_text);
+    const char *rendered = stream(&d, false);
+    CHECK(!strstr(rendered, "comment-only") && !strstr(rendered, "comment only"));
+    CHECK(strstr(rendered, "# end of doc\n---\nitems:\n") != NULL);
+    /* load -> emit -> load: the same comments, so the same text again */
+    struct docs back = {0};
+    CHECK(yaml_load(A, ST, "t", rendered, strlen(rendered), take_docs, &back) == 0);
+    CHECK_STR(stream(&back, false), rendered);
+}
+
+TEST(stream_comments_before_a_document_start)
+{
+    setup();
+    const char *in = "# license\n---\na: 1\n---\n# one\n\n# more\n---\n---\n# two\n---\nb: 2\n";
+    struct docs d = {0};
+    CHECK(yaml_load(A, ST, "t", in, strlen(in), take_docs, &d) == 0);
+    CHECK(d.n == 2);
+    /* the empty document between them goes; the rest comes back as it was */
+    CHECK_STR(stream(&d, true), "# license\n---\na: 1\n---\n# one\n\n# more\n---\n# two\n---\nb: 2\n");
+    CHECK_STR(stream(&d, false), "a: 1\n---\nb: 2\n");
+    /* drop-comments' clear takes the documents' text too */
+    node_clear_comments(d.v[0]);
+    node_clear_comments(d.v[1]);
+    CHECK_STR(stream(&d, true), "a: 1\n---\nb: 2\n");
+}
