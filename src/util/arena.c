@@ -12,9 +12,15 @@ struct chunk {
     _Alignas(16) unsigned char data[];
 };
 
+/* A recycled 16-byte unit, linked through its first bytes. */
+struct spare {
+    struct spare *next;
+};
+
 struct arena {
     struct chunk *head;
     size_t footprint;
+    struct spare *spare16; /* units given back by arena_recycle */
 };
 
 enum { CHUNK_MIN = 256 * 1024 };
@@ -52,6 +58,7 @@ arena *arena_new(void)
     arena *a = xmalloc(sizeof *a);
     a->head = NULL;
     a->footprint = 0;
+    a->spare16 = NULL;
     return a;
 }
 
@@ -92,6 +99,26 @@ void *arena_alloc(arena *a, size_t size)
     c->used += size;
     memset(p, 0, size);
     return p;
+}
+
+void *arena_alloc16(arena *a)
+{
+    struct spare *u = a->spare16;
+    if (!u)
+        return arena_alloc(a, 16);
+    a->spare16 = u->next;
+    memset(u, 0, 16);
+    return u;
+}
+
+void arena_recycle(arena *a, void *p, size_t size)
+{
+    uintptr_t at = ((uintptr_t)p + 7) & ~(uintptr_t)7, end = (uintptr_t)p + size;
+    for (; end >= at + 16; at += 16) {
+        struct spare *u = (struct spare *)at;
+        u->next = a->spare16;
+        a->spare16 = u;
+    }
 }
 
 char *arena_strndup(arena *a, const char *s, size_t n)
