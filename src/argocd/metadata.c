@@ -107,6 +107,9 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
         keys[s] = node_scalar(a, k, strlen(k), ST_PLAIN);
         vals[s] = stamps[s].value ? node_str_ref(a, stamps[s].value) : NULL;
     }
+    uint32_t todo = 0;
+    for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++)
+        todo += stamps[s].value && (!enabled || enabled(ud, stamps[s].suffix));
     for (size_t i = 0; i < items->n; i++) {
         resource *r = items->v[i];
         strip_bookkeeping(r->root);
@@ -115,8 +118,11 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
         for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++) {
             if (!stamps[s].value || (enabled && !enabled(ud, stamps[s].suffix)))
                 continue;
-            if (!ann && !(ann = map_ensure_map(a, md, "annotations")))
-                break; /* annotations that are not a map: leave the object alone rather than guess */
+            if (!ann) {
+                if (!(ann = map_ensure_map(a, md, "annotations")))
+                    break; /* annotations that are not a map: leave the object alone rather than guess */
+                map_reserve(a, ann, todo); /* one array for all the stamps */
+            }
             map_set_shared(a, ann, keys[s], vals[s]);
         }
     }

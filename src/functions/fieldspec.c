@@ -133,6 +133,12 @@ int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pair
     }
     if (!is_map(m))
         return 0;
+    if (add_keys) { /* the keys about to be added, in one array of the right size */
+        uint32_t missing = 0;
+        for (size_t i = 0; i < pairs->n; i++)
+            missing += map_index(m, pairs->v[i].key) < 0;
+        map_reserve(a, m, missing);
+    }
     int changed = 0;
     for (size_t i = 0; i < pairs->n; i++) {
         node *old = map_get(m, pairs->v[i].key);

@@ -73,11 +73,12 @@ void arena_free(arena *a)
     free(a);
 }
 
-void *arena_alloc(arena *a, size_t size)
+/* size bytes aligned to align (8 or 16) */
+static void *bump(arena *a, size_t size, size_t align)
 {
-    size = (size + 15) & ~(size_t)15;
     struct chunk *c = a->head;
-    if (!c || c->size - c->used < size) {
+    size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
+    if (!c || c->size < at || c->size - at < size) {
         /* Chunks double with use so that the chunk count stays logarithmic in the input size. */
         size_t want = CHUNK_MIN;
         if (a->footprint / 4 > want)
@@ -94,11 +95,22 @@ void *arena_alloc(arena *a, size_t size)
         c->next = a->head;
         a->head = c;
         a->footprint += want;
+        at = 0;
     }
-    void *p = c->data + c->used;
-    c->used += size;
+    void *p = c->data + at;
+    c->used = at + size;
     memset(p, 0, size);
     return p;
+}
+
+void *arena_alloc(arena *a, size_t size)
+{
+    return bump(a, (size + 15) & ~(size_t)15, 16);
+}
+
+void *arena_alloc8(arena *a, size_t size)
+{
+    return bump(a, (size + 7) & ~(size_t)7, 8);
 }
 
 void *arena_alloc16(arena *a)

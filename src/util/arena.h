@@ -9,6 +9,9 @@ arena *arena_new(void);
 void arena_free(arena *a);
 /* Zeroed memory, aligned for any object. Aborts on out-of-memory: there is no useful recovery mid-render. */
 void *arena_alloc(arena *a, size_t size);
+/* Zeroed memory aligned for a pointer (not for any object): for records of pointers and integers allocated by the
+ * hundred thousand (entry arrays, 8 + 16k bytes), which the 16-byte rounding would otherwise pad. */
+void *arena_alloc8(arena *a, size_t size);
 /* 16 zeroed bytes aligned for a pointer, for small records allocated by the million (tree nodes): from memory given
  * back with arena_recycle when there is some, else new. */
 void *arena_alloc16(arena *a);

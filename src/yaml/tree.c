@@ -127,7 +127,7 @@ static node *new_node(arena *a, int kind, int style)
 
 struct kids *kids_new(arena *a, uint32_t cap, bool map)
 {
-    struct kids *k = arena_alloc(a, sizeof *k + (size_t)cap * (map ? 2 : 1) * sizeof k->v[0]);
+    struct kids *k = arena_alloc8(a, sizeof *k + (size_t)cap * (map ? 2 : 1) * sizeof k->v[0]);
     k->cap = cap;
     return k;
 }
@@ -351,17 +351,14 @@ void seq_set(node *s, uint32_t i, node *item)
     nkids(s)->v[i] = item;
 }
 
-/* Room for one more entry. A full array is replaced by one twice its size, and at least 4: the loader sizes every
- * collection exactly, and the functions add labels and annotations a few at a time, so a one-label map would
- * otherwise go through 2 on its way to 4. The old array is given back to the arena, for the nodes added next. */
-static struct kids *grow(arena *a, node *c)
+/* Replaces c's entries by an array of cap (at least the entries it holds). The old array is given back to the
+ * arena, for the nodes added next. */
+static struct kids *resize(arena *a, node *c, uint32_t cap)
 {
     struct kids *k = nkids(c);
-    if (k && k->n < k->cap)
-        return k;
     bool map = c->kind == N_MAP;
     uint32_t n = k ? k->n : 0;
-    struct kids *g = kids_new(a, n < 2 ? 4 : 2 * n, map);
+    struct kids *g = kids_new(a, cap, map);
     g->n = n;
     if (n)
         memcpy(g->v, k->v, (size_t)n * (map ? 2 : 1) * sizeof g->v[0]);
@@ -369,6 +366,26 @@ static struct kids *grow(arena *a, node *c)
     if (k)
         arena_recycle(a, k, sizeof *k + (size_t)k->cap * (map ? 2 : 1) * sizeof k->v[0]);
     return g;
+}
+
+/* Room for one more entry. A full array is replaced by one twice its size, and at least 4: the loader sizes every
+ * collection exactly, and the functions add labels and annotations a few at a time, so a one-label map would
+ * otherwise go through 2 on its way to 4. */
+static struct kids *grow(arena *a, node *c)
+{
+    struct kids *k = nkids(c);
+    if (k && k->n < k->cap)
+        return k;
+    uint32_t n = k ? k->n : 0;
+    return resize(a, c, n < 2 ? 4 : 2 * n);
+}
+
+void map_reserve(arena *a, node *c, uint32_t extra)
+{
+    struct kids *k = nkids(c);
+    uint32_t n = k ? k->n : 0;
+    if (extra && (!k || k->cap - n < extra))
+        resize(a, c, n + extra);
 }
 
 void map_insert(arena *a, node *m, uint32_t i, node *key, node *val)

@@ -36,6 +36,16 @@ TEST(grown_arrays_are_reused_for_nodes_without_losing_entries)
         map_set(a, mc, k, node_seq(a));
         seq_insert(a, map_get(mc, k), 0, node_str(a, k));
     }
+    /* room made ahead, exactly or more than is used, and none asked for */
+    map_reserve(a, ma, 3);
+    map_reserve(a, sb, 0);
+    map_set_str(a, ma, "r1", "v1");
+    seq_append(a, sb, node_str(a, "s1"));
+    map_reserve(a, mc, 1);
+    CHECK_STR(path_str(root, "a", "r1", NULL), "v1");
+    CHECK_STR(scalar(seq_item(sb, 101)), "s1");
+    CHECK(map_delete(ma, "r1") && node_len(sb) == 102);
+    seq_remove(sb, 101);
     CHECK(node_len(ma) == 101 && node_len(sb) == 101 && node_len(mc) == 100);
     CHECK_STR(path_str(root, "a", "x", NULL), "1");
     CHECK_STR(scalar(seq_item(sb, 0)), "1");
