@@ -100,9 +100,16 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
         {"repo", m->repo},        {"target-revision", m->target_revision},
         {"path", m->path},
     };
-    const char *keys[sizeof stamps / sizeof *stamps];
+    /* One key and one value node of each stamp for all objects: nothing edits the tree after the stamps. */
+    node *keys[sizeof stamps / sizeof *stamps], *vals[sizeof stamps / sizeof *stamps];
+    for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++) {
+        const char *k = arena_printf(a, "%s/%s", domain, stamps[s].suffix);
+        keys[s] = node_scalar(a, k, strlen(k), ST_PLAIN);
+        vals[s] = stamps[s].value ? node_str_ref(a, stamps[s].value) : NULL;
+    }
+    uint32_t todo = 0;
     for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++)
-        keys[s] = arena_printf(a, "%s/%s", domain, stamps[s].suffix);
+        todo += stamps[s].value && (!enabled || enabled(ud, stamps[s].suffix));
     for (size_t i = 0; i < items->n; i++) {
         resource *r = items->v[i];
         strip_bookkeeping(r->root);
@@ -111,10 +118,12 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
         for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++) {
             if (!stamps[s].value || (enabled && !enabled(ud, stamps[s].suffix)))
                 continue;
-            if (!ann && !(ann = map_ensure_map(a, md, "annotations")))
-                break; /* annotations that are not a map: leave the object alone rather than guess */
-            /* one copy of each key and value for all objects: the environment outlives the render */
-            map_set_str_ref(a, ann, keys[s], stamps[s].value);
+            if (!ann) {
+                if (!(ann = map_ensure_map(a, md, "annotations")))
+                    break; /* annotations that are not a map: leave the object alone rather than guess */
+                map_reserve(a, ann, todo); /* one array for all the stamps */
+            }
+            map_set_shared(a, ann, keys[s], vals[s]);
         }
     }
 }

@@ -26,11 +26,12 @@ bool fieldspec_applies(const fieldspec *fs, const resource *r)
 }
 
 /* Next segment of a path: "\/" is a literal slash; a trailing "[]" marks a sequence, which is walked when present
- * and never created (kyaml's rule: a created map where a list belongs would make the object invalid). */
-static const char *next_segment(arena *a, const char **p, bool *is_seq)
+ * and never created (kyaml's rule: a created map where a list belongs would make the object invalid). The segment
+ * is written to out (segment_len(*p) + 1 bytes): a walk is done for every object, and keys are copied only where
+ * a map is created. */
+static const char *next_segment(const char **p, char *out, bool *is_seq)
 {
     const char *s = *p;
-    char *out = arena_alloc(a, strlen(s) + 1);
     size_t n = 0;
     while (*s && *s != '/') {
         if (s[0] == '\\' && s[1] == '/') {
@@ -46,6 +47,15 @@ static const char *next_segment(arena *a, const char **p, bool *is_seq)
     out[n] = 0;
     *p = *s == '/' ? s + 1 : s;
     return out;
+}
+
+/* The bytes next_segment writes for the segment at s, before its NUL. */
+static size_t segment_len(const char *s)
+{
+    size_t n = 0;
+    for (; *s && *s != '/'; n++)
+        s += s[0] == '\\' && s[1] == '/' ? 2 : 1;
+    return n;
 }
 
 static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn, void *ud)
@@ -64,16 +74,22 @@ static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn
         return 0;
     const char *p = rest;
     bool is_seq;
-    const char *seg = next_segment(a, &p, &is_seq);
-    if (!*p)
-        return fn(ud, cur, seg);
-    node *child = map_get(cur, seg);
-    if (!child || is_null(child)) {
-        if (!create || is_seq)
-            return 0;
-        child = map_ensure_map(a, cur, seg);
+    /* the rare segment longer than the buffer (an author's own field spec) goes to the heap for the walk below it */
+    char small[128], *big = NULL;
+    if (segment_len(rest) >= sizeof small)
+        big = xmalloc(segment_len(rest) + 1);
+    const char *seg = next_segment(&p, big ? big : small, &is_seq);
+    int rc = 0;
+    if (!*p) {
+        rc = fn(ud, cur, seg);
+    } else {
+        node *child = map_get(cur, seg);
+        if (!child || is_null(child))
+            child = create && !is_seq ? map_ensure_map(a, cur, seg) : NULL;
+        rc = child ? visit(a, child, p, create, fn, ud) : 0;
     }
-    return visit(a, child, p, create, fn, ud);
+    free(big);
+    return rc;
 }
 
 int fieldspec_visit(arena *a, node *root, const char *path, bool create, field_fn fn, void *ud)
@@ -117,6 +133,12 @@ int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pair
     }
     if (!is_map(m))
         return 0;
+    if (add_keys) { /* the keys about to be added, in one array of the right size */
+        uint32_t missing = 0;
+        for (size_t i = 0; i < pairs->n; i++)
+            missing += map_index(m, pairs->v[i].key) < 0;
+        map_reserve(a, m, missing);
+    }
     int changed = 0;
     for (size_t i = 0; i < pairs->n; i++) {
         node *old = map_get(m, pairs->v[i].key);

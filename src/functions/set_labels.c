@@ -39,14 +39,21 @@ static const fieldspec label_specs[] = {
 
 static const char *const pod_template_kinds[] = {"Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "Job",
                                                  "ReplicationController", NULL};
-static const char *const pod_selector_paths[] = {
-    "topologySpreadConstraints/labelSelector/matchLabels",
-    "affinity/podAffinity/requiredDuringSchedulingIgnoredDuringExecution/labelSelector/matchLabels",
-    "affinity/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/podAffinityTerm/labelSelector/matchLabels",
-    "affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/labelSelector/matchLabels",
-    "affinity/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution/podAffinityTerm/labelSelector/matchLabels",
-    NULL,
-};
+/* Pod (anti-)affinity and topology spread selectors under a pod spec, written out in full for each place a pod
+ * spec sits (no path is built per object). */
+#define POD_SELECTOR_PATHS(spec)                                                                                      \
+    {                                                                                                                 \
+        spec "topologySpreadConstraints/labelSelector/matchLabels",                                                   \
+        spec "affinity/podAffinity/requiredDuringSchedulingIgnoredDuringExecution/labelSelector/matchLabels",         \
+        spec "affinity/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/podAffinityTerm/labelSelector/"    \
+             "matchLabels",                                                                                           \
+        spec "affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/labelSelector/matchLabels",     \
+        spec "affinity/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution/podAffinityTerm/"              \
+             "labelSelector/matchLabels",                                                                             \
+        NULL,                                                                                                         \
+    }
+static const char *const pod_selector_paths[] = POD_SELECTOR_PATHS("spec/template/spec/");
+static const char *const cronjob_pod_selector_paths[] = POD_SELECTOR_PATHS("spec/jobTemplate/spec/template/spec/");
 
 struct apply {
     arena *a;
@@ -155,7 +162,7 @@ static int run_v01(fn_ctx *c)
         res_group(r, group, sizeof group);
         if (kind && !strcmp(group, "apps") && (!strcmp(kind, "Deployment") || !strcmp(kind, "StatefulSet")))
             for (const char *const *p = pod_selector_paths; *p; p++)
-                apply(c, r, arena_printf(c->a, "spec/template/spec/%s", *p), false, &labels, &changed);
+                apply(c, r, *p, false, &labels, &changed);
     }
     return 0; /* kustomize-based releases report nothing on success */
 }
@@ -202,11 +209,11 @@ static int run(fn_ctx *c)
             if (strcmp(kind, *k))
                 continue;
             for (const char *const *p = pod_selector_paths; *p; p++)
-                apply(c, r, arena_printf(c->a, "spec/template/spec/%s", *p), false, &labels, &changed);
+                apply(c, r, *p, false, &labels, &changed);
         }
         if (!strcmp(kind, "CronJob"))
-            for (const char *const *p = pod_selector_paths; *p; p++)
-                apply(c, r, arena_printf(c->a, "spec/jobTemplate/spec/template/spec/%s", *p), false, &labels, &changed);
+            for (const char *const *p = cronjob_pod_selector_paths; *p; p++)
+                apply(c, r, *p, false, &labels, &changed);
     }
     if (!seen)
         fn_result_add(c, SEV_INFO, NULL, NULL, "no input resources");

@@ -287,7 +287,7 @@ static void visit(walk *w, const resource *r, node *parent, const char *key, con
     const char *eff = *cur ? cur : DEFAULT_NS;
     if (!strcmp(eff, w->newns)) {
         if (!*cur && !w->matcher)
-            map_set_str(w->c->a, parent, key, w->newns); /* kpt writes the defaulted value; it is the new one */
+            map_set_str_ref(w->c->a, parent, key, w->newns); /* kpt writes the defaulted value; it is the new one */
         return;
     }
     bool change = !w->matcher;
@@ -304,7 +304,8 @@ static void visit(walk *w, const resource *r, node *parent, const char *key, con
     set_add(w->c->a, &w->old, eff);
     if (home)
         set_add(w->c->a, &w->moved, eff);
-    map_set_str(w->c->a, parent, key, w->newns);
+    /* key is a literal and the new namespace a text of the config, which lives as long as the tree */
+    map_set_str_ref(w->c->a, parent, key, w->newns);
     w->count++;
 }
 
@@ -550,10 +551,14 @@ static int run(fn_ctx *c)
             }
         }
 
-    /* Identities before the change, for depends-on. */
-    gknn *ids = arena_alloc(c->a, (c->items->n + 1) * sizeof *ids);
+    /* Identities before the change, for depends-on: only when an item has the annotation (the identities would
+     * otherwise cost some 90 bytes an object for nothing). */
+    bool depends = false;
+    for (size_t i = 0; i < c->items->n && !depends; i++)
+        depends = c->items->v[i] && res_annotation(c->items->v[i], DEPENDS_ON);
+    gknn *ids = arena_alloc(c->a, ((depends ? c->items->n : 0) + 1) * sizeof *ids);
     size_t nids = 0;
-    for (size_t i = 0; i < c->items->n; i++) {
+    for (size_t i = 0; depends && i < c->items->n; i++) {
         resource *r = c->items->v[i];
         if (!r || is_local_config(r))
             continue;

@@ -44,7 +44,9 @@ static int write_fd(int fd, const char *p, size_t n)
 }
 
 /* The one emit. Streaming to a descriptor takes two passes: the first only measures, so that nothing is written
- * unless all of it fits the output limit, and the whole stream never has to sit in memory. */
+ * unless all of it fits the output limit, and the whole stream never has to sit in memory. Written in pieces of
+ * about EMIT_FLUSH bytes: the buffer is the only memory the emit adds to the tree's, at the render's peak. */
+enum { EMIT_FLUSH = 64 * 1024 };
 static int emit_stream(const rlist *items, bool json, buf *out, int fd)
 {
     buf scratch = {0};
@@ -65,7 +67,7 @@ static int emit_stream(const rlist *items, bool json, buf *out, int fd)
     int rc = 0;
     for (size_t i = 0; fd >= 0 && i < items->n && rc == 0; i++) {
         emit_one(&scratch, items->v[i], json, i == 0);
-        if (scratch.len >= (1u << 20) || i + 1 == items->n) {
+        if (scratch.len >= EMIT_FLUSH || i + 1 == items->n) {
             rc = write_fd(fd, scratch.data, scratch.len);
             scratch.len = 0;
         }

@@ -12,9 +12,15 @@ struct chunk {
     _Alignas(16) unsigned char data[];
 };
 
+/* A recycled 16-byte unit, linked through its first bytes. */
+struct spare {
+    struct spare *next;
+};
+
 struct arena {
     struct chunk *head;
     size_t footprint;
+    struct spare *spare16; /* units given back by arena_recycle */
 };
 
 enum { CHUNK_MIN = 256 * 1024 };
@@ -54,6 +60,7 @@ arena *arena_new(void)
     arena *a = xmalloc(sizeof *a);
     a->head = NULL;
     a->footprint = 0;
+    a->spare16 = NULL;
     return a;
 }
 
@@ -68,11 +75,12 @@ void arena_free(arena *a)
     free(a);
 }
 
-void *arena_alloc(arena *a, size_t size)
+/* size bytes aligned to align (8 or 16) */
+static void *bump(arena *a, size_t size, size_t align)
 {
-    size = (size + 15) & ~(size_t)15;
     struct chunk *c = a->head;
-    if (!c || c->size - c->used < size) {
+    size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
+    if (!c || c->size < at || c->size - at < size) {
         /* Chunks double with use so that the chunk count stays logarithmic in the input size. */
         size_t want = CHUNK_MIN;
         if (a->footprint / 4 > want)
@@ -89,11 +97,42 @@ void *arena_alloc(arena *a, size_t size)
         c->next = a->head;
         a->head = c;
         a->footprint += want;
+        at = 0;
     }
-    void *p = c->data + c->used;
-    c->used += size;
+    void *p = c->data + at;
+    c->used = at + size;
     memset(p, 0, size);
     return p;
+}
+
+void *arena_alloc(arena *a, size_t size)
+{
+    return bump(a, (size + 15) & ~(size_t)15, 16);
+}
+
+void *arena_alloc8(arena *a, size_t size)
+{
+    return bump(a, (size + 7) & ~(size_t)7, 8);
+}
+
+void *arena_alloc16(arena *a)
+{
+    struct spare *u = a->spare16;
+    if (!u)
+        return arena_alloc(a, 16);
+    a->spare16 = u->next;
+    memset(u, 0, 16);
+    return u;
+}
+
+void arena_recycle(arena *a, void *p, size_t size)
+{
+    uintptr_t at = ((uintptr_t)p + 7) & ~(uintptr_t)7, end = (uintptr_t)p + size;
+    for (; end >= at + 16; at += 16) {
+        struct spare *u = (struct spare *)at;
+        u->next = a->spare16;
+        a->spare16 = u;
+    }
 }
 
 char *arena_strndup(arena *a, const char *s, size_t n)

@@ -119,7 +119,7 @@ const char *intern(strtab *t, const char *s, size_t n)
 
 static node *new_node(arena *a, int kind, int style)
 {
-    node *x = arena_alloc(a, sizeof *x);
+    node *x = arena_alloc16(a);
     x->kind = (uint8_t)kind;
     x->style = (uint8_t)style;
     return x;
@@ -127,7 +127,7 @@ static node *new_node(arena *a, int kind, int style)
 
 struct kids *kids_new(arena *a, uint32_t cap, bool map)
 {
-    struct kids *k = arena_alloc(a, sizeof *k + (size_t)cap * (map ? 2 : 1) * sizeof k->v[0]);
+    struct kids *k = arena_alloc8(a, sizeof *k + (size_t)cap * (map ? 2 : 1) * sizeof k->v[0]);
     k->cap = cap;
     return k;
 }
@@ -203,7 +203,7 @@ node *node_clone(arena *a, const node *n)
 {
     if (!n)
         return NULL;
-    node *x = arena_alloc(a, sizeof *x);
+    node *x = arena_alloc16(a);
     *x = *n;
     if (n->extra) {
         x->ext = arena_alloc(a, sizeof *x->ext);
@@ -355,6 +355,23 @@ void seq_set(node *s, uint32_t i, node *item)
     nkids(s)->v[i] = item;
 }
 
+/* Replaces c's entries by an array of cap (at least the entries it holds). The old array is given back to the
+ * arena, for the nodes added next. */
+static struct kids *resize(arena *a, node *c, uint32_t cap)
+{
+    struct kids *k = nkids(c);
+    bool map = c->kind == N_MAP;
+    uint32_t n = k ? k->n : 0;
+    struct kids *g = kids_new(a, cap, map);
+    g->n = n;
+    if (n)
+        memcpy(g->v, k->v, (size_t)n * (map ? 2 : 1) * sizeof g->v[0]);
+    set_nkids(c, g);
+    if (k)
+        arena_recycle(a, k, sizeof *k + (size_t)k->cap * (map ? 2 : 1) * sizeof k->v[0]);
+    return g;
+}
+
 /* Room for one more entry. A full array is replaced by one twice its size, and at least 4: the loader sizes every
  * collection exactly, and the functions add labels and annotations a few at a time, so a one-label map would
  * otherwise go through 2 on its way to 4. */
@@ -363,14 +380,16 @@ static struct kids *grow(arena *a, node *c)
     struct kids *k = nkids(c);
     if (k && k->n < k->cap)
         return k;
-    bool map = c->kind == N_MAP;
     uint32_t n = k ? k->n : 0;
-    struct kids *g = kids_new(a, n < 2 ? 4 : 2 * n, map);
-    g->n = n;
-    if (n)
-        memcpy(g->v, k->v, (size_t)n * (map ? 2 : 1) * sizeof g->v[0]);
-    set_nkids(c, g);
-    return g;
+    return resize(a, c, n < 2 ? 4 : 2 * n);
+}
+
+void map_reserve(arena *a, node *c, uint32_t extra)
+{
+    struct kids *k = nkids(c);
+    uint32_t n = k ? k->n : 0;
+    if (extra && (!k || k->cap - n < extra))
+        resize(a, c, n + extra);
 }
 
 void map_insert(arena *a, node *m, uint32_t i, node *key, node *val)
@@ -460,6 +479,15 @@ node *map_set_str(arena *a, node *m, const char *key, const char *val)
 node *map_set_str_ref(arena *a, node *m, const char *key, const char *val)
 {
     return set_str(a, m, key, val, false);
+}
+
+void map_set_shared(arena *a, node *m, node *key, node *val)
+{
+    const char *k = nstr(key);
+    if (map_index(m, k) >= 0)
+        map_set_str_ref(a, m, k, nstr(val)); /* the object's own node, edited in place as ever */
+    else
+        map_append(a, m, key, val);
 }
 
 node *map_ensure_map(arena *a, node *m, const char *key)

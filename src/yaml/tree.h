@@ -98,6 +98,13 @@ node *map_set_str(arena *a, node *m, const char *key, const char *val);
 /* The same without copying key and val: both must live as long as the tree (arena or static strings). Many
  * objects then share one copy of a label or annotation, as strings are never edited in place. */
 node *map_set_str_ref(arena *a, node *m, const char *key, const char *val);
+/* Room for extra more entries in a map or sequence, made at once and exactly: for a caller that knows how many it
+ * is about to add (labels, annotations, stamps), which would otherwise grow the entries by doubling. */
+void map_reserve(arena *a, node *c, uint32_t extra);
+/* Sets key to val where many maps share the same two scalar nodes: a missing key gets key and val themselves, an
+ * existing one keeps its own node with val's text. Only for the last edit before the emit (the Argo CD stamps on
+ * every object): after it nothing may edit the tree, or an edit of one object's value would show in all. */
+void map_set_shared(arena *a, node *m, node *key, node *val);
 void map_append(arena *a, node *m, node *key, node *val);
 /* Inserts key: val before entry i (i == node_len(m) appends). */
 void map_insert(arena *a, node *m, uint32_t i, node *key, node *val);
