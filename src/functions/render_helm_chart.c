@@ -1,6 +1,19 @@
 /* render-helm-chart: Helm charts as a package source, through the real `helm template` (catalog RenderHelmChart
  * config, or a ConfigMap for one chart). Fetching (a chart from a repository, a chart's dependencies) is
- * helm_fetch.h's. */
+ * helm_fetch.h's.
+ *
+ * Versions (catalog-function-versions, render-helm-chart):
+ *  - v0.1.x: the flat schema. ConfigMap data {chartHome, configHome, name, version, repo, releaseName, namespace,
+ *    valuesFile, includeCRDs}; RenderHelmChart helmGlobals {chartHome, configHome} and helmCharts[] {name, version,
+ *    repo, releaseName, namespace, valuesInline, valuesFile, valuesMerge, includeCRDs}. The input went through a
+ *    kustomize ResMap: a rendered object whose id (apiVersion, kind, namespace, name) equals an input item's is
+ *    dropped, the input item wins. configHome named a directory inside the function's container; helm runs here
+ *    with a private configuration of its own, so it is read and not used.
+ *  - v0.2.0 and later, latest: the nested schema (chartArgs, templateOptions); a v0.1 flat field in an entry is an
+ *    error that names its new place.
+ *  - Up to v0.2.1 the catalog split helm's output on "---" lines, which cut manifests holding "---" in a block
+ *    string into broken objects; every version here reads the output as a YAML stream, as v0.2.2 and later do.
+ *  - The catalog bundled its helm (v3.6.3 to v3.11.1); here it is the operator's helm. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +45,9 @@ typedef struct chart {
     const char *values_merge;  /* override (default), merge, replace */
     const char *values_files_csv;
     const node *values_files_at;
+    const char *values_file1; /* v0.1's valuesFile: one path */
+    const node *values_file1_at;
+    const char *values_field; /* how the config names its values files, for messages */
 } chart;
 
 static bool truthy(const node *n, bool def)
@@ -58,14 +74,104 @@ static int text_field(fn_ctx *c, const node *parent, const char *key, const char
     return 0;
 }
 
-static int read_chart(fn_ctx *c, const node *entry, const node *globals, chart *ch)
+/* Where v0.2 put each of v0.1's flat entry fields. */
+static const char *const flat_fields[][2] = {
+    {"name", "chartArgs.name"},
+    {"version", "chartArgs.version"},
+    {"repo", "chartArgs.repo"},
+    {"releaseName", "templateOptions.releaseName"},
+    {"namespace", "templateOptions.namespace"},
+    {"valuesInline", "templateOptions.values.valuesInline"},
+    {"valuesFile", "templateOptions.values.valuesFiles"},
+    {"valuesMerge", "templateOptions.values.valuesMerge"},
+    {"includeCRDs", "templateOptions.includeCRDs"},
+};
+
+/* An entry's keys: the allowed ones, else an error naming the field (and, for the other schema's, where it goes). */
+static int check_entry_keys(fn_ctx *c, const node *entry, uint32_t index, bool v01)
+{
+    for (uint32_t k = 0; k < node_len(entry); k++) {
+        const node *kn = map_key(entry, k);
+        const char *key = scalar(kn);
+        if (!key)
+            return fn_fail(c, kn, "helmCharts[%u] has a key that is not a string", index);
+        bool flat = false;
+        const char *moved = NULL;
+        for (size_t i = 0; i < sizeof flat_fields / sizeof *flat_fields; i++)
+            if (!strcmp(key, flat_fields[i][0]))
+                flat = true, moved = flat_fields[i][1];
+        if (!strcmp(key, "chartHome") || (v01 ? flat : !strcmp(key, "chartArgs") || !strcmp(key, "templateOptions")))
+            continue;
+        if (v01 && (!strcmp(key, "chartArgs") || !strcmp(key, "templateOptions")))
+            return fn_fail(c, kn,
+                           "helmCharts[%u].%s is the v0.2 schema; render-helm-chart v0.1.x takes name, version, repo, "
+                           "releaseName, namespace, valuesInline, valuesFile, valuesMerge and includeCRDs in the entry "
+                           "itself",
+                           index, key);
+        if (flat)
+            return fn_fail(c, kn,
+                           "helmCharts[%u].%s is render-helm-chart v0.1's flat schema, not understood since v0.2.0: "
+                           "use %s",
+                           index, key, moved);
+        return fn_fail(c, kn, "helmCharts[%u] has an unknown field %s (expect %s)", index, key,
+                       v01 ? "name, version, repo, releaseName, namespace, valuesInline, valuesFile, valuesMerge, "
+                             "includeCRDs"
+                           : "chartArgs, templateOptions");
+    }
+    return 0;
+}
+
+/* The values fields v0.1 and the ConfigMaps share: valuesInline (a map), valuesMerge. */
+static int check_values(fn_ctx *c, const chart *ch, const node *at)
+{
+    if (ch->values_inline && !is_null(ch->values_inline) && !is_map(ch->values_inline))
+        return fn_fail(c, ch->values_inline, "valuesInline must be a map");
+    if (ch->values_merge && strcmp(ch->values_merge, "override") && strcmp(ch->values_merge, "merge") &&
+        strcmp(ch->values_merge, "replace"))
+        return fn_fail(c, at, "valuesMerge must be override, merge or replace");
+    return 0;
+}
+
+/* A v0.1 flat helmCharts entry. */
+static int read_chart_v01(fn_ctx *c, const node *entry, uint32_t index, const node *globals, chart *ch)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->at = entry;
+    ch->args = ch->topts = "";
+    ch->values_field = "valuesFile";
+    if (!is_map(entry))
+        return fn_fail(c, entry, "each helmCharts entry must be a map with name, releaseName and the chart's options");
+    const char *config_home;
+    if (check_entry_keys(c, entry, index, true) < 0 ||
+        text_field(c, entry, "name", "name", &ch->name, &ch->name_at) < 0 ||
+        text_field(c, entry, "version", "version", &ch->version, &ch->version_at) < 0 ||
+        text_field(c, entry, "repo", "repo", &ch->repo, &ch->repo_at) < 0 ||
+        text_field(c, entry, "chartHome", "chartHome", &ch->chart_home, NULL) < 0 ||
+        (!ch->chart_home && text_field(c, globals, "chartHome", "helmGlobals.chartHome", &ch->chart_home, NULL) < 0) ||
+        text_field(c, globals, "configHome", "helmGlobals.configHome", &config_home, NULL) < 0 ||
+        text_field(c, entry, "releaseName", "releaseName", &ch->release, &ch->release_at) < 0 ||
+        text_field(c, entry, "namespace", "namespace", &ch->namespace, &ch->namespace_at) < 0 ||
+        text_field(c, entry, "valuesFile", "valuesFile", &ch->values_file1, &ch->values_file1_at) < 0 ||
+        text_field(c, entry, "valuesMerge", "valuesMerge", &ch->values_merge, NULL) < 0)
+        return -1;
+    ch->include_crds = truthy(map_get(entry, "includeCRDs"), true);
+    ch->values_inline = map_get(entry, "valuesInline");
+    if (!ch->name || !*ch->name)
+        return fn_fail(c, entry, "helmCharts[%u].name (the chart) is required", index);
+    return check_values(c, ch, entry);
+}
+
+static int read_chart(fn_ctx *c, const node *entry, uint32_t index, const node *globals, chart *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->at = entry;
     ch->args = "chartArgs.";
     ch->topts = "templateOptions.";
+    ch->values_field = "templateOptions.values.valuesFiles";
     if (!is_map(entry))
         return fn_fail(c, entry, "each helmCharts entry must be a map with chartArgs and templateOptions");
+    if (check_entry_keys(c, entry, index, false) < 0)
+        return -1;
     const node *args = map_get(entry, "chartArgs"), *topt = map_get(entry, "templateOptions");
     if ((args && !is_null(args) && !is_map(args)) || (topt && !is_null(topt) && !is_map(topt)))
         return fn_fail(c, entry, "chartArgs and templateOptions must be maps");
@@ -100,21 +206,42 @@ static int read_chart(fn_ctx *c, const node *entry, const node *globals, chart *
     return 0;
 }
 
-/* The ConfigMap form: one chart, flat keys. */
-static int read_configmap_chart(fn_ctx *c, const node *data, chart *ch)
+/* The ConfigMap form: one chart, flat keys. v0.1 knows fewer keys, and one valuesFile. */
+static int read_configmap_chart(fn_ctx *c, const node *data, bool v01, chart *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->at = data;
     ch->args = ch->topts = "data.";
+    ch->values_field = v01 ? "data.valuesFile" : "data.valuesFiles";
     if (!is_map(data))
         return fn_fail(c, data, "render-helm-chart's ConfigMap needs data with at least name");
+    if (v01) {
+        static const char *const keys[] = {"chartHome",   "configHome", "name",       "version",     "repo",
+                                           "releaseName", "namespace",  "valuesFile", "includeCRDs", NULL};
+        for (uint32_t k = 0; k < node_len(data); k++) {
+            const char *key = scalar(map_key(data, k));
+            const char *const *known = keys;
+            while (*known && (!key || strcmp(*known, key)))
+                known++;
+            if (!*known)
+                return fn_fail(c, map_key(data, k),
+                               "data.%s is not a render-helm-chart v0.1.x ConfigMap key (chartHome, configHome, name, "
+                               "version, repo, releaseName, namespace, valuesFile, includeCRDs)",
+                               key ? key : "?");
+        }
+        const char *config_home;
+        if (text_field(c, data, "configHome", "data.configHome", &config_home, NULL) < 0 ||
+            text_field(c, data, "valuesFile", "data.valuesFile", &ch->values_file1, &ch->values_file1_at) < 0)
+            return -1;
+    }
     if (text_field(c, data, "name", "data.name", &ch->name, &ch->name_at) < 0 ||
         text_field(c, data, "version", "data.version", &ch->version, &ch->version_at) < 0 ||
         text_field(c, data, "repo", "data.repo", &ch->repo, &ch->repo_at) < 0 ||
         text_field(c, data, "chartHome", "data.chartHome", &ch->chart_home, NULL) < 0 ||
         text_field(c, data, "releaseName", "data.releaseName", &ch->release, &ch->release_at) < 0 ||
         text_field(c, data, "namespace", "data.namespace", &ch->namespace, &ch->namespace_at) < 0 ||
-        text_field(c, data, "valuesFiles", "data.valuesFiles", &ch->values_files_csv, &ch->values_files_at) < 0)
+        (!v01 &&
+         text_field(c, data, "valuesFiles", "data.valuesFiles", &ch->values_files_csv, &ch->values_files_at) < 0))
         return -1;
     ch->include_crds = truthy(map_get(data, "includeCRDs"), true);
     ch->skip_tests = truthy(map_get(data, "skipTests"), false);
@@ -303,7 +430,7 @@ static const char *local_chart(fn_ctx *c, const chart *ch)
 /* One values file the config names: a file in the repository, or a URL when the operator allows remote values. */
 static const char *values_file(fn_ctx *c, const chart *ch, const node *at, const char *f, uint32_t i)
 {
-    const char *field = ch->values_files_csv ? "data.valuesFiles" : "templateOptions.values.valuesFiles";
+    const char *field = ch->values_field;
     if (is_url(f)) {
         /* the URL is not repeated: it may carry credentials */
         if (!c->host->allow_remote_values)
@@ -388,12 +515,18 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     if (inline_file && !strcmp(merge, "merge"))
         push_flag(c, &argv, &n, &cap, "values", inline_file);
     if (!inline_file || strcmp(merge, "replace")) {
-        const char *csv = ch->values_files_csv;
+        const char *csv = ch->values_files_csv, *single = ch->values_file1;
         uint32_t count = is_seq(ch->values_files) ? node_len(ch->values_files) : 0;
-        for (uint32_t i = 0; i < count || (csv && *csv); i++) {
+        for (uint32_t i = 0; i < count || (csv && *csv) || single; i++) {
             const char *f;
             const node *at = ch->at;
-            if (i < count) {
+            if (single) {
+                at = ch->values_file1_at ? ch->values_file1_at : ch->at;
+                f = single;
+                single = NULL;
+                if (!*f)
+                    continue;
+            } else if (i < count) {
                 at = seq_item(ch->values_files, i);
                 f = scalar(at);
                 if (!f) {
@@ -448,8 +581,58 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     return rc;
 }
 
+/* An object's kustomize id: apiVersion, kind, namespace ("" read as "default") and name. */
+static const char *kustomize_id(arena *a, const resource *r)
+{
+    const char *av = res_api_version(r), *kind = res_kind(r), *ns = res_namespace(r), *name = res_name(r);
+    return arena_printf(a, "%s\n%s\n%s\n%s", av ? av : "", kind ? kind : "", ns && *ns ? ns : "default",
+                        name ? name : "");
+}
+
+static size_t id_hash(const char *s)
+{
+    size_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* v0.1 put the input in a kustomize ResMap before adding the chart's objects: a rendered object with the id of an
+ * input item (items[0, before)) is dropped, and the input item stays as it was. One hash set of the input's ids. */
+static void drop_rendered_duplicates(fn_ctx *c, size_t before)
+{
+    if (!before || c->items->n == before)
+        return;
+    size_t cap = 16;
+    while (cap < before * 2)
+        cap *= 2;
+    const char **set = arena_alloc(c->a, cap * sizeof *set);
+    memset(set, 0, cap * sizeof *set);
+    for (size_t i = 0; i < before; i++) {
+        if (!c->items->v[i])
+            continue;
+        const char *id = kustomize_id(c->a, c->items->v[i]);
+        size_t h = id_hash(id) & (cap - 1);
+        while (set[h] && strcmp(set[h], id))
+            h = (h + 1) & (cap - 1);
+        set[h] = id;
+    }
+    for (size_t i = before; i < c->items->n; i++) {
+        if (!c->items->v[i])
+            continue;
+        const char *id = kustomize_id(c->a, c->items->v[i]);
+        size_t h = id_hash(id) & (cap - 1);
+        while (set[h] && strcmp(set[h], id))
+            h = (h + 1) & (cap - 1);
+        if (set[h])
+            c->items->v[i] = NULL;
+    }
+}
+
 static int run(fn_ctx *c)
 {
+    bool v01 = fn_version_before(&c->version, 0, 2, 0);
+    size_t before = c->items->n;
     if (!c->config)
         return fn_fail(c, NULL, "render-helm-chart needs a RenderHelmChart or ConfigMap config naming the chart");
     if (!c->host)
@@ -465,9 +648,11 @@ static int run(fn_ctx *c)
         return fn_fail(c, NULL, "cannot create a temporary directory for helm");
     if (config_is(c->config, "ConfigMap", "")) {
         chart ch;
-        if (read_configmap_chart(c, map_get(c->config, "data"), &ch) < 0)
+        if (read_configmap_chart(c, map_get(c->config, "data"), v01, &ch) < 0 || render_chart(c, helm, &ch) < 0)
             return -1;
-        return render_chart(c, helm, &ch);
+        if (v01)
+            drop_rendered_duplicates(c, before);
+        return 0;
     }
     if (!config_is(c->config, "RenderHelmChart", NULL))
         return fn_fail(c, c->config, "functionConfig must be a RenderHelmChart or a ConfigMap");
@@ -477,9 +662,12 @@ static int run(fn_ctx *c)
         return fn_fail(c, c->config, "helmCharts must be a non-empty list");
     for (uint32_t i = 0; i < node_len(charts); i++) {
         chart ch;
-        if (read_chart(c, seq_item(charts, i), globals, &ch) < 0 || render_chart(c, helm, &ch) < 0)
+        if ((v01 ? read_chart_v01(c, seq_item(charts, i), i, globals, &ch) : read_chart(c, seq_item(charts, i), i, globals, &ch)) < 0 ||
+            render_chart(c, helm, &ch) < 0)
             return -1;
     }
+    if (v01)
+        drop_rendered_duplicates(c, before);
     return 0;
 }
 

@@ -1,19 +1,30 @@
-/* set-image: retags or renames container images (catalog set-image).
+/* set-image: retags or renames container images (catalog set-image), as the release the step pins did it.
  *
  * Config: ConfigMap data {name, newName, newTag, digest} (any other key is an error), or fn.kpt.dev SetImage
  * {image: {name, newName, newTag, digest}, additionalImageFields: [field specs]}. `name` is required, plus at least
- * one of the others; newTag and digest together are an error, as the catalog README says. Errors fail the step.
+ * one of the others. Errors fail the step.
  *
- * Deviations from the catalog code, each on purpose (it is what the README and kustomize describe):
- *  - containers and initContainers (the catalog misspells it and never updates init containers), in Pod (spec),
- *    Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, ReplicationController (spec.template.spec), CronJob
- *    (spec.jobTemplate.spec.template.spec) and PodTemplate (template.spec; the catalog looks under spec.template).
- *  - With newName only, the old ":tag" and "@digest" are kept as they were (the catalog drops the colon or the @).
- *    newTag replaces the tag and any digest; digest replaces the digest and any tag.
+ * Two profiles (catalog-function-versions, set-image):
+ *  - v0.1.0-v0.1.1 (kustomize's imagetag filter on its default image fields): `spec.containers`,
+ *    `spec.initContainers`, `spec.template.spec.containers` and `spec.template.spec.initContainers` images on any
+ *    kind but a CRD (so Job yes, CronJob no), after the additionalImageFields. newTag with digest is an error. One
+ *    result per matching field, `set image from A to B`, or `no images changed`.
+ *  - newest (latest, unstable, no tag, unknown tags; the 2026 catalog, kustomize's filter on explicit specs): v1 Pod
+ *    spec.containers/initContainers and apps/v1 Deployment, StatefulSet, ReplicaSet, DaemonSet
+ *    spec.template.spec.containers/initContainers only; additionalImageFields in a second pass. newTag with digest
+ *    gives name:tag@digest. One result, `summary: updated a total of N image(s)`, counting every matching field,
+ *    unchanged ones too (kustomize's mutation tracker fires on every set). gcr's `unstable` (the 2022-25 master,
+ *    whose kind list skipped init containers and dropped the colon with newName alone) is read as latest: the step's
+ *    version cannot tell the two apart, and those bugs wrote wrong images.
+ *
+ * Both profiles: newName alone keeps ":tag" and "@digest"; newTag replaces the tag and any digest, digest the digest
+ * and any tag. Deviations, each fixing what would silently give wrong objects:
  *  - `name` matches literally: the image is name, then an optional ":tag" ([A-Za-z0-9_.{}-]*), then an optional
  *    "@algorithm:digest". The catalog pastes name into a regex unescaped, so "." matches any character.
  *  - additionalImageFields never create a field (an image that is not there cannot match a name).
- * Images that already have the wanted value are not counted. Result: "summary: updated a total of N image(s)". */
+ *  - v0.1: an unknown ConfigMap or image key is an error (the catalog ignored it), and a config error fails the
+ *    render (v0.1.0 returned it as an error result with exit 0 and left every image as it was). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "functions/fieldspec.h"
@@ -23,9 +34,12 @@ typedef struct image_spec {
 } image_spec;
 
 typedef struct set_image {
-    arena *a;
+    fn_ctx *c;
     image_spec img;
-    int count;
+    bool v01;          /* pinned v0.1.x: one result per matching field */
+    const resource *r; /* the item being visited */
+    const char *field; /* the field spec being walked, for messages and results */
+    int count;         /* matching fields, changed or not */
 } set_image;
 
 static bool tag_char(char ch)
@@ -80,6 +94,9 @@ static const char *new_image(arena *a, const char *old, const image_spec *img)
     if (!image_matches(old, img->name, &tag, &tag_len, &digest))
         return NULL;
     const char *name = *img->new_name ? img->new_name : img->name;
+    /* both only in the newest profile (v0.1 rejects the pair): kustomize 5 writes name:tag@digest */
+    if (*img->new_tag && *img->digest)
+        return arena_printf(a, "%s:%s@%s", name, img->new_tag, img->digest);
     if (*img->new_tag)
         return arena_printf(a, "%s:%s", name, img->new_tag);
     if (*img->digest)
@@ -87,36 +104,65 @@ static const char *new_image(arena *a, const char *old, const image_spec *img)
     return arena_printf(a, "%s%.*s%s", name, (int)tag_len, tag, digest);
 }
 
-static void update_field(set_image *s, node *parent, const char *key)
-{
-    node *v = map_get(parent, key);
-    if (!is_scalar(v) || is_null(v))
-        return;
-    const char *nv = new_image(s->a, scalar(v), &s->img);
-    if (!nv || !strcmp(nv, scalar(v)))
-        return;
-    map_set_str(s->a, parent, key, nv);
-    s->count++;
-}
-
-static void update_pod_spec(set_image *s, node *pod_spec)
-{
-    static const char *const lists[] = {"initContainers", "containers"};
-    if (!is_map(pod_spec))
-        return;
-    for (size_t l = 0; l < 2; l++) {
-        node *seq = map_get(pod_spec, lists[l]);
-        if (!is_seq(seq))
-            continue;
-        for (uint32_t i = 0; i < node_len(seq); i++)
-            if (is_map(seq_item(seq, i)))
-                update_field(s, seq_item(seq, i), "image");
-    }
-}
-
 static int set_at(void *ud, node *parent, const char *key)
 {
-    update_field(ud, parent, key);
+    set_image *s = ud;
+    node *v = map_get(parent, key);
+    if (!v || is_null(v))
+        return 0;
+    if (!is_scalar(v))
+        return fn_fail_res(s->c, s->r, v, "set-image: %s must be an image reference (a string)", s->field);
+    const char *old = arena_strdup(s->c->a, scalar(v));
+    const char *nv = new_image(s->c->a, old, &s->img);
+    if (!nv)
+        return 0;
+    s->count++;
+    if (s->v01)
+        fn_result_add(s->c, SEV_INFO, s->r, s->field, "set image from %s to %s", old, nv);
+    if (strcmp(nv, old))
+        map_set_str(s->c->a, parent, key, nv);
+    return 0;
+}
+
+/* The image fields each profile walks by itself. v0.1: kustomize's defaults (builtinpluginconsts `images`), no kind.
+ * Newest: the 2026 catalog's list; the Pod entry has no group, as there (any group, version v1). */
+static const fieldspec v01_fields[] = {
+    {NULL, NULL, NULL, "spec/containers[]/image", false},
+    {NULL, NULL, NULL, "spec/initContainers[]/image", false},
+    {NULL, NULL, NULL, "spec/template/spec/containers[]/image", false},
+    {NULL, NULL, NULL, "spec/template/spec/initContainers[]/image", false},
+};
+
+static const fieldspec newest_fields[] = {
+    {NULL, "v1", "Pod", "spec/containers[]/image", false},
+    {NULL, "v1", "Pod", "spec/initContainers[]/image", false},
+    {"apps", "v1", "Deployment", "spec/template/spec/containers[]/image", false},
+    {"apps", "v1", "Deployment", "spec/template/spec/initContainers[]/image", false},
+    {"apps", "v1", "StatefulSet", "spec/template/spec/containers[]/image", false},
+    {"apps", "v1", "StatefulSet", "spec/template/spec/initContainers[]/image", false},
+    {"apps", "v1", "ReplicaSet", "spec/template/spec/containers[]/image", false},
+    {"apps", "v1", "ReplicaSet", "spec/template/spec/initContainers[]/image", false},
+    {"apps", "v1", "DaemonSet", "spec/template/spec/containers[]/image", false},
+    {"apps", "v1", "DaemonSet", "spec/template/spec/initContainers[]/image", false},
+};
+
+/* kustomize's imagetag filter never touches a CRD (kustomize#890), whatever the field specs say. */
+static bool denied(const resource *r)
+{
+    const char *kind = res_kind(r);
+    return kind && !strcmp(kind, "CustomResourceDefinition");
+}
+
+static int walk(set_image *s, resource *r, const fieldspec *specs, size_t n)
+{
+    s->r = r;
+    for (size_t k = 0; k < n; k++) {
+        if (!fieldspec_applies(&specs[k], r))
+            continue;
+        s->field = specs[k].path;
+        if (fieldspec_visit(s->c->a, r->root, specs[k].path, false, set_at, s) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -161,10 +207,12 @@ static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
     return 0;
 }
 
-static int read_config(fn_ctx *c, image_spec *img, fieldspec **specs, size_t *nspecs)
+static int read_config(fn_ctx *c, bool v01, image_spec *img, fieldspec **specs, size_t *nspecs)
 {
     *img = (image_spec){"", "", "", ""};
     const node *cfg = c->config;
+    if (!cfg && v01)
+        return fn_fail(c, NULL, "`functionConfig` must be a `ConfigMap` or `SetImage`");
     if (!cfg)
         return fn_fail(c, NULL,
                        "set-image needs a functionConfig: a ConfigMap with data.name and newName, newTag or "
@@ -196,6 +244,8 @@ static int read_config(fn_ctx *c, image_spec *img, fieldspec **specs, size_t *ns
         }
         if (read_specs(c, map_get(cfg, "additionalImageFields"), specs, nspecs) < 0)
             return -1;
+    } else if (v01) {
+        return fn_fail(c, cfg, "`functionConfig` must be a `ConfigMap` or `SetImage`");
     } else {
         const char *k = path_str(cfg, "kind", NULL), *av = path_str(cfg, "apiVersion", NULL);
         return fn_fail(
@@ -203,49 +253,63 @@ static int read_config(fn_ctx *c, image_spec *img, fieldspec **specs, size_t *ns
             "unknown functionConfig Kind=%s ApiVersion=%s, expect `ConfigMap.v1` or `SetImage.v1alpha1.fn.kpt.dev`",
             k ? k : "", av ? av : "");
     }
+    if (v01) {
+        if (!*img->name)
+            return fn_fail(c, cfg, "missing image name");
+        if (!*img->new_name && !*img->new_tag && !*img->digest)
+            return fn_fail(c, cfg, "missing image newName, newTag, or digest");
+        if (*img->new_tag && *img->digest)
+            return fn_fail(c, cfg, "image newTag and digest both set");
+        return 0;
+    }
     if (!*img->name)
-        return fn_fail(c, cfg, "`name` field is missing from image selector");
+        return fn_fail(c, cfg, "invalid FunctionConfig: must specify `name`");
     if (!*img->new_name && !*img->new_tag && !*img->digest)
-        return fn_fail(c, cfg, "must specify one of `newName`, `newTag`, or `digest`");
-    if (*img->new_tag && *img->digest)
-        return fn_fail(c, cfg, "image `newTag` and `digest` both set, set only one");
+        return fn_fail(c, cfg, "invalid FunctionConfig: must specify one of `newName`, `newTag`, or `digest`");
     return 0;
 }
 
-static node *pod_spec_of(const resource *r)
+/* The SDK sorts results by file, then index, then the result's text. */
+static int result_order(const void *x, const void *y)
 {
-    const char *kind = res_kind(r);
-    if (!kind)
-        return NULL;
-    if (!strcmp(kind, "Pod"))
-        return path_get(r->root, "spec", NULL);
-    static const char *const templated[] = {"Deployment", "StatefulSet",           "ReplicaSet", "DaemonSet",
-                                            "Job",        "ReplicationController", NULL};
-    for (const char *const *k = templated; *k; k++)
-        if (!strcmp(kind, *k))
-            return path_get(r->root, "spec", "template", "spec", NULL);
-    if (!strcmp(kind, "CronJob"))
-        return path_get(r->root, "spec", "jobTemplate", "spec", "template", "spec", NULL);
-    if (!strcmp(kind, "PodTemplate"))
-        return path_get(r->root, "template", "spec", NULL);
-    return NULL;
+    const fn_result *a = x, *b = y;
+    const char *pa = a->res && a->res->path ? a->res->path : "", *pb = b->res && b->res->path ? b->res->path : "";
+    int d = strcmp(pa, pb);
+    if (d)
+        return d;
+    unsigned ia = a->res ? a->res->index : 0, ib = b->res ? b->res->index : 0;
+    if (ia != ib)
+        return ia < ib ? -1 : 1;
+    return strcmp(a->message, b->message);
 }
 
 static int run(fn_ctx *c)
 {
-    set_image s = {.a = c->a};
+    set_image s = {.c = c, .v01 = fn_version_before(&c->version, 0, 2, 0)};
     fieldspec *specs = NULL;
     size_t nspecs = 0;
-    if (read_config(c, &s.img, &specs, &nspecs) < 0)
+    if (read_config(c, s.v01, &s.img, &specs, &nspecs) < 0)
         return -1;
+    size_t first = c->results->n;
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (!r)
+        if (!r || denied(r))
             continue;
-        update_pod_spec(&s, pod_spec_of(r));
-        for (size_t k = 0; k < nspecs; k++)
-            if (fieldspec_applies(&specs[k], r))
-                fieldspec_visit(c->a, r->root, specs[k].path, false, set_at, &s);
+        /* v0.1 appends its defaults to the config's specs; the newest profile runs the config's afterwards */
+        if (s.v01 ? walk(&s, r, specs, nspecs) < 0 || walk(&s, r, v01_fields, sizeof v01_fields / sizeof *v01_fields) < 0
+                  : walk(&s, r, newest_fields, sizeof newest_fields / sizeof *newest_fields) < 0)
+            return -1;
+    }
+    if (s.v01) {
+        if (!s.count)
+            fn_result_add(c, SEV_INFO, NULL, NULL, "no images changed");
+        qsort(c->results->v + first, c->results->n - first, sizeof *c->results->v, result_order);
+        return 0;
+    }
+    for (size_t i = 0; nspecs && i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (r && !denied(r) && walk(&s, r, specs, nspecs) < 0)
+            return -1;
     }
     fn_result_add(c, SEV_INFO, NULL, NULL, "summary: updated a total of %d image(s)", s.count);
     return 0;
@@ -253,6 +317,6 @@ static int run(fn_ctx *c)
 
 const fn_def fn_set_image = {
     "set-image",
-    "retag or rename container images (containers and initContainers, plus extra field specs)",
+    "retag or rename container images (the pinned release's fields: containers and initContainers)",
     run,
 };

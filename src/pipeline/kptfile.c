@@ -402,17 +402,21 @@ static bool used_as_values_file(arena *a, package *p, const char *path)
         const step *s = &pl.steps[i];
         if (strcmp(s->fn->name, "render-helm-chart"))
             continue;
-        if (s->config_map && csv_has(path_str(s->config_map, "valuesFiles", NULL), path))
+        /* valuesFiles (v0.2 and later, comma-separated in a ConfigMap), or v0.1's single valuesFile */
+        if (s->config_map && (csv_has(path_str(s->config_map, "valuesFiles", NULL), path) ||
+                              csv_has(path_str(s->config_map, "valuesFile", NULL), path)))
             return true;
         for (size_t k = 0; s->config_path && k < p->own.n; k++) {
             const node *cfg = p->own.v[k]->root;
             if (strcmp(p->own.v[k]->path, s->config_path))
                 continue;
-            if (csv_has(path_str(cfg, "data", "valuesFiles", NULL), path))
+            if (csv_has(path_str(cfg, "data", "valuesFiles", NULL), path) ||
+                csv_has(path_str(cfg, "data", "valuesFile", NULL), path))
                 return true;
             const node *charts = map_get(cfg, "helmCharts");
             for (uint32_t c = 0; is_seq(charts) && c < node_len(charts); c++)
-                if (seq_has(path_get(seq_item(charts, c), "templateOptions", "values", "valuesFiles", NULL), path))
+                if (seq_has(path_get(seq_item(charts, c), "templateOptions", "values", "valuesFiles", NULL), path) ||
+                    csv_has(path_str(seq_item(charts, c), "valuesFile", NULL), path))
                     return true;
         }
     }
