@@ -3,8 +3,8 @@
  * (catalog upsert-resource).
  *
  * Deviations from the catalog:
- *   - the catalog's 2023 release compared the config's group with itself, so a Service in another API group
- *     could be replaced; the group is compared here, as the catalog does since.
+ *   - releases before v0.2.0 compared the config's group with itself, so a Service in another API group was
+ *     replaced too; the group is compared here for every release (that bug silently replaced the wrong object).
  *   - target-path is compared with the object's path relative to the package running the step; kpt hands the
  *     catalog function paths relative to each object's own package, so "service.yaml" would also match a
  *     subpackage's service.yaml.
@@ -14,10 +14,7 @@
  *
  * Two behaviours, by the release a step pins: v0.1.0 upserts the config object itself (a List would be inserted as
  * one object and target-path copied into it as a plain annotation, so both are errors here, not silent surprises);
- * v0.2.0 onwards (unchanged through `latest`) unwraps a v1 List and places and matches by target-path. v0.1.0
- * compared the config's group with itself, so an object of any group with the same kind, name and namespace was
- * replaced; the group is compared here for every release (a deviation: that bug silently replaced the wrong
- * object). */
+ * v0.2.0 onwards (unchanged through `latest`) unwraps a v1 List and places and matches by target-path. */
 #include <string.h>
 
 #include "functions/function.h"
