@@ -134,10 +134,16 @@ static int read_config(fn_ctx *c, profile p, kvlist *pairs, fieldspec **specs, s
 {
     const node *ann = NULL, *extra = NULL;
     const char *extra_name = "additionalAnnotationFields";
-    if (c->config && is_gvk(c->config, "v1", "ConfigMap")) {
-        ann = map_get(c->config, "data");
-    } else if (c->config && (is_gvk(c->config, "fn.kpt.dev/v1alpha1", "SetAnnotationConfig") ||
-                             (p != ERA_A && is_gvk(c->config, "fn.kpt.dev/v1alpha1", "SetAnnotations")))) {
+    /* kpt hands a step with `configMap: {}` no functionConfig at all: the placeholder we make for it counts as none */
+    const node *data = c->config ? map_get(c->config, "data") : NULL;
+    bool placeholder = c->config && is_gvk(c->config, "v1", "ConfigMap") &&
+                       scalar_is(path_get(c->config, "metadata", "name", NULL), "function-input") &&
+                       (!data || is_null(data) || (is_map(data) && node_len(data) == 0));
+    const node *cfg = placeholder ? NULL : c->config;
+    if (cfg && is_gvk(cfg, "v1", "ConfigMap")) {
+        ann = data;
+    } else if (cfg && (is_gvk(cfg, "fn.kpt.dev/v1alpha1", "SetAnnotationConfig") ||
+                       (p != ERA_A && is_gvk(cfg, "fn.kpt.dev/v1alpha1", "SetAnnotations")))) {
         ann = map_get(c->config, "annotations");
         const node *a1 = map_get(c->config, "additionalAnnotationFields"), *a2 = map_get(c->config, "fieldSpecs");
         if (p == ERA_A && a1)

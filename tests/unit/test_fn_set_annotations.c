@@ -105,6 +105,11 @@ TEST(set_annotations_config_errors_by_release)
     CHECK(run_at(&f, "set-annotations", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata: {}\n", false,
                  0, 0, 0) < 0);
     CHECK(strstr(diag_message(), "failed to configure function: input annotation list cannot be empty") != NULL);
+    diag_reset();
+    /* `configMap: {}` reaches the function as no config at all under kpt */
+    CHECK(run_at(&f, "set-annotations", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\n"
+                                        "data: {}\n", false, 0, 0, 0) < 0);
+    CHECK(strstr(diag_message(), "`functionConfig` must be a `ConfigMap` or `SetAnnotations`") != NULL);
     fx_close(&f);
 }
 
