@@ -9,7 +9,15 @@
  *   - extra name fields are checked and edited per value: each value that lacks the substring gets it. The catalog
  *     checks the whole field once (its text, when the path crosses a list) and then edits every value.
  *   - editMode other than prepend/append is an error; the catalog silently changes nothing.
- *   - reference fix-up deviations are listed in nameref.c. */
+ *   - reference fix-up deviations are listed in nameref.c.
+ *
+ * Three behaviours, by the release a step pins:
+ *   - v0.1.0 (kustomize api 0.8.4): every item carrying a local-config annotation (any value) is dropped from the
+ *     output; the typed config reads fieldSpecs only; depends-on is left alone.
+ *   - v0.1.1 (kustomize 0.8.11 with local configs included): local-config items are kept and renamed, and so is
+ *     the Kptfile; additionalNameFields arrives, with fieldSpecs as its deprecated alias; depends-on left alone.
+ *   - v0.2.0 onwards (unchanged through `latest`): depends-on references follow, the kpt.dev Kptfile keeps its
+ *     name. */
 #include <string.h>
 
 #include "functions/fieldspec.h"
@@ -92,6 +100,7 @@ static int read_field_specs(fn_ctx *c, const node *list, const char *what, ens_c
 
 static int read_typed(fn_ctx *c, ens_config *out)
 {
+    bool v010 = fn_version_before(&c->version, 0, 1, 1);
     const node *sub = map_get(c->config, "substring");
     if (sub && !is_scalar(sub))
         return fn_fail(c, sub, "substring must be a string");
@@ -104,6 +113,10 @@ static int read_typed(fn_ctx *c, ens_config *out)
             return fn_fail(c, mode, "editMode must be prepend or append, got %s", text_or(mode, "a collection"));
     }
     const node *extra = map_get(c->config, "additionalNameFields"), *legacy = map_get(c->config, "fieldSpecs");
+    if (v010 && extra && !is_null(extra))
+        /* v0.1.0 reads fieldSpecs only and would ignore the field without a word (a deviation) */
+        return fn_fail(c, extra, "additionalNameFields arrived in ensure-name-substring v0.1.1; v0.1.0 reads "
+                                 "fieldSpecs");
     if (extra && !is_null(extra) && legacy && !is_null(legacy))
         return fn_fail(c, legacy, "`fieldSpecs` has been deprecated, please rename it to `additionalNameFields`");
     if (extra && !is_null(extra))
@@ -133,16 +146,18 @@ static int read_config(fn_ctx *c, ens_config *out)
     return 0;
 }
 
-/* Never renamed: the package descriptor, and kinds whose names the API server fixes (kustomize's skip list). */
-static bool skipped(const resource *r)
+/* Never renamed: kinds whose names the API server fixes (kustomize's skip list), and from v0.2.0 the package
+ * descriptor (v0.1.x renamed a Kptfile like any item). */
+static bool skipped(const resource *r, bool skip_kptfile)
 {
     static const fieldspec skip[] = {
         {NULL, NULL, "CustomResourceDefinition", "", false},
         {"apiregistration.k8s.io", NULL, "APIService", "", false},
         {NULL, NULL, "Namespace", "", false},
-        {"kpt.dev", NULL, "Kptfile", "", false},
+        {"kpt.dev", NULL, "Kptfile", "", false}, /* last: v0.1.x stops before it */
     };
-    for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
+    size_t n = sizeof skip / sizeof *skip - (skip_kptfile ? 0 : 1);
+    for (size_t i = 0; i < n; i++)
         if (fieldspec_applies(&skip[i], r))
             return true;
     return false;
@@ -194,13 +209,19 @@ static int run(fn_ctx *c)
     ens_config cfg;
     if (read_config(c, &cfg) < 0)
         return -1;
+    bool drop_local = fn_version_before(&c->version, 0, 1, 1); /* kustomize api 0.8.4 */
+    bool v02 = !fn_version_before(&c->version, 0, 2, 0);
     static const fieldspec name_field = {NULL, NULL, NULL, "metadata/name", false};
     const char *affix = arena_printf(c->a, "%s:%s", cfg.append ? "suffix" : "prefix", cfg.substring);
     nameref_renames renames = {0};
     edit e = {c->a, &cfg, false};
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (!r || !is_map(r->root) || skipped(r))
+        if (r && drop_local && res_annotation(r, "config.kubernetes.io/local-config")) {
+            c->items->v[i] = NULL; /* this release's kustomize dropped them, whatever the value */
+            continue;
+        }
+        if (!r || !is_map(r->root) || skipped(r, v02))
             continue;
         const char *old = res_name(r);
         e.create = false;
@@ -217,7 +238,8 @@ static int run(fn_ctx *c)
     }
     if (nameref_fix_references(c, &renames) < 0)
         return -1;
-    nameref_fix_depends_on(c, &renames);
+    if (v02)
+        nameref_fix_depends_on(c, &renames);
     return 0;
 }
 

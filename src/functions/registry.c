@@ -57,6 +57,9 @@ const fn_def *const *fn_all(void)
 
 static const fn_def *exact(const char *name)
 {
+    /* the catalog's first names, renamed at its v0.1.3 (gcr.io/kpt-fn/set-annotation:v0.1.2 is still pullable) */
+    if (!strcmp(name, "set-annotation"))
+        name = "set-annotations";
     for (const fn_def *const *f = registry; *f; f++)
         if (!strcmp((*f)->name, name))
             return *f;

@@ -3,14 +3,18 @@
  * (catalog upsert-resource).
  *
  * Deviations from the catalog:
- *   - the catalog's 2023 release compared the config's group with itself, so a Service in another API group
- *     could be replaced; the group is compared here, as the catalog does since.
+ *   - releases before v0.2.0 compared the config's group with itself, so a Service in another API group was
+ *     replaced too; the group is compared here for every release (that bug silently replaced the wrong object).
  *   - target-path is compared with the object's path relative to the package running the step; kpt hands the
  *     catalog function paths relative to each object's own package, so "service.yaml" would also match a
  *     subpackage's service.yaml.
  *   - a new object whose file already holds objects gets the next free index there rather than index 0.
  *   - an object without apiVersion, kind or metadata.name, and a path that leaves the package, are errors here
- *     (kpt rejects both after the function has run); "." and empty segments are dropped from target-path. */
+ *     (kpt rejects both after the function has run); "." and empty segments are dropped from target-path.
+ *
+ * Two behaviours, by the release a step pins: v0.1.0 upserts the config object itself (a List would be inserted as
+ * one object and target-path copied into it as a plain annotation, so both are errors here, not silent surprises);
+ * v0.2.0 onwards (unchanged through `latest`) unwraps a v1 List and places and matches by target-path. */
 #include <string.h>
 
 #include "functions/function.h"
@@ -229,6 +233,16 @@ static int run(fn_ctx *c)
         return fn_fail(c, NULL, "upsert-resource needs a functionConfig: the object to upsert, or a v1 List of them");
     if (!is_map(c->config))
         return fn_fail(c, c->config, "the functionConfig must be the object to upsert, or a v1 List of them");
+    if (fn_version_before(&c->version, 0, 2, 0)) {
+        if (config_is(c->config, "List", ""))
+            return fn_fail(c, c->config, "upsert-resource %s upserts the functionConfig itself, so this List would "
+                                         "become one object; a v1 List of objects needs v0.2.0 or later",
+                           fn_version_str(c->a, &c->version));
+        if (path_get(c->config, "metadata", "annotations", TARGET_PATH, NULL))
+            return fn_fail(c, c->config, "upsert-resource %s does not read %s (it would be copied into the object "
+                                         "as a plain annotation); it needs v0.2.0 or later",
+                           fn_version_str(c->a, &c->version), TARGET_PATH);
+    }
     if (!config_is(c->config, "List", ""))
         return check_object(c, c->config, "the functionConfig") < 0 ? -1 : upsert_one(c, c->config);
     const node *items = map_get(c->config, "items");
