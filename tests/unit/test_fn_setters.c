@@ -592,6 +592,17 @@ TEST(create_setters_v0_1_0_substitutes_in_turn)
     CHECK_STR(emit_items(&e), "kind: X\nv: qa # kpt-set: ${a}${b}\nw: nginx-abc-development # kpt-set: ${d}-development\n"
                               "m: |\n  q\n  more\n");
     env_free(&e);
+    /* The comparator moves n ahead of m (n's value does not contain "m"): "bc" goes first, and m's "abc" is then
+     * no longer there. Name order or longest first would both give "${m}". */
+    env_init(&e, "kind: X\nu: abc\n", "kind: ConfigMap\ndata:\n  m: abc\n  n: bc\n");
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_create_setters.run(&e.c) == 0);
+    CHECK_STR(emit_items(&e), "kind: X\nu: abc # kpt-set: a${n}\n");
+    env_free(&e);
+    env_init(&e, "kind: X\nu: abc\n", "kind: ConfigMap\ndata:\n  m: abc\n  n: bc\n");
+    CHECK(fn_create_setters.run(&e.c) == 0);
+    CHECK_STR(emit_items(&e), "kind: X\nu: abc # kpt-set: ${m}\n");
+    env_free(&e);
 }
 
 TEST(create_setters_v0_1_0_errors)
