@@ -75,20 +75,41 @@ static bool sensitive_name(const char *s, size_t n)
     return false;
 }
 
-static size_t run_of(const char *s, const char *set_extra, bool alnum)
+/* Whether s starts with at least min letters, digits or characters of extra. Looks no further than min, so that
+ * trying it at every position of a value stays linear. */
+static bool run_of(const char *s, const char *extra, size_t min)
 {
-    size_t n = 0;
-    while (s[n] && ((alnum && isalnum((unsigned char)s[n])) || (set_extra && strchr(set_extra, s[n]))))
-        n++;
-    return n;
+    for (size_t n = 0; n < min; n++)
+        if (!s[n] || !(isalnum((unsigned char)s[n]) || (extra && strchr(extra, s[n]))))
+            return false;
+    return true;
 }
 
-static size_t run_upper_b32(const char *s)
+static bool run_upper_b32(const char *s, size_t min)
 {
-    size_t n = 0;
-    while ((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= '2' && s[n] <= '7'))
-        n++;
-    return n;
+    for (size_t n = 0; n < min; n++)
+        if (!((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= '2' && s[n] <= '7')))
+            return false;
+    return true;
+}
+
+/* A JSON web token: "ey", 17 or more letters and digits, then ".ey". One pass over the runs of letters and digits:
+ * a run qualifies when ".ey" follows it and an "ey" starts at least 19 characters before its end. */
+static bool has_jwt(const char *v)
+{
+    for (const char *p = v; *p;) {
+        if (!isalnum((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        const char *first_ey = NULL;
+        for (; isalnum((unsigned char)*p); p++)
+            if (!first_ey && p[0] == 'e' && p[1] == 'y')
+                first_ey = p;
+        if (first_ey && p - first_ey >= 19 && !strncmp(p, ".ey", 3))
+            return true;
+    }
+    return false;
 }
 
 /* A long run of base64 characters with at least two kinds of them: a key or a blob. Bytes outside ASCII count as
@@ -125,13 +146,16 @@ static bool credentialed_uri(const char *v)
         for (size_t i = 0; i + w <= n; i++) {
             if (!prefix_ci(v + i, schemes[s]))
                 continue;
+            /* a later scheme in the same run of non-blanks would find nothing this scan does not: skip past it */
             bool colon = false;
-            for (const char *p = v + i + w; *p && !isspace((unsigned char)*p); p++) {
+            const char *p = v + i + w;
+            for (; *p && !isspace((unsigned char)*p); p++) {
                 if (*p == ':')
                     colon = true;
                 else if (*p == '@' && colon)
                     return true;
             }
+            i = (size_t)(p - v);
         }
     }
     return false;
@@ -151,26 +175,20 @@ static bool value_looks_secret(const char *v)
     for (size_t i = 0; i < sizeof markers_ci / sizeof *markers_ci; i++)
         if (contains_ci(v, n, markers_ci[i]))
             return true;
-    if (credentialed_uri(v) || long_base64_like(v))
+    if (credentialed_uri(v) || long_base64_like(v) || has_jwt(v))
         return true;
     for (size_t i = 0; i < n; i++) {
         const char *p = v + i;
-        /* a JSON web token: "ey" + 17 or more letters and digits, then ".ey" */
-        if (!strncmp(p, "ey", 2)) {
-            size_t r = run_of(p + 2, NULL, true);
-            if (r >= 17 && !strncmp(p + 2 + r, ".ey", 3))
-                return true;
-        }
         /* an AWS access key id */
-        if ((!strncmp(p, "A3T", 3) && isalnum((unsigned char)p[3]) && run_upper_b32(p + 4) >= 16) ||
+        if ((!strncmp(p, "A3T", 3) && isalnum((unsigned char)p[3]) && run_upper_b32(p + 4, 16)) ||
             ((!strncmp(p, "AKIA", 4) || !strncmp(p, "ASIA", 4) || !strncmp(p, "ABIA", 4) || !strncmp(p, "ACCA", 4)) &&
-             run_upper_b32(p + 4) >= 16))
+             run_upper_b32(p + 4, 16)))
             return true;
         /* GitHub tokens */
-        if (!strncmp(p, "gh", 2) && strchr("pous", p[2]) && p[2] && p[3] == '_' && run_of(p + 4, NULL, true) >= 36)
+        if (!strncmp(p, "gh", 2) && p[2] && strchr("pous", p[2]) && p[3] == '_' && run_of(p + 4, NULL, 36))
             return true;
         /* a GCP API key */
-        if (!strncmp(p, "AIza", 4) && run_of(p + 4, "_-", true) >= 35)
+        if (!strncmp(p, "AIza", 4) && run_of(p + 4, "_-", 35))
             return true;
         /* an Azure AD client secret: a digit, then "Q~" */
         if (isdigit((unsigned char)p[0]) && p[1] == 'Q' && p[2] == '~')
@@ -183,7 +201,7 @@ static bool value_looks_secret(const char *v)
                 continue;
             while (isspace((unsigned char)*q))
                 q++;
-            if (run_of(q, bearer ? "._~+/=-" : "+/=", true) >= (bearer ? 10u : 8u))
+            if (run_of(q, bearer ? "._~+/=-" : "+/=", bearer ? 10 : 8))
                 return true;
         }
     }

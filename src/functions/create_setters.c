@@ -13,6 +13,7 @@
 struct scalar_setter {
     const char *name, *value;
     size_t len;
+    const char *ref; /* "${name}" */
 };
 
 struct array_setter {
@@ -91,8 +92,9 @@ static const char *replace_values(const struct create *cs, const char *s)
 /* v0.1.0's order. Its comparator calls setter i "less" than j unless i's value contains j's name, which is no
  * order at all, so the result depends on where the sort starts and how it moves things. The catalog starts from
  * Go's random map order; here the setters start in name order and go through the same moves as the Go 1.16
- * sort.Sort of the time did for up to 12 elements (a gap-6 pass, then insertion sort; longer lists get the
- * insertion sort alone), which makes the order repeatable. */
+ * sort.Sort of the time did for up to 12 elements (a gap-6 pass, then insertion sort), which makes the order
+ * repeatable. Longer lists keep name order: Go's quicksort moves would cost a page to mimic, and an insertion sort
+ * would be quadratic in the config. */
 static bool quirky_less(const struct scalar_setter *x, const struct scalar_setter *y)
 {
     return !strstr(x->value, y->name);
@@ -101,10 +103,11 @@ static bool quirky_less(const struct scalar_setter *x, const struct scalar_sette
 static void quirky_sort(struct scalar_setter *v, size_t n)
 {
     struct scalar_setter t;
-    if (n <= 12)
-        for (size_t i = 6; i < n; i++)
-            if (quirky_less(&v[i], &v[i - 6]))
-                t = v[i], v[i] = v[i - 6], v[i - 6] = t;
+    if (n > 12)
+        return;
+    for (size_t i = 6; i < n; i++)
+        if (quirky_less(&v[i], &v[i - 6]))
+            t = v[i], v[i] = v[i - 6], v[i - 6] = t;
     for (size_t i = 1; i < n; i++)
         for (size_t j = i; j > 0 && quirky_less(&v[j], &v[j - 1]); j--)
             t = v[j], v[j] = v[j - 1], v[j - 1] = t;
@@ -140,8 +143,7 @@ static const char *replace_sequentially(const struct create *cs, const char *s, 
             continue;
         any = true;
         next.len = 0;
-        const char *rep = arena_printf(cs->c->a, "${%s}", st->name);
-        replace_all(&next, buf_cstr(&cur), st->value, st->len, rep);
+        replace_all(&next, buf_cstr(&cur), st->value, st->len, st->ref);
         buf t = cur;
         cur = next;
         next = t;
@@ -289,7 +291,8 @@ static int read_setters(fn_ctx *c, struct create *cs)
             if (as->n > 1)
                 qsort(as->values, as->n, sizeof *as->values, cmp_str);
         } else {
-            cs->scalars[cs->nscalars++] = (struct scalar_setter){v[i].name, v[i].value, strlen(v[i].value)};
+            cs->scalars[cs->nscalars++] = (struct scalar_setter){v[i].name, v[i].value, strlen(v[i].value),
+                                                                 arena_printf(c->a, "${%s}", v[i].name)};
         }
     }
     if (cs->nscalars > 1)
