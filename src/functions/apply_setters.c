@@ -12,7 +12,10 @@
 #include "functions/setters.h"
 
 enum profile {
-    V010,   /* v0.1.0: no results; an empty config or no match is not an error */
+    /* v0.1.0: no results; an empty config or no match is not an error. Its recovery of current values read the
+     * pattern as a regular expression ("." matching any character), which can recover a wrong value and write it
+     * without a word; here, as from v0.1.1, the pattern is taken literally. */
+    V010,
     V011,   /* v0.1.1: results; an empty config or no match is an error */
     V02,    /* v0.2.0-v0.2.1: results; "no matches for input setter(s)" */
     NEWEST, /* 2026 master: as v0.2, values in results truncated or redacted */

@@ -336,6 +336,19 @@ TEST(apply_setters_v0_1_0_reports_nothing_and_takes_no_match_quietly)
     }
 }
 
+TEST(apply_setters_v0_1_0_takes_patterns_literally)
+{
+    /* v0.1.0 read "${name}.${ns}.svc" as a regular expression, "." matching "-", and would have written a name it
+     * made up from "web-prod-svc"; the pattern does not match, so the missing value is an error (a deviation) */
+    struct env e;
+    env_init(&e, "kind: X\nmetadata:\n  name: x\nhost: web-prod-svc # kpt-set: ${name}.${ns}.svc\n",
+             "kind: ConfigMap\ndata:\n  ns: staging\n");
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_apply_setters.run(&e.c) < 0);
+    CHECK(failed_with("values for setters [${name}] must be provided"));
+    env_free(&e);
+}
+
 TEST(apply_setters_v0_1_0_empty_list_value_is_an_error)
 {
     struct env e;
