@@ -1,6 +1,10 @@
 /* create-setters: marks fields whose values match the given setter values with "# kpt-set: ..." comments
  * (catalog create-setters, createsetters/create_setters.go). Every item is processed, the function's own
- * config included: the catalog's examples limit it with selectors. */
+ * config included: the catalog's examples limit it with selectors.
+ *
+ * Two behaviours (catalog-function-versions, create-setters): the only tag, v0.1.0, substitutes the setters one
+ * after another in the order its comparator leaves them; the branch after it (and `latest`) replaces in one pass,
+ * longest value first. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +13,7 @@
 struct scalar_setter {
     const char *name, *value;
     size_t len;
+    const char *ref; /* "${name}" */
 };
 
 struct array_setter {
@@ -19,6 +24,7 @@ struct array_setter {
 
 struct create {
     fn_ctx *c;
+    bool v010;
     const resource *r;
     struct scalar_setter *scalars;
     size_t nscalars;
@@ -40,6 +46,11 @@ static int cmp_scalar(const void *a, const void *b)
     if (x->len != y->len)
         return x->len > y->len ? -1 : 1;
     return strcmp(x->name, y->name);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const struct scalar_setter *)a)->name, ((const struct scalar_setter *)b)->name);
 }
 
 static bool blank(const char *s)
@@ -75,6 +86,72 @@ static const char *replace_values(const struct create *cs, const char *s)
     const char *text = buf_cstr(&out);
     const char *r = strcmp(text, s) ? arena_strdup(cs->c->a, text) : NULL;
     buf_free(&out);
+    return r;
+}
+
+/* v0.1.0's order. Its comparator calls setter i "less" than j unless i's value contains j's name, which is no
+ * order at all, so the result depends on where the sort starts and how it moves things. The catalog starts from
+ * Go's random map order; here the setters start in name order and go through the same moves as the Go 1.16
+ * sort.Sort of the time did for up to 12 elements (a gap-6 pass, then insertion sort), which makes the order
+ * repeatable. Longer lists keep name order: Go's quicksort moves would cost a page to mimic, and an insertion sort
+ * would be quadratic in the config. */
+static bool quirky_less(const struct scalar_setter *x, const struct scalar_setter *y)
+{
+    return !strstr(x->value, y->name);
+}
+
+static void quirky_sort(struct scalar_setter *v, size_t n)
+{
+    struct scalar_setter t;
+    if (n > 12)
+        return;
+    for (size_t i = 6; i < n; i++)
+        if (quirky_less(&v[i], &v[i - 6]))
+            t = v[i], v[i] = v[i - 6], v[i - 6] = t;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && quirky_less(&v[j], &v[j - 1]); j--)
+            t = v[j], v[j] = v[j - 1], v[j - 1] = t;
+}
+
+/* Every occurrence of needle in s becomes rep (left to right, no overlaps). */
+static void replace_all(buf *out, const char *s, const char *needle, size_t nlen, const char *rep)
+{
+    for (const char *hit; (hit = strstr(s, needle)); s = hit + nlen) {
+        buf_put(out, s, (size_t)(hit - s));
+        buf_puts(out, rep);
+    }
+    buf_puts(out, s);
+}
+
+/* A later setter's value can be found inside the "${name}" an earlier one wrote, so the comment can grow with
+ * every setter; past this size (in proportion to the value) the step fails instead of filling memory. */
+#define SEQUENTIAL_GROWTH 64
+#define SEQUENTIAL_SLACK 1024
+
+/* v0.1.0: each setter whose value the field's value contains replaces every occurrence of that value in the
+ * comment built so far, in turn. NULL when no setter value occurs; *too_long when the comment grew past the bound. */
+static const char *replace_sequentially(const struct create *cs, const char *s, bool *too_long)
+{
+    size_t limit = SEQUENTIAL_GROWTH * strlen(s) + SEQUENTIAL_SLACK;
+    buf cur = {0}, next = {0};
+    buf_puts(&cur, s);
+    bool any = false;
+    *too_long = false;
+    for (size_t k = 0; k < cs->nscalars && !*too_long; k++) {
+        const struct scalar_setter *st = &cs->scalars[k];
+        if (!strstr(s, st->value))
+            continue;
+        any = true;
+        next.len = 0;
+        replace_all(&next, buf_cstr(&cur), st->value, st->len, st->ref);
+        buf t = cur;
+        cur = next;
+        next = t;
+        *too_long = cur.len > limit;
+    }
+    const char *r = any && !*too_long ? arena_strdup(cs->c->a, buf_cstr(&cur)) : NULL;
+    buf_free(&cur);
+    buf_free(&next);
     return r;
 }
 
@@ -157,10 +234,23 @@ static int visit_mapping(void *ud, node *map, field_path *path)
 static int visit_scalar(void *ud, node *n, field_path *path)
 {
     struct create *cs = ud;
-    /* a comment after a multi-line value would not be read back on the value */
+    /* A comment after a multi-line value would not be read back on the value. v0.1.0 writes one anyway: its line
+     * breaks go into the comment, which either breaks the value's block or, read back by apply-setters, makes the
+     * first line's pattern stand for the whole text. Skipped in every version. */
     if (memchr(scalar(n), '\n', scalar_len(n)))
         return 0;
-    const char *pattern = replace_values(cs, scalar(n));
+    const char *pattern;
+    if (cs->v010) {
+        bool too_long;
+        pattern = replace_sequentially(cs, scalar(n), &too_long);
+        if (too_long)
+            return fn_fail_res(cs->c, cs->r, n,
+                               "create-setters: the setter comment for %s grows past %d times the value's length as "
+                               "setter values are found inside the names written before them",
+                               field_path_str(cs->c->a, path), SEQUENTIAL_GROWTH);
+    } else {
+        pattern = replace_values(cs, scalar(n));
+    }
     if (!pattern)
         return 0;
     const char *comment = arena_printf(cs->c->a, "kpt-set: %s", pattern);
@@ -201,28 +291,39 @@ static int read_setters(fn_ctx *c, struct create *cs)
             if (as->n > 1)
                 qsort(as->values, as->n, sizeof *as->values, cmp_str);
         } else {
-            cs->scalars[cs->nscalars++] = (struct scalar_setter){v[i].name, v[i].value, strlen(v[i].value)};
+            cs->scalars[cs->nscalars++] = (struct scalar_setter){v[i].name, v[i].value, strlen(v[i].value),
+                                                                 arena_printf(c->a, "${%s}", v[i].name)};
         }
     }
     if (cs->nscalars > 1)
         qsort(cs->scalars, cs->nscalars, sizeof *cs->scalars, cmp_scalar);
+    if (cs->v010) {
+        /* v0.1.0 needs scalar setters: list setters alone are "empty" to it */
+        if (!cs->nscalars)
+            return fn_fail(c, c->config, "input setters list cannot be empty");
+        qsort(cs->scalars, cs->nscalars, sizeof *cs->scalars, cmp_name);
+        quirky_sort(cs->scalars, cs->nscalars);
+    }
     return 0;
 }
 
 static int run(fn_ctx *c)
 {
-    struct create cs = {.c = c};
+    struct create cs = {.c = c, .v010 = fn_version_before(&c->version, 0, 1, 1)};
     if (read_setters(c, &cs) < 0)
         return -1;
     setter_walk w = {visit_mapping, visit_scalar, &cs, {{0}}};
-    for (size_t i = 0; i < c->items->n; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < c->items->n && rc == 0; i++) {
         resource *r = c->items->v[i];
         if (!r)
             continue;
         cs.r = r;
-        setter_walk_tree(&w, r->root);
+        rc = setter_walk_tree(&w, r->root);
     }
     setter_walk_done(&w);
+    if (rc < 0)
+        return -1;
     /* The catalog fails here: a step that marks nothing is taken to have wrong setter values. */
     if (!cs.created)
         return fn_fail(c, c->config, "no matches for the input list of setters");

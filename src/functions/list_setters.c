@@ -296,6 +296,10 @@ static int run(fn_ctx *c)
             setter_walk_tree(&w, c->items->v[i]->root);
     setter_walk_done(&w);
     if (!ls.n) {
+        free(ls.v);
+        /* v0.1.0, the only tag, fails; the master after it (`latest`) warns */
+        if (fn_version_before(&c->version, 0, 1, 1))
+            return fn_fail(c, NULL, "list-setters: no setters found");
         fn_result_add(c, SEV_WARNING, NULL, NULL, "no setters found");
         return 0;
     }

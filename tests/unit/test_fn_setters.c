@@ -239,7 +239,7 @@ TEST(apply_setters_leaves_fields_of_other_setters_alone)
     env_init(&e, in, "kind: ConfigMap\ndata:\n  name: my-new-map\n");
     CHECK(fn_apply_setters.run(&e.c) == 0);
     CHECK_STR(emit_items(&e), in);
-    CHECK_STR(results_text(&e), "warning|no matches for input setter(s)\n");
+    CHECK_STR(results_text(&e), "-|no matches for input setter(s)\n");
     env_free(&e);
 }
 
@@ -303,10 +303,180 @@ TEST(apply_setters_bad_configs_fail_cleanly)
         env_init(&e, items, empty[i]);
         int rc = fn_apply_setters.run(&e.c);
         const char *res = results_text(&e);
-        bool ok = rc == 0 && !strcmp(res, "warning|no matches for input setter(s)\n");
+        bool ok = rc == 0 && !strcmp(res, "-|no matches for input setter(s)\n");
         env_free(&e);
         CHECK(ok);
     }
+}
+
+static fn_version pinned(int major, int minor, int patch)
+{
+    return (fn_version){true, major, minor, patch};
+}
+
+TEST(apply_setters_v0_1_0_reports_nothing_and_takes_no_match_quietly)
+{
+    struct env e;
+    env_init(&e, "kind: X\na: 1 # kpt-set: ${a}\n", "kind: ConfigMap\ndata:\n  a: \"2\"\n");
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_apply_setters.run(&e.c) == 0);
+    CHECK_STR(emit_items(&e), "kind: X\na: 2 # kpt-set: ${a}\n");
+    CHECK_STR(results_text(&e), "");
+    env_free(&e);
+    const char *quiet[] = {"kind: ConfigMap\ndata:\n  other: x\n", "kind: ConfigMap\ndata: {}\n",
+                           "kind: ConfigMap\nmetadata:\n  name: x\n"};
+    for (size_t i = 0; i < 3; i++) {
+        diag_clear();
+        env_init(&e, "kind: X\na: 1 # kpt-set: ${a}\n", quiet[i]);
+        e.c.version = pinned(0, 1, 0);
+        int rc = fn_apply_setters.run(&e.c);
+        bool ok = rc == 0 && !strcmp(results_text(&e), "") && !strcmp(emit_items(&e), "kind: X\na: 1 # kpt-set: ${a}\n");
+        env_free(&e);
+        CHECK(ok);
+    }
+}
+
+TEST(apply_setters_v0_1_0_takes_patterns_literally)
+{
+    /* v0.1.0 read "${name}.${ns}.svc" as a regular expression, "." matching "-", and would have written a name it
+     * made up from "web-prod-svc"; the pattern does not match, so the missing value is an error (a deviation) */
+    struct env e;
+    env_init(&e, "kind: X\nmetadata:\n  name: x\nhost: web-prod-svc # kpt-set: ${name}.${ns}.svc\n",
+             "kind: ConfigMap\ndata:\n  ns: staging\n");
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_apply_setters.run(&e.c) < 0);
+    CHECK(failed_with("values for setters [${name}] must be provided"));
+    env_free(&e);
+}
+
+TEST(apply_setters_v0_1_0_empty_list_value_is_an_error)
+{
+    struct env e;
+    env_init(&e, "kind: X\nmetadata:\n  name: x\nenv: # kpt-set: ${env}\n- a\n", "kind: ConfigMap\ndata:\n  env: \"\"\n");
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_apply_setters.run(&e.c) < 0);
+    CHECK(failed_with("input to array setter must be an array of values, but found \"\""));
+    env_free(&e);
+    diag_clear();
+    /* v0.1.1 writes [] */
+    env_init(&e, "kind: X\nmetadata:\n  name: x\nenv: # kpt-set: ${env}\n- a\n", "kind: ConfigMap\ndata:\n  env: \"\"\n");
+    e.c.version = pinned(0, 1, 1);
+    CHECK(fn_apply_setters.run(&e.c) == 0);
+    CHECK_STR(emit_items(&e), "kind: X\nmetadata:\n  name: x\nenv: [] # kpt-set: ${env}\n");
+    env_free(&e);
+}
+
+TEST(apply_setters_v0_1_1_no_match_and_empty_config_are_errors)
+{
+    struct env e;
+    env_init(&e, "kind: X\na: 1 # kpt-set: ${a}\n", "kind: ConfigMap\ndata:\n  other: x\n");
+    e.c.version = pinned(0, 1, 1);
+    CHECK(fn_apply_setters.run(&e.c) < 0);
+    CHECK(failed_with("no matches for the input list of setters"));
+    env_free(&e);
+    const char *empty[] = {"kind: ConfigMap\ndata: {}\n", "kind: ConfigMap\nmetadata:\n  name: x\n"};
+    for (size_t i = 0; i < 2; i++) {
+        diag_clear();
+        env_init(&e, "kind: X\na: 1 # kpt-set: ${a}\n", empty[i]);
+        e.c.version = pinned(0, 1, 1);
+        bool ok = fn_apply_setters.run(&e.c) < 0 && failed_with("input setters list cannot be empty");
+        env_free(&e);
+        CHECK(ok);
+    }
+    diag_clear();
+    /* a match reports each field, without a severity */
+    env_init(&e, "kind: X\na: 1 # kpt-set: ${a}\n", "kind: ConfigMap\ndata:\n  a: \"2\"\n");
+    e.c.version = pinned(0, 1, 1);
+    CHECK(fn_apply_setters.run(&e.c) == 0);
+    CHECK_STR(results_text(&e), "-|set field value to \"2\"|a\n");
+    env_free(&e);
+}
+
+TEST(apply_setters_v0_2_0_reports_no_matches_without_failing)
+{
+    struct env e;
+    env_init(&e, "kind: X\na: 1 # kpt-set: ${a}\n", "kind: ConfigMap\ndata:\n  other: x\n");
+    e.c.version = pinned(0, 2, 0);
+    CHECK(fn_apply_setters.run(&e.c) == 0);
+    CHECK_STR(results_text(&e), "-|no matches for input setter(s)\n");
+    env_free(&e);
+    env_init(&e, "kind: X\npassword: 1 # kpt-set: ${a}\n", "kind: ConfigMap\ndata:\n  a: hunter2\n");
+    e.c.version = pinned(0, 2, 1);
+    CHECK(fn_apply_setters.run(&e.c) == 0);
+    /* values are reported as they are up to v0.2.x */
+    CHECK_STR(results_text(&e), "-|set field value to \"hunter2\"|password\n");
+    env_free(&e);
+}
+
+TEST(apply_setters_newest_redacts_and_truncates_reported_values)
+{
+    char long_value[200 + 1];
+    memset(long_value, 'v', 200);
+    long_value[200] = 0;
+    const char *items_fmt = "kind: X\n"
+                            "password: old # kpt-set: ${p}\n"
+                            "plain: old # kpt-set: ${db-Token}\n"
+                            "jwt: old # kpt-set: ${jwt}\n"
+                            "aws: old # kpt-set: ${aws}\n"
+                            "dsn: old # kpt-set: ${dsn}\n"
+                            "blob: old # kpt-set: ${blob}\n"
+                            "header: old # kpt-set: ${hdr}\n"
+                            "long: old # kpt-set: ${long}\n"
+                            "utf: old # kpt-set: ${utf}\n"
+                            "image: old # kpt-set: nginx:${tag}\n"
+                            "dsn2: old # kpt-set: ${dsn2}\n";
+    char utf[130 * 2 + 1] = "";
+    for (int i = 0; i < 130; i++)
+        strcat(utf, "\xc3\xa9"); /* é */
+    arena *a = arena_new();
+    const char *config = arena_printf(a,
+             "kind: ConfigMap\ndata:\n"
+             "  p: hunter2\n"
+             "  db-Token: plain\n"
+             "  jwt: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghij\n"
+             "  aws: AKIAIOSFODNN7ABCDEFG\n"
+             "  dsn: postgres://app:s3cret@db:5432/app\n"
+             "  blob: QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODkwYWJj\n"
+             "  hdr: Bearer abcdefghijklmnop\n"
+             "  long: %s\n"
+             "  utf: %s\n"
+             "  tag: 1.16.2\n"
+             "  dsn2: postgres://db:5432/app\n",
+             long_value, utf);
+    struct env e;
+    env_init(&e, items_fmt, config);
+    CHECK(fn_apply_setters.run(&e.c) == 0);
+    char utf128[128 * 2 + 1] = "";
+    for (int i = 0; i < 128; i++)
+        strcat(utf128, "\xc3\xa9");
+    const char *want = arena_printf(a,
+             "info|set field value to \"<redacted>\"|password\n"
+             "info|set field value to \"<redacted>\"|plain\n"
+             "info|set field value to \"<redacted>\"|jwt\n"
+             "info|set field value to \"<redacted>\"|aws\n"
+             "info|set field value to \"<redacted>\"|dsn\n"
+             "info|set field value to \"<redacted>\"|blob\n"
+             "info|set field value to \"<redacted>\"|header\n"
+             "info|set field value to \"%.128s... (truncated 72 chars)\"|long\n"
+             "info|set field value to \"%s... (truncated 2 chars)\"|utf\n"
+             "info|set field value to \"nginx:1.16.2\"|image\n"
+             "info|set field value to \"postgres://db:5432/app\"|dsn2\n",
+             long_value, utf128);
+    CHECK_STR(results_text(&e), want);
+    /* the resources get the values themselves */
+    CHECK(strstr(emit_items(&e), "password: hunter2 # kpt-set: ${p}\n") != NULL);
+    env_free(&e);
+    arena_free(a);
+}
+
+TEST(apply_setters_errors_do_not_show_secret_values)
+{
+    struct env e;
+    env_init(&e, "kind: X\nmetadata:\n  name: x\ntokens: # kpt-set: ${t}\n- a\n", "kind: ConfigMap\ndata:\n  t: hunter2\n");
+    CHECK(fn_apply_setters.run(&e.c) < 0);
+    CHECK(failed_with("but found \"<redacted>\""));
+    CHECK(!failed_with("hunter2"));
+    env_free(&e);
 }
 
 /* create-setters */
@@ -416,7 +586,74 @@ TEST(create_setters_values_that_are_not_lists_are_text)
     env_free(&e);
 }
 
+TEST(create_setters_v0_1_0_substitutes_in_turn)
+{
+    /* b's value is a's name: a goes first (the comparator keeps b after a), writes "${a}", and b then finds its
+     * value inside that name. The branch after v0.1.0 replaces both in one pass. */
+    const char *items = "kind: X\nv: qa\nw: nginx-abc-development\nm: |\n  q\n  more\n";
+    const char *config = "kind: ConfigMap\ndata:\n  a: q\n  b: a\n  c: nginx\n  d: nginx-abc\n";
+    struct env e;
+    env_init(&e, items, config);
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_create_setters.run(&e.c) == 0);
+    /* multi-line values are left alone in every version (v0.1.0's comment there would break the value) */
+    CHECK_STR(emit_items(&e), "kind: X\nv: qa # kpt-set: ${${b}}${b}\nw: nginx-abc-development # kpt-set: ${c}-${b}bc-development\n"
+                              "m: |\n  q\n  more\n");
+    env_free(&e);
+    env_init(&e, items, config);
+    CHECK(fn_create_setters.run(&e.c) == 0);
+    CHECK_STR(emit_items(&e), "kind: X\nv: qa # kpt-set: ${a}${b}\nw: nginx-abc-development # kpt-set: ${d}-development\n"
+                              "m: |\n  q\n  more\n");
+    env_free(&e);
+    /* The comparator moves n ahead of m (n's value does not contain "m"): "bc" goes first, and m's "abc" is then
+     * no longer there. Name order or longest first would both give "${m}". */
+    env_init(&e, "kind: X\nu: abc\n", "kind: ConfigMap\ndata:\n  m: abc\n  n: bc\n");
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_create_setters.run(&e.c) == 0);
+    CHECK_STR(emit_items(&e), "kind: X\nu: abc # kpt-set: a${n}\n");
+    env_free(&e);
+    env_init(&e, "kind: X\nu: abc\n", "kind: ConfigMap\ndata:\n  m: abc\n  n: bc\n");
+    CHECK(fn_create_setters.run(&e.c) == 0);
+    CHECK_STR(emit_items(&e), "kind: X\nu: abc # kpt-set: ${m}\n");
+    env_free(&e);
+}
+
+TEST(create_setters_v0_1_0_errors)
+{
+    struct env e;
+    env_init(&e, "kind: X\na: [x, y]\n", "kind: ConfigMap\ndata:\n  l: '[x, y]'\n");
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_create_setters.run(&e.c) < 0);
+    CHECK(failed_with("input setters list cannot be empty"));
+    env_free(&e);
+    diag_clear();
+    /* the comment may not grow without bound as values are found inside the names written before them */
+    char name[2001], config[2100];
+    memset(name, 'n', 2000);
+    name[2000] = 0;
+    snprintf(config, sizeof config, "kind: ConfigMap\ndata:\n  %s: q\n", name);
+    env_init(&e, "kind: X\nmetadata:\n  name: x\na: q\n", config);
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_create_setters.run(&e.c) < 0);
+    CHECK(failed_with("grows past 64 times"));
+    env_free(&e);
+    diag_clear();
+    env_init(&e, "kind: X\nmetadata:\n  name: x\na: q\n", config);
+    CHECK(fn_create_setters.run(&e.c) == 0);
+    env_free(&e);
+}
+
 /* list-setters */
+
+TEST(list_setters_v0_1_0_without_setters_fails)
+{
+    struct env e;
+    env_init(&e, "kind: X\na: b # a comment\n", NULL);
+    e.c.version = pinned(0, 1, 0);
+    CHECK(fn_list_setters.run(&e.c) < 0);
+    CHECK(failed_with("no setters found"));
+    env_free(&e);
+}
 
 TEST(list_setters_catalog_simple)
 {
