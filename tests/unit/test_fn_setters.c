@@ -326,7 +326,7 @@ TEST(apply_setters_v0_1_0_reports_nothing_and_takes_no_match_quietly)
     const char *quiet[] = {"kind: ConfigMap\ndata:\n  other: x\n", "kind: ConfigMap\ndata: {}\n",
                            "kind: ConfigMap\nmetadata:\n  name: x\n"};
     for (size_t i = 0; i < 3; i++) {
-        diag_clear();
+        diag_reset();
         env_init(&e, "kind: X\na: 1 # kpt-set: ${a}\n", quiet[i]);
         e.c.version = pinned(0, 1, 0);
         int rc = fn_apply_setters.run(&e.c);
@@ -357,7 +357,7 @@ TEST(apply_setters_v0_1_0_empty_list_value_is_an_error)
     CHECK(fn_apply_setters.run(&e.c) < 0);
     CHECK(failed_with("input to array setter must be an array of values, but found \"\""));
     env_free(&e);
-    diag_clear();
+    diag_reset();
     /* v0.1.1 writes [] */
     env_init(&e, "kind: X\nmetadata:\n  name: x\nenv: # kpt-set: ${env}\n- a\n", "kind: ConfigMap\ndata:\n  env: \"\"\n");
     e.c.version = pinned(0, 1, 1);
@@ -376,14 +376,14 @@ TEST(apply_setters_v0_1_1_no_match_and_empty_config_are_errors)
     env_free(&e);
     const char *empty[] = {"kind: ConfigMap\ndata: {}\n", "kind: ConfigMap\nmetadata:\n  name: x\n"};
     for (size_t i = 0; i < 2; i++) {
-        diag_clear();
+        diag_reset();
         env_init(&e, "kind: X\na: 1 # kpt-set: ${a}\n", empty[i]);
         e.c.version = pinned(0, 1, 1);
         bool ok = fn_apply_setters.run(&e.c) < 0 && failed_with("input setters list cannot be empty");
         env_free(&e);
         CHECK(ok);
     }
-    diag_clear();
+    diag_reset();
     /* a match reports each field, without a severity */
     env_init(&e, "kind: X\na: 1 # kpt-set: ${a}\n", "kind: ConfigMap\ndata:\n  a: \"2\"\n");
     e.c.version = pinned(0, 1, 1);
@@ -626,7 +626,7 @@ TEST(create_setters_v0_1_0_errors)
     CHECK(fn_create_setters.run(&e.c) < 0);
     CHECK(failed_with("input setters list cannot be empty"));
     env_free(&e);
-    diag_clear();
+    diag_reset();
     /* the comment may not grow without bound as values are found inside the names written before them */
     char name[2001], config[2100];
     memset(name, 'n', 2000);
@@ -637,7 +637,7 @@ TEST(create_setters_v0_1_0_errors)
     CHECK(fn_create_setters.run(&e.c) < 0);
     CHECK(failed_with("grows past 64 times"));
     env_free(&e);
-    diag_clear();
+    diag_reset();
     env_init(&e, "kind: X\nmetadata:\n  name: x\na: q\n", config);
     CHECK(fn_create_setters.run(&e.c) == 0);
     env_free(&e);
