@@ -60,6 +60,8 @@ static const fn_def *exact(const char *name)
     /* the catalog's first names, renamed at its v0.1.3 (gcr.io/kpt-fn/set-annotation:v0.1.2 is still pullable) */
     if (!strcmp(name, "set-annotation"))
         name = "set-annotations";
+    else if (!strcmp(name, "set-label"))
+        name = "set-labels";
     for (const fn_def *const *f = registry; *f; f++)
         if (!strcmp((*f)->name, name))
             return *f;

@@ -351,8 +351,10 @@ int eval_in_place(const eval_opts *o)
         config = synthesize_config_map(a, data);
     }
     diag_set_step(s.label);
+    if (s.version_warning) /* as a pipeline step says it: the eval goes on with the newest behaviour */
+        diag_warn("%s: %s", s.label, s.version_warning);
     fn_ctx c = {.a = a, .st = st, .items = &items, .config = config, .pkg = root, .results = &R.results,
-                .host = &host};
+                .host = &host, .version = s.version};
     c.config_file = o->fn_config ? o->fn_config : "functionConfig";
     size_t first = R.results.n;
     rc = s.fn->run(&c);
