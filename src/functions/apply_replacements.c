@@ -635,76 +635,62 @@ static void replace_with(arena *a, node *t, const node *value)
         node_set_head(a, t, NULL);
 }
 
-/* kustomize 0.10.1 puts the source node in the target's place: a scalar takes the source's tag and style too (a
- * quoted "3" turns an int target into a string), and with a delimiter the source's node carries the joined text. */
-static int set_target_0_10(fn_ctx *c, resource *r, const char *where, const fieldpath *fp, const options *o, node *t,
-                           const node *value)
+/* options.delimiter: the target's text split on it, the source's text put at options.index (before the first part
+ * when negative, appended past the end), joined again. NULL after an error. */
+static const char *delimited_text(fn_ctx *c, resource *r, const char *where, const fieldpath *fp, const options *o,
+                                  const node *t, const node *value)
 {
-    if (o->delimiter && *o->delimiter) {
-        if (!is_scalar(t))
-            return fn_fail_res(c, r, t, "%s: options.delimiter needs a scalar target, but `%s` is a %s", where,
-                               fp->text, is_map(t) ? "map" : "list");
-        if (!is_scalar(value))
-            return fn_fail_res(c, r, t, "%s: options.delimiter needs a scalar source value", where);
-        strs parts = split_on(c->a, is_null(t) ? "" : scalar(t), o->delimiter);
-        if (o->index < 0) {
-            const char **v = arena_alloc(c->a, (parts.n + 1) * sizeof *v);
-            v[0] = scalar(value);
-            memcpy(v + 1, parts.v, parts.n * sizeof *v);
-            parts.v = v;
-            parts.n++;
-        } else if ((size_t)o->index >= parts.n) {
-            parts.v[parts.n++] = scalar(value);
-        } else {
-            parts.v[o->index] = scalar(value);
-        }
-        const char *joined = join(c->a, &parts, o->delimiter);
-        node *carrier = node_clone(c->a, value);
-        /* the text changes under the source's own style and tag, as kustomize sets Value on its copy */
-        scalar_set(c->a, carrier, joined, strlen(joined), SCALAR_KEEP_TYPE);
-        replace_with(c->a, t, carrier);
-        return 0;
+    if (!is_scalar(t)) {
+        fn_fail_res(c, r, t, "%s: options.delimiter needs a scalar target, but `%s` is a %s", where, fp->text,
+                    is_map(t) ? "map" : "list");
+        return NULL;
     }
-    replace_with(c->a, t, value);
-    return 0;
+    if (!is_scalar(value)) {
+        fn_fail_res(c, r, t, "%s: options.delimiter needs a scalar source value", where);
+        return NULL;
+    }
+    strs parts = split_on(c->a, is_null(t) ? "" : scalar(t), o->delimiter);
+    if (o->index < 0) {
+        const char **v = arena_alloc(c->a, (parts.n + 1) * sizeof *v);
+        v[0] = scalar(value);
+        memcpy(v + 1, parts.v, parts.n * sizeof *v);
+        parts.v = v;
+        parts.n++;
+    } else if ((size_t)o->index >= parts.n) {
+        parts.v[parts.n++] = scalar(value); /* split_on leaves room for one more */
+    } else {
+        parts.v[o->index] = scalar(value);
+    }
+    return join(c->a, &parts, o->delimiter);
 }
 
 static int set_target(fn_ctx *c, resource *r, const char *where, const fieldpath *fp, const options *o, node *t,
                       const node *value)
 {
-    if (kustomize_0_10(c))
-        return set_target_0_10(c, r, where, fp, o, t, value);
-    if (o->delimiter && *o->delimiter) {
-        if (!is_scalar(t))
-            return fn_fail_res(c, r, t, "%s: options.delimiter needs a scalar target, but `%s` is a %s", where,
-                               fp->text, is_map(t) ? "map" : "list");
-        if (!is_scalar(value))
-            return fn_fail_res(c, r, t, "%s: options.delimiter needs a scalar source value", where);
-        strs parts = split_on(c->a, is_null(t) ? "" : scalar(t), o->delimiter);
-        if (o->index < 0) {
-            const char **v = arena_alloc(c->a, (parts.n + 1) * sizeof *v);
-            v[0] = scalar(value);
-            memcpy(v + 1, parts.v, parts.n * sizeof *v);
-            parts.v = v;
-            parts.n++;
-        } else if ((size_t)o->index >= parts.n) {
-            parts.v[parts.n++] = scalar(value); /* split_on leaves room for one more */
-        } else {
-            parts.v[o->index] = scalar(value);
+    const char *joined = NULL;
+    if (o->delimiter && *o->delimiter && !(joined = delimited_text(c, r, where, fp, o, t, value)))
+        return -1;
+    if (kustomize_0_10(c)) {
+        /* kustomize 0.10.1 puts the source node in the target's place: a scalar takes the source's tag and style
+         * too (a quoted "3" turns an int target into a string); with a delimiter the source's node carries the
+         * joined text, as kustomize sets Value on its copy */
+        if (joined) {
+            node *carrier = node_clone(c->a, value);
+            scalar_set(c->a, carrier, joined, strlen(joined), SCALAR_KEEP_TYPE);
+            value = carrier;
         }
-        const char *joined = join(c->a, &parts, o->delimiter);
-        if (is_null(t)) {
-            replace_with(c->a, t, value);
-            set_scalar(c->a, t, joined);
-        } else {
-            set_scalar(c->a, t, joined);
-        }
+        replace_with(c->a, t, value);
         return 0;
     }
-    if (is_scalar(t) && !is_null(t) && is_scalar(value))
+    if (joined) {
+        if (is_null(t))
+            replace_with(c->a, t, value);
+        set_scalar(c->a, t, joined);
+    } else if (is_scalar(t) && !is_null(t) && is_scalar(value)) {
         set_scalar(c->a, t, scalar(value));
-    else
+    } else {
         replace_with(c->a, t, value);
+    }
     return 0;
 }
 
