@@ -121,7 +121,7 @@ static int check_entry_keys(fn_ctx *c, const node *entry, uint32_t index, bool v
     return 0;
 }
 
-/* The values fields v0.1 and the ConfigMaps share: valuesInline (a map), valuesMerge. */
+/* The values fields every schema shares: valuesInline (a map), valuesMerge. */
 static int check_values(fn_ctx *c, const chart *ch, const node *at)
 {
     if (ch->values_inline && !is_null(ch->values_inline) && !is_map(ch->values_inline))
@@ -198,12 +198,7 @@ static int read_chart(fn_ctx *c, const node *entry, uint32_t index, const node *
         return fn_fail(c, ch->api_versions, "templateOptions.apiVersions must be a list");
     if (ch->values_files && !is_null(ch->values_files) && !is_seq(ch->values_files))
         return fn_fail(c, ch->values_files, "valuesFiles must be a list of paths");
-    if (ch->values_inline && !is_null(ch->values_inline) && !is_map(ch->values_inline))
-        return fn_fail(c, ch->values_inline, "valuesInline must be a map");
-    if (ch->values_merge && strcmp(ch->values_merge, "override") && strcmp(ch->values_merge, "merge") &&
-        strcmp(ch->values_merge, "replace"))
-        return fn_fail(c, values, "valuesMerge must be override, merge or replace");
-    return 0;
+    return check_values(c, ch, values);
 }
 
 /* The ConfigMap form: one chart, flat keys. v0.1 knows fewer keys, and one valuesFile. */
