@@ -592,6 +592,15 @@ static size_t id_hash(const char *s)
     return h;
 }
 
+/* Where id sits in the open-addressing set (cap a power of two, never full), or the empty slot it would take. */
+static size_t id_slot(const char **set, size_t cap, const char *id)
+{
+    size_t h = id_hash(id) & (cap - 1);
+    while (set[h] && strcmp(set[h], id))
+        h = (h + 1) & (cap - 1);
+    return h;
+}
+
 /* v0.1 put the input in a kustomize ResMap before adding the chart's objects: a rendered object with the id of an
  * input item (items[0, before)) is dropped, and the input item stays as it was. One hash set of the input's ids. */
 static void drop_rendered_duplicates(fn_ctx *c, size_t before)
@@ -607,19 +616,12 @@ static void drop_rendered_duplicates(fn_ctx *c, size_t before)
         if (!c->items->v[i])
             continue;
         const char *id = kustomize_id(c->a, c->items->v[i]);
-        size_t h = id_hash(id) & (cap - 1);
-        while (set[h] && strcmp(set[h], id))
-            h = (h + 1) & (cap - 1);
-        set[h] = id;
+        set[id_slot(set, cap, id)] = id;
     }
     for (size_t i = before; i < c->items->n; i++) {
         if (!c->items->v[i])
             continue;
-        const char *id = kustomize_id(c->a, c->items->v[i]);
-        size_t h = id_hash(id) & (cap - 1);
-        while (set[h] && strcmp(set[h], id))
-            h = (h + 1) & (cap - 1);
-        if (set[h])
+        if (set[id_slot(set, cap, kustomize_id(c->a, c->items->v[i]))])
             c->items->v[i] = NULL;
     }
 }

@@ -112,19 +112,6 @@ static size_t line_start(const char *d, size_t pos)
     return pos;
 }
 
-/* The end of the line starting at i (where its break begins, or n) */
-static size_t line_end(const char *d, size_t i, size_t n)
-{
-    while (i < n && d[i] != '\n' && d[i] != '\r')
-        i++;
-    return i;
-}
-
-/* The length of the line break at e (0 at the end of the text) */
-static size_t break_len(const char *d, size_t e, size_t n)
-{
-    return e >= n ? 0 : d[e] == '\r' && e + 1 < n && d[e + 1] == '\n' ? 2 : 1;
-}
 
 /* Text after "#" on the rest of the line starting at pos, or NULL when the line has no comment there. */
 static const char *comment_at(struct loader *L, size_t pos, int after_colon)
@@ -145,7 +132,7 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
     i++;
     if (i < n && d[i] == ' ')
         i++;
-    size_t e = line_end(d, i, n);
+    size_t e = text_line_end(d, i, n);
     while (e > i && (d[e - 1] == ' ' || d[e - 1] == '\t'))
         e--;
     return arena_strndup(L->a, d + i, e - i);
@@ -160,7 +147,7 @@ static const char *join_comments(struct loader *L, size_t top, size_t end)
     char *s = arena_alloc(L->a, cap);
     size_t i = top;
     while (i < end) {
-        size_t e = line_end(d, i, end);
+        size_t e = text_line_end(d, i, end);
         size_t b = i;
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
@@ -172,7 +159,7 @@ static const char *join_comments(struct loader *L, size_t top, size_t end)
             out += te - b;
             s[out++] = '\n';
         }
-        i = e + break_len(d, e, end);
+        i = e + text_break_len(d, e, end);
     }
     while (out > 0 && s[out - 1] == '\n')
         out--;
@@ -251,12 +238,12 @@ static void take_foot(struct loader *L, node *n)
     if (from == L->foot_from) { /* collections closing together: the blank stretch another one found */
         i = L->foot_to;
     } else if (i > 0 && d[i - 1] != '\n' && d[i - 1] != '\r') { /* the rest of the last entry's line */
-        i = line_end(d, i, len);
-        i += break_len(d, i, len);
+        i = text_line_end(d, i, len);
+        i += text_break_len(d, i, len);
     }
     size_t top = SIZE_MAX, end = 0;
     while (i < len) {
-        size_t e = line_end(d, i, len), b = i;
+        size_t e = text_line_end(d, i, len), b = i;
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
         if (b < e) {
@@ -266,7 +253,7 @@ static void take_foot(struct loader *L, node *n)
                 top = i;
             end = e;
         }
-        i = e + break_len(d, e, len);
+        i = e + text_break_len(d, e, len);
     }
     if (top == SIZE_MAX) {
         /* nothing taken: from here to line i is blank, whichever collection looks next */
@@ -345,15 +332,15 @@ static const char *between_docs(struct loader *L, size_t from, size_t to, bool k
     if (from >= to || to > L->len)
         return NULL;
     if (from > 0 && d[from - 1] != '\n' && d[from - 1] != '\r') {
-        from = line_end(d, from, to);
-        from += break_len(d, from, to);
+        from = text_line_end(d, from, to);
+        from += text_break_len(d, from, to);
     }
     char *s = arena_alloc(L->a, to - from + 16);
     size_t out = 0, blanks = 0;
     bool in_block = false, first = true;
     for (size_t i = from; i < to;) {
-        size_t e = line_end(d, i, to), b = i, ls = i;
-        size_t next = e + break_len(d, e, to);
+        size_t e = text_line_end(d, i, to), b = i, ls = i;
+        size_t next = e + text_break_len(d, e, to);
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
         size_t te = e;
@@ -694,7 +681,7 @@ static const char *single_quoted(arena *a, const char *src, size_t n, size_t *ou
     size_t k = 0, i = 0;
     bool first = true;
     while (i <= n) {
-        size_t e = line_end(src, i, n);
+        size_t e = text_line_end(src, i, n);
         size_t b = i, t = e;
         if (!first)
             while (b < t && (src[b] == ' ' || src[b] == '\t'))
@@ -705,7 +692,7 @@ static const char *single_quoted(arena *a, const char *src, size_t n, size_t *ou
         if (!first) {
             if (b == t && e < n) {
                 out[k++] = '\n'; /* an empty line */
-                i = e + break_len(src, e, n);
+                i = e + text_break_len(src, e, n);
                 continue;
             }
             if (k == 0 || out[k - 1] != '\n') /* a break between text lines folds to one space */
@@ -719,7 +706,7 @@ static const char *single_quoted(arena *a, const char *src, size_t n, size_t *ou
         first = false;
         if (e >= n)
             break;
-        i = e + break_len(src, e, n);
+        i = e + text_break_len(src, e, n);
     }
     out[k] = 0;
     *outlen = k;

@@ -405,14 +405,14 @@ unsigned scalar_facts(const char *s, size_t n)
  * kept in the node's side block (node.h, raw) in a form it can write at any nesting, and only after checking that
  * that form reads back as the value: the continuation lines' leading blanks are not content, so they go. */
 
-static size_t text_line_end(const char *d, size_t i, size_t n)
+size_t text_line_end(const char *d, size_t i, size_t n)
 {
     while (i < n && d[i] != '\n' && d[i] != '\r')
         i++;
     return i;
 }
 
-static size_t text_break_len(const char *d, size_t e, size_t n)
+size_t text_break_len(const char *d, size_t e, size_t n)
 {
     return e >= n ? 0 : d[e] == '\r' && e + 1 < n && d[e + 1] == '\n' ? 2 : 1;
 }

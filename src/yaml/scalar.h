@@ -45,4 +45,8 @@ bool scalar_layout_reads_as(const char *raw, int style, const char *val, size_t 
  * a YAML 1.2 one, so raw in a scalar they are folded by one and kept by the other; the other C1 controls and
  * U+FFFE/U+FFFF are refused in a 1.1 reader's input. The length of such a character at p, else 0. */
 size_t break_or_c1(const char *p, size_t left);
+/* Source text as the loader scans it, where a lone CR breaks a line too: the end of the line starting at i (where
+ * its break begins, or n), and the length of the break at e (2 for CRLF, 0 at the end). */
+size_t text_line_end(const char *d, size_t i, size_t n);
+size_t text_break_len(const char *d, size_t e, size_t n);
 #endif
