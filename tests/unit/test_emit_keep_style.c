@@ -2,9 +2,8 @@
  * scalars on one line, folded lines, kept chomping, the line breaks of plain and quoted scalars. What is written
  * must read back as the same values to a YAML 1.1 reader (libyaml here, like Go's yaml behind Argo CD) and to a
  * 1.2 one (our loader, libfyaml), whatever the source; a changed scalar gets the emitter's own choice. */
-#include <yaml.h>
-
 #include "check.h"
+#include "libyaml_reader.h"
 #include "util/diag.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
@@ -18,30 +17,6 @@ static void init(void)
         A = arena_new();
         ST = strtab_new(A);
     }
-}
-
-/* Every scalar of the first document, in order, as libyaml reads them; -1 when libyaml refuses the text. */
-static int libyaml_scalars(const char *text, const char **out, int max)
-{
-    yaml_parser_t p;
-    yaml_event_t e;
-    int n = 0, ok = 1;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
-    for (;;) {
-        if (!yaml_parser_parse(&p, &e)) {
-            ok = 0;
-            break;
-        }
-        if (e.type == YAML_SCALAR_EVENT && n < max)
-            out[n++] = arena_strndup(A, (const char *)e.data.scalar.value, e.data.scalar.length);
-        int end = e.type == YAML_DOCUMENT_END_EVENT || e.type == YAML_STREAM_END_EVENT;
-        yaml_event_delete(&e);
-        if (end)
-            break;
-    }
-    yaml_parser_delete(&p);
-    return ok ? n : -1;
 }
 
 static const char *emitted(const node *root, bool keep)
@@ -126,7 +101,7 @@ static const char *const not_kept[] = {
 static void check_reads_back(int line, const char *src, const char *text)
 {
     const char *a[16], *b[16];
-    int na = libyaml_scalars(src, a, 16), nb = libyaml_scalars(text, b, 16);
+    int na = libyaml_scalars(A, src, a, 16), nb = libyaml_scalars(A, text, b, 16);
     bool ok = na >= 0 && na == nb;
     for (int i = 0; ok && i < na; i++)
         ok = !strcmp(a[i], b[i]);

@@ -3,39 +3,14 @@
  * single-quoted and raw double-quoted scalars and ending comments at them; a 1.2 reader (libfyaml, our loader)
  * takes them as text. Whatever a scalar's style, both must read the same value back, and a comment must stay a
  * comment. */
-#include <yaml.h>
-
 #include "check.h"
+#include "libyaml_reader.h"
 #include "util/diag.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
 static arena *A;
 static strtab *ST;
-
-/* Every scalar of the first document, in order, as libyaml reads them; -1 when libyaml refuses the text. */
-static int libyaml_scalars(const char *text, const char **out, int max)
-{
-    yaml_parser_t p;
-    yaml_event_t e;
-    int n = 0, ok = 1;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
-    for (;;) {
-        if (!yaml_parser_parse(&p, &e)) {
-            ok = 0;
-            break;
-        }
-        if (e.type == YAML_SCALAR_EVENT && n < max)
-            out[n++] = arena_strndup(A, (const char *)e.data.scalar.value, e.data.scalar.length);
-        int end = e.type == YAML_DOCUMENT_END_EVENT || e.type == YAML_STREAM_END_EVENT;
-        yaml_event_delete(&e);
-        if (end)
-            break;
-    }
-    yaml_parser_delete(&p);
-    return ok ? n : -1;
-}
 
 static const char *emitted(const node *root)
 {
@@ -89,7 +64,7 @@ TEST(line_separators_read_back_the_same_in_yaml11_and_yaml12)
                        node_scalar(A, "v", 1, ST_PLAIN));
             const char *text = emitted(m);
             const char *got[8];
-            int n = libyaml_scalars(text, got, 8);
+            int n = libyaml_scalars(A, text, got, 8);
             if (n != 4 || strcmp(got[0], "k") || strcmp(got[1], v) || strcmp(got[2], v) || strcmp(got[3], "v")) {
                 fail_with(__LINE__, "libyaml (YAML 1.1) reads another value", v, text);
                 return;
@@ -121,7 +96,7 @@ TEST(line_separators_never_end_a_comment)
         CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &root) == 0 && root && node_len(root) == 3);
         const char *text = emitted(root);
         const char *got[16];
-        int n = libyaml_scalars(text, got, 16);
+        int n = libyaml_scalars(A, text, got, 16);
         if (n != 6 || strcmp(got[0], "a") || strcmp(got[2], "b") || strcmp(got[3], "2") || strcmp(got[4], "c")) {
             fail_with(__LINE__, "a comment with a line separator let libyaml read more", seps[i], text);
             return;
