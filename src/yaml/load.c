@@ -756,6 +756,12 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     }
     if (!txt)
         txt = "", len = 0;
+    if ((fst == FYSS_LITERAL || fst == FYSS_FOLDED) && len && memchr(txt, 0, len)) {
+        /* The source holds no NUL (load_part refused it) and a block scalar has no escapes, so this one is
+         * libfyaml's: an empty block scalar that ends the text ("a: |" on the last line, or before a piece's
+         * end) comes back as one NUL byte, read past the end. Its value is the text before it. */
+        len = strnlen(txt, len);
+    }
 #ifdef LOAD_VERIFY
     if (t && (fst == FYSS_PLAIN || fst == FYSS_DOUBLE_QUOTED) && checked) {
         size_t vl;

@@ -2,13 +2,14 @@
  *
  * The text is cut where a document starts and each run of complete documents goes through the loader (load_part)
  * once, so every byte is parsed once and only the document being written is held. A document starts at a "---"
- * line: "---" at column 0 followed by a blank, a line break or the end. YAML forbids such a line inside a document
+ * line: "---" at column 0 followed by a space, a line break or the end. YAML forbids such a line inside a document
  * (the spec's c-forbidden): it ends a block or plain scalar there, and inside a quoted scalar or a flow collection
  * it is an error, and libfyaml does exactly that, so cutting there never changes what a document means. Two cases
  * need care. A directive ("%YAML", "%TAG") belongs to the document after it but stands before its "---", so no
  * cut is made at a "---" that follows a line starting with "%" (the piece simply grows to the next one). And a
  * "---" is only recognised after "\n": after a lone "\r" (a line break to YAML too) or a byte order mark, no cut
- * is made. Missing a cut only makes a piece bigger; it never changes the result. */
+ * is made. Nor at "---" and a tab: libfyaml's error for a broken document before such a line differs from the
+ * whole stream's (fuzz_yaml_stream found it), so the line stays inside its piece. Missing a cut only makes a piece bigger; it never changes the result. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,7 @@ static void find_cuts(yaml_stream *s)
         if (d[p] == '%') {
             s->directive = true;
         } else if (d[p] == '-' && d[p + 1] == '-' && d[p + 2] == '-' &&
-                   (d[p + 3] == ' ' || d[p + 3] == '\t' || d[p + 3] == '\n' || d[p + 3] == '\r')) {
+                   (d[p + 3] == ' ' || d[p + 3] == '\n' || d[p + 3] == '\r')) {
             if (!s->directive)
                 s->cut = p, s->nl_cut = nl;
             s->directive = false;
