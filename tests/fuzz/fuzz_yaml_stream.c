@@ -60,6 +60,19 @@ static bool marker_in_quotes_or_flow(const uint8_t *d, size_t n)
     return false;
 }
 
+/* Two parse errors are the same error when they name the same line: libfyaml words its message for a broken last
+ * line of a document by what it sees after it (the next document's "---" in the whole text, the end of the piece
+ * in the stream: "invalid value after mapping" or "invalid block mapping key on same line as previous key"), but
+ * both refuse the text at that line, which is what a render reports. */
+static bool same_parse_error(const char *got, const char *want)
+{
+    if (!strcmp(got, want))
+        return true;
+    static const char syntax[] = ": invalid YAML: ";
+    const char *g = strstr(got, syntax), *w = strstr(want, syntax);
+    return g && w && g - got == w - want && !strncmp(got, want, (size_t)(g - got));
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -84,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!want_err)
                 same = !strcmp(got, want);
             else /* all or nothing: after an error only the error counts */
-                same = got_err && (!strcmp(got_err, want_err) || marker_in_quotes_or_flow(data, size) ||
+                same = got_err && (same_parse_error(got_err, want_err) || marker_in_quotes_or_flow(data, size) ||
                                    memchr(data, 0, size) || utf8_check(data, size) != size);
             if (!same)
                 fz_die("fuzz_yaml_stream", "fed %zu bytes at a time in parts of %zu:\n--- stream:\n%.3000s\n--- whole:\n%.3000s",
