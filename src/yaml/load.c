@@ -734,6 +734,14 @@ static bool verbatim(const char *raw, size_t n, enum fy_scalar_style st)
     return true;
 }
 
+/* Whether the text's last line holds more than blanks: it then ends without a line break after its content. */
+static bool ends_inside_content(const char *d, size_t n)
+{
+    while (n && (d[n - 1] == ' ' || d[n - 1] == '\t'))
+        n--;
+    return n && d[n - 1] != '\n' && d[n - 1] != '\r';
+}
+
 static int on_scalar(struct loader *L, struct fy_event *e)
 {
     struct fy_token *t = e->scalar.value;
@@ -761,6 +769,12 @@ static int on_scalar(struct loader *L, struct fy_event *e)
          * libfyaml's: an empty block scalar that ends the text ("a: |" on the last line, or before a piece's
          * end) comes back as one NUL byte, read past the end. Its value is the text before it. */
         len = strnlen(txt, len);
+    }
+    if ((fst == FYSS_LITERAL || fst == FYSS_FOLDED) && len && txt[len - 1] == '\n' && marks &&
+        em->input_pos >= L->len && ends_inside_content(L->data, L->len)) {
+        /* the text ends inside the block scalar's last line: there is no final line break to keep, but libfyaml
+         * adds one ("a: |" then "  x" at the end reads "x", as YAML and Go's yaml read it) */
+        len--;
     }
 #ifdef LOAD_VERIFY
     if (t && (fst == FYSS_PLAIN || fst == FYSS_DOUBLE_QUOTED) && checked) {
