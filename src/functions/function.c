@@ -6,7 +6,8 @@
 #include "functions/function.h"
 #include "util/diag.h"
 
-void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
+static void result_add(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt,
+                       va_list ap)
 {
     if (!c->results)
         return;
@@ -15,12 +16,26 @@ void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *
         rs->cap = rs->cap ? rs->cap * 2 : 16;
         rs->v = xrealloc(rs->v, rs->cap * sizeof *rs->v);
     }
-    va_list ap;
-    va_start(ap, fmt);
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     rs->v[rs->n++] = (fn_result){sev, arena_strdup(c->a, msg), r, field ? arena_strdup(c->a, field) : NULL};
+}
+
+void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    result_add(c, sev, r, field, fmt, ap);
+    va_end(ap);
+}
+
+void fn_failure_result(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    result_add(c, sev, r, field, fmt, ap);
+    va_end(ap);
+    c->failure_reported = true;
 }
 
 int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...)

@@ -36,6 +36,7 @@ typedef struct fn_ctx {
     bool validator;
     const fn_host *host;     /* tools, scratch space, the Application: NULL where no tool may run (unit tests) */
     fn_version version;      /* the catalog release the step pins; zero: the newest behaviour */
+    bool failure_reported;   /* set by fn_failure_result: the failure's results are the catalog's own */
 } fn_ctx;
 
 typedef int (*fn_run)(fn_ctx *c);
@@ -63,6 +64,12 @@ const fn_def *const *fn_all(void);
 
 /* helpers for function bodies */
 void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* For a failure whose result the catalog's release establishes (its wording at the step's version, as its recorded
+ * results show): records that result, and marks the failure as reported, so results.yaml carries it instead of
+ * the generic error result made from our message. Call it just before fn_fail()ing; stderr keeps our line. The
+ * text must hold no secret value, as every message. */
+void fn_failure_result(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* A config error: names the config file and line. Returns -1. */
 int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -78,7 +78,8 @@ static int run_fn(run_ctx *R, const step *s, fn_ctx *c)
     size_t first = R->results.n;
     int rc = s->fn->run(c);
     R->reports = xrealloc(R->reports, (R->nreports + 1) * sizeof *R->reports);
-    R->reports[R->nreports++] = (step_report){s->ref, s->is_exec, rc < 0 ? 1 : 0, first, R->results.n - first};
+    R->reports[R->nreports++] =
+        (step_report){s->ref, s->is_exec, rc < 0 ? 1 : 0, first, R->results.n - first, c->failure_reported};
     return rc;
 }
 

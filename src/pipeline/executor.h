@@ -12,6 +12,7 @@ typedef struct step_report {
     bool exec;
     int exit_code;
     size_t first, count; /* its slice of run_ctx.results */
+    bool failure_reported; /* a failed step whose slice holds the catalog's own results for the failure */
 } step_report;
 
 typedef struct run_ctx {

@@ -359,7 +359,7 @@ int eval_in_place(const eval_opts *o)
     size_t first = R.results.n;
     rc = s.fn->run(&c);
     R.reports = xrealloc(R.reports, sizeof *R.reports);
-    R.reports[R.nreports++] = (step_report){o->fn, false, rc < 0, first, R.results.n - first};
+    R.reports[R.nreports++] = (step_report){o->fn, false, rc < 0, first, R.results.n - first, c.failure_reported};
     rlist_compact(&items);
     if (rc == 0) {
         diag_set_step("write");

@@ -74,10 +74,15 @@ int write_results(const run_ctx *R, const char *dir, int exit_code)
         map_set(a, it, "exitCode", node_scalar(a, sr->exit_code ? "1" : "0", 1, ST_PLAIN));
         if (sr->exit_code && diag_failed())
             map_set(a, it, "stderr", str(a, diag_message()));
-        if (sr->count) {
+        /* A failed step's results hold its error, as the real function's ResourceList would: the catalog's own
+         * result where the function recorded it (fn_failure_result), otherwise our error line, severity error. */
+        bool fallback = sr->exit_code && !sr->failure_reported && diag_failed();
+        if (sr->count || fallback) {
             node *rs = map_set(a, it, "results", node_seq(a));
             for (size_t k = 0; k < sr->count; k++)
                 seq_append(a, rs, result_node(a, &R->results.v[sr->first + k]));
+            if (fallback)
+                seq_append(a, rs, result_node(a, &(fn_result){SEV_ERROR, diag_message(), NULL, NULL}));
         }
         seq_append(a, items, it);
     }
