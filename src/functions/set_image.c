@@ -262,11 +262,17 @@ static int read_config(fn_ctx *c, bool v01, image_spec *img, fieldspec **specs, 
             return fn_fail(c, cfg, "image newTag and digest both set");
         return 0;
     }
-    if (!*img->name)
-        return fn_fail(c, cfg, "invalid FunctionConfig: must specify `name`");
-    if (!*img->new_name && !*img->new_tag && !*img->digest)
-        return fn_fail(c, cfg, "invalid FunctionConfig: must specify one of `newName`, `newTag`, or `digest`");
-    return 0;
+    const char *missing = !*img->name ? "must specify `name`"
+                          : !*img->new_name && !*img->new_tag && !*img->digest
+                              ? "must specify one of `newName`, `newTag`, or `digest`"
+                              : NULL;
+    if (!missing)
+        return 0;
+    /* The SDK's ResultErrAndDie reports the error, then that it stopped on it: the two results the catalog's
+     * no-image-name and no-newName-or-newTag tests record for unstable. */
+    fn_failure_result(c, SEV_ERROR, NULL, NULL, "%s", missing);
+    fn_failure_result(c, SEV_ERROR, NULL, NULL, "function is terminated: %s", missing);
+    return fn_fail(c, cfg, "invalid FunctionConfig: %s", missing);
 }
 
 /* The SDK sorts results by file, then index, then the result's text. */
