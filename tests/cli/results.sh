@@ -91,6 +91,17 @@ items:
         severity: error
 EOF
 
+printf 'apiVersion: example.com/v1beta1\nkind: Thing\nmetadata:\n  name: f\n' >"$tmp/res-gk/fn.yaml"
+results_case results-set-labels-wrong-kind-group "$tmp/res-gk" 'unknown FunctionConfig `Thing.example.com/v1beta1`' <<'EOF2'
+items:
+  - image: gcr.io/kpt-fn/set-labels:v0.2.0
+    exitCode: 1
+    stderr: 'fn.yaml:1: pipeline.mutators[0] (set-labels): unknown FunctionConfig `Thing.example.com/v1beta1`, expect `SetLabels.fn.kpt.dev` or `ConfigMap.v1`'
+    results:
+      - message: unknown FunctionConfig `Thing.example.com`, expect `SetLabels.fn.kpt.dev` or `ConfigMap.v1`
+        severity: error
+EOF2
+
 # set-image (newest): the SDK reports the error, then that the function stopped on it
 respkg "$tmp/res-si" gcr.io/kpt-fn/set-image:unstable '      configMap:
         name: nginx'
@@ -142,8 +153,9 @@ mkdir -p "$tmp/res-eval"; cp "$tmp/res-sa/pod.yaml" "$tmp/res-eval/"
 rm -rf "$tmp/res"
 env -i PATH=/usr/bin:/bin "$bin" eval "$tmp/res-eval" --fn gcr.io/kpt-fn/set-labels:unstable --results-dir "$tmp/res" \
   >/dev/null 2>"$tmp/err"; rc=$?
-if [ $rc -eq 1 ] && grep -q "message: '\`FunctionConfig\` is not given'" "$tmp/res/results.yaml" &&
-   grep -q 'severity: info' "$tmp/res/results.yaml"; then
+if [ $rc -eq 1 ] && [ "$(sed -n '/^    results:/,$p' "$tmp/res/results.yaml")" = "    results:
+      - message: '\`FunctionConfig\` is not given'
+        severity: info" ]; then
   echo "PASS results-eval-failed-step"
 else
   echo "FAIL results-eval-failed-step: exit $rc, $(cat "$tmp/err") $(cat "$tmp/res/results.yaml" 2>/dev/null)"
