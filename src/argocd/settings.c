@@ -265,7 +265,8 @@ static int from_param_vars(struct reader *R, const setting_def *d, const char **
         map_set(R->a, m, key, node_str(R->a, eq + 1));
         /* keep it sorted: map_set appends, so rotate the new pair into place */
         uint32_t last = node_len(m) - 1;
-        node *k = map_key(m, last), *v = map_val(m, last);
+        const node *k = map_key(m, last);
+        node *v = map_val(m, last);
         map_remove(m, last);
         map_insert(R->a, m, at, k, v);
     }

@@ -98,7 +98,7 @@ static int only_keys(fn_ctx *c, const node *m, const char *where, const char *co
         char list[512] = "";
         for (a = allowed; *a; a++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
-        return fn_fail(c, map_key(m, i), "%s: unknown field `%s` (expected one of: %s)", where, k ? k : "?", list);
+        return fn_fail_key(c, m, i, "%s: unknown field `%s` (expected one of: %s)", where, k ? k : "?", list);
     }
     return 0;
 }

@@ -270,28 +270,32 @@ static bool names_a_given_setter(const struct apply *ap, const setter_ref *refs,
 }
 
 /* Parsed setter text carries the line numbers of the value string; they would point error messages at the
- * wrong lines of the resource's file. */
-static void forget_lines(node *n)
+ * wrong lines of the resource's file. A key without a line of its own (a shared one: its line is its value's)
+ * has none to forget. */
+static void forget_lines(arena *a, node *n)
 {
     node_set_pos(n, 0, 0);
     for (uint32_t i = 0; i < node_len(n); i++) {
         if (is_map(n)) {
-            forget_lines(map_key(n, i));
-            forget_lines(map_val(n, i));
+            if (node_line(map_key(n, i)))
+                node_set_pos(map_key_own(a, n, i), 0, 0);
+            forget_lines(a, map_val(n, i));
         } else {
-            forget_lines(seq_item(n, i));
+            forget_lines(a, seq_item(n, i));
         }
     }
 }
 
-static int apply_array(struct apply *ap, node *key, node *seq, const char *pattern, field_path *path)
+static int apply_array(struct apply *ap, node *map, uint32_t at, const char *pattern, field_path *path)
 {
+    const node *key = map_key(map, at);
+    node *seq = map_val(map, at);
     fn_ctx *c = ap->c;
     setter_ref *refs;
     size_t nrefs = setter_refs(c->a, pattern, &refs);
     if (!names_a_given_setter(ap, refs, nrefs))
         return 0;
-    node *holder = seq_comment_holder(key, seq);
+    const node *holder = seq_comment_holder(key, seq);
     if (nrefs != 1 || refs[0].at != 0 || refs[0].len != strlen(pattern))
         return fn_fail_res(c, ap->r, holder, "invalid setter pattern for array node: %s", go_quote(c->a, pattern));
     const setter_value *sv = given(ap, refs[0].name);
@@ -309,14 +313,15 @@ static int apply_array(struct apply *ap, node *key, node *seq, const char *patte
         node_clear(seq);
         node_set_style(seq, ST_FLOW);
         node_set_comment(c->a, seq, comment);
-        node_set_comment(c->a, key, NULL);
+        if (node_comment(key))
+            node_set_comment(c->a, map_key_own(c->a, map, at), NULL);
     } else {
         node *items = NULL;
         if (!setter_parse_value(c, sv->value, &items) || !is_seq(items))
             return fn_fail_res(c, ap->r, holder,
                                "setter \"%s\": input to array setter must be an array of values, but found %s",
                                sv->name, shown);
-        forget_lines(items);
+        forget_lines(c->a, items);
         /* the items move over; seq keeps its own tag, comments and position */
         node_clear(seq);
         for (uint32_t i = 0; i < node_len(items); i++)
@@ -324,7 +329,7 @@ static int apply_array(struct apply *ap, node *key, node *seq, const char *patte
         /* Block style, with the comment on the key; the catalog leaves a flow list's comment on the value as
          * well, which would print it twice: it is kept once, on the key. */
         node_set_style(seq, ST_BLOCK);
-        node_set_comment(c->a, key, comment);
+        node_set_comment(c->a, map_key_own(c->a, map, at), comment);
         if (holder == seq)
             node_set_comment(c->a, seq, NULL);
     }
@@ -337,11 +342,11 @@ static int visit_mapping(void *ud, node *map, field_path *path)
 {
     struct apply *ap = ud;
     for (uint32_t i = 0; i < node_len(map); i++) {
-        node *key = map_key(map, i), *val = map_val(map, i);
+        const node *key = map_key(map, i), *val = map_val(map, i);
         if (!is_seq(val))
             continue;
         const char *pattern = setter_pattern(ap->c->a, node_comment(seq_comment_holder(key, val)));
-        if (pattern && apply_array(ap, key, val, pattern, path) < 0)
+        if (pattern && apply_array(ap, map, i, pattern, path) < 0)
             return -1;
     }
     return 0;

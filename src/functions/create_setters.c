@@ -166,31 +166,33 @@ static bool any_item_holds_a_scalar_value(const struct create *cs, const char **
 
 /* Items of a flow list cannot carry line comments, so a list that needs them becomes a block list. A comment
  * the flow list had moves to the key, where a block list's comment is written. */
-static void make_block(fn_ctx *c, node *key, node *seq)
+static void make_block(fn_ctx *c, node *map, uint32_t at)
 {
+    node *seq = map_val(map, at);
     node_set_style(seq, ST_BLOCK);
     if (node_comment(seq)) {
-        if (!node_comment(key))
-            node_set_comment(c->a, key, node_comment(seq));
+        if (!node_comment(map_key(map, at)))
+            node_set_comment(c->a, map_key_own(c->a, map, at), node_comment(seq));
         node_set_comment(c->a, seq, NULL);
     }
 }
 
-static void mark_array(struct create *cs, node *key, node *seq, field_path *path)
+static void mark_array(struct create *cs, node *map, uint32_t at, field_path *path)
 {
     fn_ctx *c = cs->c;
+    node *seq = map_val(map, at);
     size_t n = node_len(seq);
     const char **items = n ? arena_alloc(c->a, n * sizeof *items) : NULL;
     for (size_t i = 0; i < n; i++)
         items[i] = seq_item_text(seq_item(seq, i));
     if (n > 1)
         qsort(items, n, sizeof *items, cmp_str);
-    node *target = key;
+    bool on_key = true; /* the comment goes on the key, else on the flow list */
     if (node_style(seq) == ST_FLOW) {
-        target = seq;
+        on_key = false;
         if (any_item_holds_a_scalar_value(cs, items, n)) {
-            make_block(c, key, seq);
-            target = key;
+            make_block(c, map, at);
+            on_key = true;
         }
     }
     for (size_t a = 0; a < cs->narrays; a++) {
@@ -202,18 +204,18 @@ static void mark_array(struct create *cs, node *key, node *seq, field_path *path
             i++;
         if (i < n)
             continue;
-        if (target == seq && n > 0) {
-            make_block(c, key, seq);
-            target = key;
+        if (!on_key && n > 0) {
+            make_block(c, map, at);
+            on_key = true;
         }
         const char *comment = arena_printf(c->a, "kpt-set: ${%s}", as->name);
-        node_set_comment(c->a, target, comment);
+        node_set_comment(c->a, on_key ? map_key_own(c->a, map, at) : seq, comment);
         buf shown = {0};
         buf_putc(&shown, '[');
         for (size_t k = 0; k < n; k++)
             buf_printf(&shown, "%s%s", k ? " " : "", items[k]);
         buf_putc(&shown, ']');
-        fn_result_add(c, SEV_NONE, cs->r, field_path_with_key(c->a, path, scalar(key)),
+        fn_result_add(c, SEV_NONE, cs->r, field_path_with_key(c->a, path, scalar(map_key(map, at))),
                       "Added line comment %s for field with value %s", go_quote(c->a, comment),
                       go_quote(c->a, buf_cstr(&shown)));
         buf_free(&shown);
@@ -227,7 +229,7 @@ static int visit_mapping(void *ud, node *map, field_path *path)
     struct create *cs = ud;
     for (uint32_t i = 0; i < node_len(map); i++)
         if (is_seq(map_val(map, i)))
-            mark_array(cs, map_key(map, i), map_val(map, i), path);
+            mark_array(cs, map, i, path);
     return 0;
 }
 

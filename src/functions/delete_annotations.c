@@ -26,7 +26,7 @@ static int read_keys(fn_ctx *c, const char ***keys, size_t *n)
         return fn_fail(c, data, "%s (data is not a map)", usage);
     for (uint32_t i = 0; is_map(data) && i < node_len(data); i++)
         if (!scalar_is(map_key(data, i), "annotationKeys"))
-            return fn_fail(c, map_key(data, i), "unknown key `%s` in data (expected annotationKeys)",
+            return fn_fail_key(c, data, i, "unknown key `%s` in data (expected annotationKeys)",
                            scalar(map_key(data, i)) ? scalar(map_key(data, i)) : "?");
     const node *v = map_get(data, "annotationKeys");
     if (v && !is_scalar(v))

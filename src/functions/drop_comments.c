@@ -213,12 +213,14 @@ static int rewrite(drop *d, node *n, int depth)
         return 0;
     }
     for (uint32_t i = 0; i < node_len(n); i++) {
-        node *k = map_key(n, i);
-        node_clear_comments(k);
+        const node *k = map_key(n, i);
         if (!is_scalar(k) || (node_type(k) != T_STR && depth > 0))
-            return fn_fail_res(d->c, d->r, k, "the key `%s` is not a string; the JSON round trip "
-                                              "cannot carry it", is_scalar(k) ? scalar(k) : "(a collection)");
-        as_string(d, k);
+            return fn_fail_res_key(d->c, d->r, n, i, "the key `%s` is not a string; the JSON round trip "
+                                   "cannot carry it", is_scalar(k) ? scalar(k) : "(a collection)");
+        /* every key becomes a string we made: the map's own copy (a shared key is never edited) */
+        node *own = map_key_own(d->c->a, n, i);
+        node_clear_comments(own);
+        as_string(d, own);
         if (rewrite(d, map_val(n, i), depth + 1) < 0)
             return -1;
     }

@@ -63,7 +63,7 @@ static int read_configmap(fn_ctx *c, ens_config *out)
     else if (scalar_is(k, "append"))
         out->append = true;
     else
-        return fn_fail(c, k, "unknown editMode: %s, only prepend and append are allowed", text_or(k, "(not a string)"));
+        return fn_fail_key(c, data, 0, "unknown editMode: %s, only prepend and append are allowed", text_or(k, "(not a string)"));
     if (!is_scalar(v))
         return fn_fail(c, v, "the substring to %s must be a string", out->append ? "append" : "prepend");
     out->substring = scalar(v);

@@ -91,7 +91,8 @@ static int rank_of(const char *key)
 /* ---- sorting ---- */
 
 typedef struct pair {
-    node *key, *val;
+    const node *key;
+    node *val;
     const char *text; /* the key's text, or the sort field's value */
     int rank;
     uint32_t pos;
@@ -132,7 +133,7 @@ static void sort_map(arena *a, scratch *s, node *m)
         return;
     pair *p = room(s, n);
     for (uint32_t i = 0; i < n; i++) {
-        node *k = map_key(m, i);
+        const node *k = map_key(m, i);
         const char *t = is_scalar(k) ? scalar(k) : "";
         p[i] = (pair){k, map_val(m, i), t, rank_of(t), i};
     }
@@ -153,11 +154,11 @@ static void sort_seq(scratch *s, node *seq, const char *field)
         node *it = seq_item(seq, i);
         const node *v = field ? map_get(it, field) : it;
         const char *t = is_scalar(v) ? scalar(v) : "";
-        p[i] = (pair){it, NULL, t, 0, i};
+        p[i] = (pair){NULL, it, t, 0, i};
     }
     qsort(p, n, sizeof *p, cmp_pair);
     for (uint32_t i = 0; i < n; i++)
-        seq_set(seq, i, p[i].key);
+        seq_set(seq, i, p[i].val);
 }
 
 /* ---- the walk ---- */

@@ -38,26 +38,56 @@ void fn_failure_result(fn_ctx *c, enum severity sev, const resource *r, const ch
     c->failure_reported = true;
 }
 
-int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...)
+/* The error lines name `line`, else the config's (the resource's) own. */
+static int config_fail(fn_ctx *c, uint32_t line, const char *fmt, va_list ap)
 {
     char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return fail(c->config_file ? c->config_file : "functionConfig", line ? (int)line : c->config_line, "%s", msg);
+}
+
+static int res_fail(fn_ctx *c, const resource *r, uint32_t line, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return fail(r ? res_file(c->a, r) : NULL, line ? (int)line : r ? (int)r->line : 0, "%s: %s",
+                r ? res_id(c->a, r) : "resource", msg);
+}
+
+int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = config_fail(c, node_line(at), fmt, ap);
     va_end(ap);
-    int line = node_line(at) ? (int)node_line(at) : c->config_line;
-    return fail(c->config_file ? c->config_file : "functionConfig", line, "%s", msg);
+    return rc;
+}
+
+int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = config_fail(c, map_key_line(m, i), fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = res_fail(c, r, node_line(at), fmt, ap);
     va_end(ap);
-    int line = node_line(at) ? (int)node_line(at) : r ? (int)r->line : 0;
-    return fail(r ? res_file(c->a, r) : NULL, line, "%s: %s", r ? res_id(c->a, r) : "resource", msg);
+    return rc;
+}
+
+int fn_fail_res_key(fn_ctx *c, const resource *r, const node *m, uint32_t i, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = res_fail(c, r, map_key_line(m, i), fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 bool config_is(const node *config, const char *kind, const char *group)
@@ -88,7 +118,7 @@ int fn_no_config(fn_ctx *c, const char *fn)
         if (!data || is_null(data) || (is_map(data) && node_len(data) == 0))
             return 0;
         if (is_map(data))
-            return fn_fail(c, map_key(data, 0), "%s takes no configuration: unknown key `%s`", fn,
+            return fn_fail_key(c, data, 0, "%s takes no configuration: unknown key `%s`", fn,
                            scalar(map_key(data, 0)) ? scalar(map_key(data, 0)) : "?");
     }
     const char *k = path_str(c->config, "kind", NULL);

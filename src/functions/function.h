@@ -73,8 +73,12 @@ void fn_failure_result(fn_ctx *c, enum severity sev, const resource *r, const ch
     __attribute__((format(printf, 5, 6)));
 /* A config error: names the config file and line. Returns -1. */
 int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same naming the line of map m's key i (map_key_line: a key node may have no position of its own). */
+int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A resource error: names the resource's file and line. Returns -1. */
 int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int fn_fail_res_key(fn_ctx *c, const resource *r, const node *m, uint32_t i, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* The config's kind and apiVersion group checks. */
 bool config_is(const node *config, const char *kind, const char *group);
 /* A ConfigMap's data (or NULL). */

@@ -109,7 +109,7 @@ static int visit_mapping(void *ud, node *map, field_path *path)
     struct list *ls = ud;
     arena *a = ls->c->a;
     for (uint32_t i = 0; i < node_len(map); i++) {
-        node *key = map_key(map, i), *seq = map_val(map, i);
+        const node *key = map_key(map, i), *seq = map_val(map, i);
         if (!is_seq(seq))
             continue;
         const char *pattern = setter_pattern(a, node_comment(seq_comment_holder(key, seq)));

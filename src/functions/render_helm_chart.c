@@ -94,7 +94,7 @@ static int check_entry_keys(fn_ctx *c, const node *entry, uint32_t index, bool v
         const node *kn = map_key(entry, k);
         const char *key = scalar(kn);
         if (!key)
-            return fn_fail(c, kn, "helmCharts[%u] has a key that is not a string", index);
+            return fn_fail_key(c, entry, k, "helmCharts[%u] has a key that is not a string", index);
         bool flat = false;
         const char *moved = NULL;
         for (size_t i = 0; i < sizeof flat_fields / sizeof *flat_fields; i++)
@@ -103,17 +103,17 @@ static int check_entry_keys(fn_ctx *c, const node *entry, uint32_t index, bool v
         if (!strcmp(key, "chartHome") || (v01 ? flat : !strcmp(key, "chartArgs") || !strcmp(key, "templateOptions")))
             continue;
         if (v01 && (!strcmp(key, "chartArgs") || !strcmp(key, "templateOptions")))
-            return fn_fail(c, kn,
+            return fn_fail_key(c, entry, k,
                            "helmCharts[%u].%s is the v0.2 schema; render-helm-chart v0.1.x takes name, version, repo, "
                            "releaseName, namespace, valuesInline, valuesFile, valuesMerge and includeCRDs in the entry "
                            "itself",
                            index, key);
         if (flat)
-            return fn_fail(c, kn,
+            return fn_fail_key(c, entry, k,
                            "helmCharts[%u].%s is render-helm-chart v0.1's flat schema, not understood since v0.2.0: "
                            "use %s",
                            index, key, moved);
-        return fn_fail(c, kn, "helmCharts[%u] has an unknown field %s (expect %s)", index, key,
+        return fn_fail_key(c, entry, k, "helmCharts[%u] has an unknown field %s (expect %s)", index, key,
                        v01 ? "name, version, repo, releaseName, namespace, valuesInline, valuesFile, valuesMerge, "
                              "includeCRDs"
                            : "chartArgs, templateOptions");
@@ -219,7 +219,7 @@ static int read_configmap_chart(fn_ctx *c, const node *data, bool v01, chart *ch
             while (*known && (!key || strcmp(*known, key)))
                 known++;
             if (!*known)
-                return fn_fail(c, map_key(data, k),
+                return fn_fail_key(c, data, k,
                                "data.%s is not a render-helm-chart v0.1.x ConfigMap key (chartHome, configHome, name, "
                                "version, repo, releaseName, namespace, valuesFile, includeCRDs)",
                                key ? key : "?");

@@ -78,12 +78,12 @@ static int read_config(struct search *S)
         while (which < NKEYS && (!k || strcmp(k, config_keys[which])))
             which++;
         if (which == BY_FILE && v0_1_0)
-            return fn_fail(c, map_key(data, i), "by-file-path is not supported by search-replace v0.1.0 (it arrived "
+            return fn_fail_key(c, data, i, "by-file-path is not supported by search-replace v0.1.0 (it arrived "
                                                 "in v0.2.0); that release would ignore it and search every file");
         if (which == NKEYS || (which == BY_FILE && before_0_2)) {
             if (v0_1_0)
                 continue; /* v0.1.0 reads the keys it knows and ignores the rest */
-            return fn_fail(c, map_key(data, i), "invalid matcher \"%s\", must be one of %s", k ? k : "?",
+            return fn_fail_key(c, data, i, "invalid matcher \"%s\", must be one of %s", k ? k : "?",
                            known_list(c));
         }
         if (!is_scalar(v))
@@ -382,7 +382,8 @@ static void flow_text(buf *b, const node *n)
 static void comment_sequences(struct search *S, node *m)
 {
     for (uint32_t i = 0; i < node_len(m); i++) {
-        node *k = map_key(m, i), *v = map_val(m, i);
+        const node *k = map_key(m, i);
+        node *v = map_val(m, i);
         if (!is_seq(v) || !node_len(v))
             continue;
         size_t mark = S->path.len;
@@ -392,7 +393,7 @@ static void comment_sequences(struct search *S, node *m)
         S->path.len = mark;
         if (!hit)
             continue;
-        node_set_comment(S->c->a, k, comment_text(S->opt[PUT_COMMENT]));
+        node_set_comment(S->c->a, map_key_own(S->c->a, m, i), comment_text(S->opt[PUT_COMMENT]));
         node_set_style(v, ST_BLOCK);
         buf flow = {0};
         flow_text(&flow, v);

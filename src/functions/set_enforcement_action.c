@@ -24,7 +24,7 @@ static int read_action(fn_ctx *c, const char **action)
                        "failed to process policies: expecting exactly 1 enforcementAction as part of the ConfigMap");
     const node *k = map_key(data, 0), *v = map_val(data, 0);
     if (!scalar_is(k, "enforcementAction"))
-        return fn_fail(c, k,
+        return fn_fail_key(c, data, 0,
                        "failed to process policies: expecting exactly 1 enforcementAction as part of the ConfigMap, "
                        "found `%s`",
                        is_scalar(k) ? scalar(k) : "?");

@@ -227,7 +227,7 @@ static int read_config(fn_ctx *c, bool v01, image_spec *img, fieldspec **specs, 
             if (image_key(c, map_key(map, i), map_val(map, i), img, &known) < 0)
                 return -1;
             if (!known)
-                return fn_fail(c, map_key(map, i), "ConfigMap has wrong field name %s", scalar(map_key(map, i)));
+                return fn_fail_key(c, map, i, "ConfigMap has wrong field name %s", scalar(map_key(map, i)));
         }
     } else if (config_is(cfg, "SetImage", "fn.kpt.dev")) {
         map = map_get(cfg, "image");
@@ -238,7 +238,7 @@ static int read_config(fn_ctx *c, bool v01, image_spec *img, fieldspec **specs, 
             if (image_key(c, map_key(map, i), map_val(map, i), img, &known) < 0)
                 return -1;
             if (!known)
-                return fn_fail(c, map_key(map, i),
+                return fn_fail_key(c, map, i,
                                "set-image: unknown field `image.%s` (expect name, newName, newTag, digest)",
                                scalar(map_key(map, i)));
         }

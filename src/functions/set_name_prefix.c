@@ -329,7 +329,7 @@ static int read_config(fn_ctx *c, snp_config *cfg)
         const node *k = map_key(data, i), *v = map_val(data, i);
         bool is_prefix = scalar_is(k, "prefix");
         if (!is_prefix && !scalar_is(k, "oldPrefix"))
-            return fn_fail(c, k, "unknown key `%s` in data (expected prefix, oldPrefix)",
+            return fn_fail_key(c, data, i, "unknown key `%s` in data (expected prefix, oldPrefix)",
                            scalar(k) ? scalar(k) : "?");
         if (!is_scalar(v))
             return fn_fail(c, v, "data.%s must be a string", scalar(k));

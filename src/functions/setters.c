@@ -25,7 +25,7 @@ const char *setter_pattern(arena *a, const char *comment)
     return n ? arena_strndup(a, s, n) : NULL;
 }
 
-node *seq_comment_holder(node *key, node *seq)
+const node *seq_comment_holder(const node *key, const node *seq)
 {
     return node_style(seq) == ST_FLOW ? seq : key;
 }

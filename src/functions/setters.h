@@ -15,7 +15,7 @@ const char *setter_pattern(arena *a, const char *comment);
 
 /* The comment that marks a sequence field as an array setter: a flow sequence carries it after its "]", a
  * block sequence on its key ("key: # kpt-set: ${x}"). An empty sequence prints as "[]" either way. */
-node *seq_comment_holder(node *key, node *seq);
+const node *seq_comment_holder(const node *key, const node *seq);
 
 /* One "${name}" in a pattern: where it starts and how long the whole reference is. */
 typedef struct setter_ref {

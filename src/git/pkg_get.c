@@ -206,7 +206,7 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
         node *kept = node_map(a);
         bool placed = false;
         for (uint32_t i = 0; i < node_len(root); i++) {
-            node *k = map_key(root, i);
+            const node *k = map_key(root, i);
             if (scalar_is(k, "upstream") || scalar_is(k, "upstreamLock"))
                 continue;
             map_append(a, kept, k, map_val(root, i));

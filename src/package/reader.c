@@ -12,8 +12,9 @@
 #include "yaml/load.h"
 
 /* JSON documents become ordinary block YAML on output: flow collections to block, quoted strings to strings the
- * emitter quotes only where a reader would see something else. */
-static void json_to_block(node *n)
+ * emitter quotes only where a reader would see something else. A plain key (YAML flow syntax in a .json file) is
+ * left as it is, shared or not. */
+static void json_to_block(arena *a, node *n)
 {
     if (is_scalar(n)) {
         if (node_style(n) == ST_DOUBLE && !node_tag(n))
@@ -23,10 +24,11 @@ static void json_to_block(node *n)
     node_set_style(n, ST_BLOCK);
     for (uint32_t i = 0; i < node_len(n); i++) {
         if (is_map(n)) {
-            json_to_block(map_key(n, i));
-            json_to_block(map_val(n, i));
+            if (node_style(map_key(n, i)) == ST_DOUBLE)
+                json_to_block(a, map_key_own(a, n, i));
+            json_to_block(a, map_val(n, i));
         } else {
-            json_to_block(seq_item(n, i));
+            json_to_block(a, seq_item(n, i));
         }
     }
 }
@@ -89,7 +91,7 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
         return fail(s->display, (int)line, "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)",
                     cmp_limits.max_objects);
     if (has_suffix(s->path, ".json"))
-        json_to_block(root);
+        json_to_block(s->c->a, root);
     resource *r = resource_new(s->c->a, root, s->pkg, s->path, index);
     r->seq_wide = (uint8_t)seq_wide;
     r->line = line;

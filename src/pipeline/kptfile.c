@@ -139,7 +139,7 @@ static int check_value(const char *file, const node *v, const kfield *f, const c
                         where, kind_name(v));
         for (uint32_t i = 0; i < node_len(v); i++)
             if (!is_scalar(map_key(v, i)) || !is_scalar(map_val(v, i)))
-                return fail(file, (int)node_line(map_key(v, i)),
+                return fail(file, (int)map_key_line(v, i),
                             "%s must be a map of strings (kpt refuses this Kptfile)", where);
         return 0;
     case F_STRLIST:
@@ -179,7 +179,7 @@ static int check_schema(const char *file, const node *n, const kschema *s, const
             if (!strcmp(c->name, key))
                 f = c;
         if (!f)
-            return fail(file, (int)node_line(k),
+            return fail(file, (int)map_key_line(n, i),
                         "field %s not found in type %s%s%s (kpt refuses a Kptfile with unknown fields)",
                         key ? key : "(not a string)", s->type, *where ? " at " : "", where);
         if (check_value(file, map_val(n, i), f, where) < 0)
@@ -197,7 +197,7 @@ static int read_selector(arena *a, const char *file, const node *n, selector *ou
         const node *k = map_key(n, i), *v = map_val(n, i);
         const char *key = scalar(k);
         if (!key)
-            return fail(file, (int)node_line(k), "selector keys must be strings");
+            return fail(file, (int)map_key_line(n, i), "selector keys must be strings");
         if (!strcmp(key, "labels") || !strcmp(key, "annotations")) {
             if (!is_null(v) && !is_map(v))
                 return fail(file, (int)node_line(v), "selector %s must be a map", key);
@@ -219,7 +219,7 @@ static int read_selector(arena *a, const char *file, const node *n, selector *ou
         else if (!strcmp(key, "namespace"))
             out->namespace = val;
         else
-            return fail(file, (int)node_line(k), "unknown selector field \"%s\" (allowed: apiVersion, kind, name, namespace, labels, annotations)", key);
+            return fail(file, (int)map_key_line(n, i), "unknown selector field \"%s\" (allowed: apiVersion, kind, name, namespace, labels, annotations)", key);
     }
     (void)a;
     return 0;
@@ -279,7 +279,7 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
             return fail(file, (int)node_line(cm), "%s: configMap must be a map of strings", s->label);
         for (uint32_t i = 0; i < node_len(cm); i++)
             if (!is_scalar(map_key(cm, i)) || !is_scalar(map_val(cm, i)))
-                return fail(file, (int)node_line(map_key(cm, i)), "%s: configMap values must be strings", s->label);
+                return fail(file, (int)map_key_line(cm, i), "%s: configMap values must be strings", s->label);
         s->config_map = cm;
     }
     if (cp && !is_null(cp)) {

@@ -53,6 +53,14 @@ struct loader {
     size_t foot_from, foot_to; /* take_foot found nothing from foot_from: the lines up to foot_to are blank */
     char *bump; /* the rest of the current block for nodes, entries and texts */
     size_t bump_left;
+    /* A key that may take its text's shared node (key_shared) if its value says where it is: its slot on the
+     * pending stack stays NULL until the value's first event settles it (key_settle). */
+    struct {
+        bool on;
+        uint8_t facts;
+        const char *text;
+        uint32_t line, col;
+    } key;
 };
 
 enum { BUMP_BLOCK = 32 * 1024 };
@@ -92,6 +100,29 @@ static const char *text_copy(struct loader *L, const char *s, size_t len)
     char *p = lalloc(L, len + 1, 1);
     memcpy(p, s, len);
     return p;
+}
+
+/* The pending key gets its node now that its value v starts: the shared one when the value gives the key's line
+ * (map_key_line: on the key's line, or a block collection on the next one), else its own with its position. A key
+ * whose position its value does not give costs 16 bytes; the others none. */
+static void key_settle(struct loader *L, node *v)
+{
+    if (!L->key.on)
+        return;
+    L->key.on = false;
+    node **slot = &L->pending[L->npending - 1];
+    bool block = v->kind != N_SCALAR && v->style == ST_BLOCK;
+    if (v->line == L->key.line || (block && v->line == L->key.line + 1)) {
+        v->below = v->line != L->key.line;
+        *slot = key_shared(L->st, L->key.text, L->key.facts);
+        return;
+    }
+    node *k = new_node(L, N_SCALAR, ST_PLAIN);
+    k->str = L->key.text;
+    k->facts = L->key.facts;
+    k->line = L->key.line;
+    k->col = L->key.col > 65535 ? 65535 : L->key.col;
+    *slot = k;
 }
 
 static void push_pending(struct loader *L, node *n)
@@ -560,7 +591,7 @@ static int apply_merge_keys(struct loader *L, node *m)
 {
     long at = -1;
     for (uint32_t i = 0; i < nkids_n(m); i++) {
-        node *k = map_key(m, i);
+        const node *k = map_key(m, i);
         if (k->kind == N_SCALAR && k->style == ST_PLAIN && !node_tag(k) && !strcmp(nstr(k), "<<")) {
             at = i;
             break;
@@ -569,7 +600,7 @@ static int apply_merge_keys(struct loader *L, node *m)
     if (at < 0)
         return 0;
     node *src = map_val(m, (uint32_t)at);
-    node *k = map_key(m, (uint32_t)at);
+    uint32_t kline = map_key_line(m, (uint32_t)at);
     map_delete(m, "<<");
     node *one[1] = {src};
     node **list = one;
@@ -581,7 +612,7 @@ static int apply_merge_keys(struct loader *L, node *m)
     for (uint32_t j = 0; j < count; j++) {
         node *s = list[j];
         if (s->kind != N_MAP)
-            return fail(L->file, (int)k->line, "merge key \"<<\" must refer to a mapping or a list of mappings");
+            return fail(L->file, (int)kline, "merge key \"<<\" must refer to a mapping or a list of mappings");
         for (uint32_t i = 0; i < nkids_n(s); i++)
             if (map_key(s, i)->kind == N_SCALAR && map_index(m, nstr(map_key(s, i))) < 0)
                 map_append(L->a, m, map_key(s, i), map_val(s, i));
@@ -631,7 +662,7 @@ static int finish_collection(struct loader *L)
                 uint32_t line = n->line;
                 for (uint32_t i = len; i-- > 0;)
                     if (nstr(v[2 * i]) == dup) {
-                        line = v[2 * i]->line;
+                        line = map_key_line(n, i);
                         break;
                     }
                 return fail(L->file, (int)line, "duplicate key \"%s\"", dup);
@@ -655,6 +686,7 @@ static int open_collection(struct loader *L, node *n, uint32_t col, size_t start
         return -1;
     if (fy_event_get_node_style(e) == FYNS_FLOW)
         n->style = ST_FLOW;
+    key_settle(L, n);
     int key = in_key_position(L);
     if (key)
         return fail(L->file, (int)n->line, "a mapping key must be a scalar");
@@ -804,10 +836,8 @@ static int on_scalar(struct loader *L, struct fy_event *e)
         return fail(L->file, mark_line(L, sm), "a string is not valid UTF-8");
     /* Keys and short values repeat across objects: share one copy, and the facts the emitter needs about it. */
     unsigned facts = 0;
-    node *n = new_node(L, N_SCALAR, style);
-    n->str = (key || len <= 24) ? intern_facts(L->st, txt, len, &facts) : text_copy(L, txt, len);
-    n->facts = (uint8_t)facts;
-    uint32_t col = set_pos(L, n, t);
+    const char *text = (key || len <= 24) ? intern_facts(L->st, txt, len, &facts) : text_copy(L, txt, len);
+    uint32_t line = sm ? (uint32_t)mark_line(L, sm) : 0, col = sm ? (uint32_t)sm->column + 1 : 0;
     const char *comment = NULL, *head = NULL;
     if (t && style != ST_LITERAL && style != ST_FOLDED) {
         size_t end = em ? em->input_pos : 0;
@@ -830,6 +860,21 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     }
     if (key)
         L->last_key_col = col;
+    if (key && style == ST_PLAIN && t && !comment && !head && !e->scalar.tag && !e->scalar.anchor) {
+        /* an ordinary key: its node waits for its value (key_settle) */
+        L->key.on = true;
+        L->key.text = text;
+        L->key.facts = (uint8_t)facts;
+        L->key.line = line;
+        L->key.col = col;
+        note_end(L, t);
+        return add_child(L, NULL);
+    }
+    node *n = new_node(L, N_SCALAR, style);
+    n->str = text;
+    n->facts = (uint8_t)facts;
+    set_pos(L, n, t);
+    key_settle(L, n);
     set_extra(L, n, tag_text(L, e->scalar.tag), comment, head);
     if (L->bad_tag)
         return -1;
@@ -868,6 +913,7 @@ static int on_alias(struct loader *L, struct fy_event *e)
         if (in_key_position(L) && copy->kind != N_SCALAR)
             return fail(L->file, line, "a mapping key must be a scalar");
         L->key_head = NULL;
+        key_settle(L, copy);
         note_end(L, t);
         return add_child(L, copy);
     }

@@ -4,7 +4,14 @@
  * shared and never modified in place (interned keys and short values, copies, or strings the program made); a
  * collection's is its entries, allocated at their final size once the loader has read the whole collection. What
  * few nodes have, a tag or comments, hangs off a side block that only those nodes pay for: the pointer then leads
- * to that block, which holds the text or entries. */
+ * to that block, which holds the text or entries.
+ *
+ * A map pair costs its two entry slots (16 bytes) and its value node; its key node is most often shared. The loader
+ * gives every ordinary key (plain, untagged, no anchor, no comment, on the line its value says) the one node its
+ * strtab keeps for that text (key_shared): a shared node has no position (line and column 0), the pair's key line
+ * is derived from the value (map_key_line), and it is never edited: map_key() hands out const nodes, an edit goes
+ * through map_key_own(), which gives the pair a private copy first, and every mutator in tree.c refuses a shared
+ * node (shared_edit: an assertion, and a loud stop even where assertions are compiled out). */
 #ifndef CMP_YAML_NODE_H
 #define CMP_YAML_NODE_H
 #include "yaml/tree.h"
@@ -15,7 +22,9 @@ struct node {
     unsigned kind : 2;  /* enum node_kind */
     unsigned style : 3; /* enum node_style */
     unsigned extra : 1; /* the pointer is to a struct ext */
-    unsigned : 2;
+    unsigned shared : 1; /* a key node many pairs share (key_shared): no position, never edited, never extra */
+    unsigned below : 1;  /* a value whose key is shared and sits on the line above it (a block collection under
+                          * "key:"): map_key_line is line - 1. A fact about the position: style edits keep it */
     unsigned col : 16; /* 1-based source column, saturated; 0 for nodes the program made */
     uint32_t line;      /* 1-based source line; 0 for nodes the program made */
     union {
@@ -132,6 +141,9 @@ static inline unsigned node_facts(const node *n)
 node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts);
 /* Interns s[0..n) and gives its facts (computed once per distinct text). */
 const char *intern_facts(strtab *t, const char *s, size_t n, unsigned *facts);
+/* The node the strtab keeps for the key text text (interned in t, with its facts): one per distinct text, made on
+ * first use, in the strtab's arena. */
+node *key_shared(strtab *t, const char *text, unsigned facts);
 /* A collection's entries holding room for cap pairs or items. */
 struct kids *kids_new(arena *a, uint32_t cap, bool map);
 #endif

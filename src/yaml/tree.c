@@ -2,6 +2,7 @@
 
 #include "yaml/scalar.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,10 @@ struct strtab {
     arena *a;
     struct slot *slots;
     size_t cap, used;
+    /* the shared key nodes (key_shared), found by their text's address: one per distinct key, so a few hundred
+     * where the slots hold every short value */
+    node **keys;
+    size_t keys_cap, keys_used;
 };
 
 /* Eight bytes at a time: keys and short values are hashed once each as they are read. */
@@ -64,6 +69,8 @@ void strtab_release(strtab *t)
         return;
     free(t->slots);
     t->slots = NULL;
+    free(t->keys);
+    t->keys = NULL;
 }
 
 static void strtab_grow(strtab *t)
@@ -115,6 +122,63 @@ const char *intern(strtab *t, const char *s, size_t n)
     return intern_facts(t, s, n, NULL);
 }
 
+static size_t ptr_slot(const char *p, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+node *key_shared(strtab *t, const char *text, unsigned facts)
+{
+    if (t->keys_used * 2 >= t->keys_cap) {
+        size_t cap = t->keys_cap ? t->keys_cap * 2 : 256;
+        node **keys = xmalloc(cap * sizeof *keys);
+        memset(keys, 0, cap * sizeof *keys);
+        for (size_t i = 0; i < t->keys_cap; i++) {
+            if (!t->keys[i])
+                continue;
+            size_t j = ptr_slot(t->keys[i]->str, cap);
+            while (keys[j])
+                j = (j + 1) & (cap - 1);
+            keys[j] = t->keys[i];
+        }
+        free(t->keys);
+        t->keys = keys;
+        t->keys_cap = cap;
+    }
+    size_t j = ptr_slot(text, t->keys_cap);
+    for (; t->keys[j]; j = (j + 1) & (t->keys_cap - 1))
+        if (t->keys[j]->str == text)
+            return t->keys[j];
+    /* in the strtab's arena: it outlives every tree whose keys the strtab interned */
+    node *k = arena_alloc16(t->a);
+    k->kind = N_SCALAR;
+    k->style = ST_PLAIN;
+    k->shared = 1;
+    k->str = text;
+    k->facts = (uint8_t)(facts ? facts : scalar_facts(text, strlen(text)));
+    t->keys[j] = k;
+    t->keys_used++;
+    return k;
+}
+
+/* ---- the immutability of shared keys
+ *
+ * Nothing outside src/yaml gets a shared key as a node it may edit (map_key gives const nodes, map_key_own a
+ * private copy), so this is a bug in src/yaml or a cast: stop loudly, never edit every map that shares the node. */
+static void shared_edit(const char *what)
+{
+    (void)what; /* the function, for a debugger */
+    assert(!"a shared key node reached a mutator: ask map_key_own for the pair's own copy");
+    abort(); /* where assertions are compiled out too: no output, exit non-zero */
+}
+
+#define NOT_SHARED(n)                                                                                                  \
+    do {                                                                                                               \
+        if ((n)->shared)                                                                                               \
+            shared_edit(__func__);                                                                                     \
+    } while (0)
+
 /* ---- nodes */
 
 static node *new_node(arena *a, int kind, int style)
@@ -135,6 +199,7 @@ struct kids *kids_new(arena *a, uint32_t cap, bool map)
 /* Sets a scalar's text (which must live as long as the tree); its facts are found again when asked for. */
 static void set_text(node *n, const char *s, unsigned facts)
 {
+    NOT_SHARED(n);
     if (n->extra) {
         n->ext->str = s;
         n->ext->raw = NULL; /* the source layout was of the old text */
@@ -146,6 +211,7 @@ static void set_text(node *n, const char *s, unsigned facts)
 
 struct ext *node_ext_get(arena *a, node *n)
 {
+    NOT_SHARED(n);
     if (n->extra)
         return n->ext;
     struct ext *x = arena_alloc(a, sizeof *x);
@@ -161,9 +227,12 @@ struct ext *node_ext_get(arena *a, node *n)
 unsigned node_facts_find(const node *n)
 {
     const char *s = nstr(n);
-    /* the facts are a cache of the text's properties, not part of the node's value */
-    ((node *)n)->facts = (uint8_t)scalar_facts(s, strlen(s));
-    return n->facts;
+    unsigned f = scalar_facts(s, strlen(s));
+    /* the facts are a cache of the text's properties, not part of the node's value (a shared key has its own from
+     * the start, and is written by nothing) */
+    if (!n->shared)
+        ((node *)n)->facts = (uint8_t)f;
+    return f;
 }
 
 node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts)
@@ -199,10 +268,13 @@ node *node_seq(arena *a)
     return new_node(a, N_SEQ, ST_BLOCK);
 }
 
-node *node_clone(arena *a, const node *n)
+/* The copy keeps the shared keys of the maps it copies: they are never edited, so one node serves both. */
+static node *clone_rec(arena *a, const node *n)
 {
     if (!n)
         return NULL;
+    if (n->shared)
+        return (node *)n;
     node *x = arena_alloc16(a);
     *x = *n;
     if (n->extra) {
@@ -218,11 +290,18 @@ node *node_clone(arena *a, const node *n)
             c = kids_new(a, k->n, map);
             c->n = k->n;
             for (uint32_t i = 0; i < slots; i++)
-                c->v[i] = node_clone(a, k->v[i]);
+                c->v[i] = clone_rec(a, k->v[i]);
         }
         set_nkids(x, c);
     }
     return x;
+}
+
+node *node_clone(arena *a, const node *n)
+{
+    if (n && n->shared) /* the caller gets a node it may edit: a private one, without a position */
+        return node_scalar_shared(a, n->str, n->style, n->facts);
+    return clone_rec(a, n);
 }
 
 bool is_map(const node *n)
@@ -277,6 +356,7 @@ int node_style(const node *n)
 
 void node_set_style(node *n, int style)
 {
+    NOT_SHARED(n);
     if (n->extra && style != n->style)
         n->ext->raw = NULL; /* the source layout was of the old style */
     n->style = (uint8_t)style;
@@ -294,6 +374,8 @@ uint32_t node_col(const node *n)
 
 void node_set_pos(node *n, uint32_t line, uint32_t col)
 {
+    NOT_SHARED(n);
+    n->below = 0; /* a new position: where a shared key sits relative to it is no longer known */
     n->line = line;
     n->col = col > 65535 ? 65535 : col;
 }
@@ -330,9 +412,28 @@ node *map_get(const node *m, const char *key)
     return i < 0 ? NULL : nkids(m)->v[2 * i + 1];
 }
 
-node *map_key(const node *m, uint32_t i)
+const node *map_key(const node *m, uint32_t i)
 {
     return nkids(m)->v[2 * i];
+}
+
+uint32_t map_key_line(const node *m, uint32_t i)
+{
+    const node *k = nkids(m)->v[2 * i], *v = nkids(m)->v[2 * i + 1];
+    if (!k->shared)
+        return k->line;
+    return v && v->line ? v->line - v->below : 0;
+}
+
+node *map_key_own(arena *a, node *m, uint32_t i)
+{
+    node *k = nkids(m)->v[2 * i];
+    if (!k->shared)
+        return k;
+    node *x = node_scalar_shared(a, k->str, k->style, k->facts);
+    x->line = map_key_line(m, i);
+    nkids(m)->v[2 * i] = x;
+    return x;
 }
 
 node *map_val(const node *m, uint32_t i)
@@ -392,21 +493,21 @@ void map_reserve(arena *a, node *c, uint32_t extra)
         resize(a, c, n + extra);
 }
 
-void map_insert(arena *a, node *m, uint32_t i, node *key, node *val)
+void map_insert(arena *a, node *m, uint32_t i, const node *key, node *val)
 {
     struct kids *k = grow(a, m);
     if (i > k->n)
         i = k->n;
     memmove(&k->v[2 * i + 2], &k->v[2 * i], (size_t)(k->n - i) * 2 * sizeof k->v[0]);
-    k->v[2 * i] = key;
+    k->v[2 * i] = (node *)key; /* a shared key stays unwritable: map_key gives it back const */
     k->v[2 * i + 1] = val;
     k->n++;
 }
 
-void map_append(arena *a, node *m, node *key, node *val)
+void map_append(arena *a, node *m, const node *key, node *val)
 {
     struct kids *k = grow(a, m);
-    k->v[2 * k->n] = key;
+    k->v[2 * k->n] = (node *)key;
     k->v[2 * k->n + 1] = val;
     k->n++;
 }
@@ -501,6 +602,7 @@ node *map_ensure_map(arena *a, node *m, const char *key)
             return NULL;
         node *nm = node_map(a);
         nm->line = v->line;
+        nm->below = v->below;
         map_set_val(m, (uint32_t)i, nm);
         return nm;
     }
@@ -534,18 +636,22 @@ void seq_remove(node *s, uint32_t i)
 
 void node_clear(node *c)
 {
+    NOT_SHARED(c);
     if (c->kind != N_SCALAR && nkids(c))
         nkids(c)->n = 0;
 }
 
 void node_move(node *dst, node *src)
 {
+    NOT_SHARED(dst);
     struct ext *mine = node_ext(dst);
     uint32_t line = dst->line;
-    unsigned col = dst->col;
+    unsigned col = dst->col, below = dst->below;
     *dst = *src;
     dst->line = line;
     dst->col = col;
+    dst->below = below;
+    dst->shared = 0; /* src may be a shared key: dst is a copy of it, and stays dst's own */
     if (!mine)
         return;
     if (!dst->extra) {
@@ -574,6 +680,7 @@ void node_move(node *dst, node *src)
 
 bool scalar_set(arena *a, node *n, const char *s, size_t len, enum scalar_edit how)
 {
+    NOT_SHARED(n);
     const char *cur = nstr(n);
     bool same = strlen(cur) == len && memcmp(cur, s, len) == 0;
     if (same && how == SCALAR_AS_STRING)
@@ -652,6 +759,7 @@ bool node_equal(const node *a, const node *b)
 
 void node_set_comment(arena *a, node *n, const char *comment)
 {
+    NOT_SHARED(n);
     if (!comment && !node_ext(n))
         return;
     node_ext_get(a, n)->comment = comment ? arena_strdup(a, comment) : NULL;
@@ -659,6 +767,7 @@ void node_set_comment(arena *a, node *n, const char *comment)
 
 void node_set_head(arena *a, node *n, const char *head)
 {
+    NOT_SHARED(n);
     if (!head && !node_ext(n))
         return;
     node_ext_get(a, n)->head = head ? arena_strdup(a, head) : NULL;
@@ -666,6 +775,7 @@ void node_set_head(arena *a, node *n, const char *head)
 
 void node_set_foot(arena *a, node *n, const char *foot)
 {
+    NOT_SHARED(n);
     if (!foot && !node_ext(n))
         return;
     node_ext_get(a, n)->foot = foot ? arena_strdup(a, foot) : NULL;
@@ -673,6 +783,7 @@ void node_set_foot(arena *a, node *n, const char *foot)
 
 void node_clear_comments(node *n)
 {
+    NOT_SHARED(n);
     struct ext *x = node_ext(n);
     if (x)
         x->comment = x->head = x->foot = NULL, x->doc = NULL;
@@ -680,6 +791,7 @@ void node_clear_comments(node *n)
 
 void node_set_tag(arena *a, node *n, const char *tag)
 {
+    NOT_SHARED(n);
     if (!tag && !node_ext(n))
         return;
     node_ext_get(a, n)->tag = tag ? arena_strdup(a, tag) : NULL;

@@ -1,6 +1,9 @@
 /* The compact resource tree. Every object is parsed once into these nodes, every function edits them in place,
  * and the stream is emitted once at the end. A node is 16 bytes; keys and short values are interned, other texts
- * are arena copies; tags and comments cost only the nodes that have them. */
+ * are arena copies; tags and comments cost only the nodes that have them. A map pair is its two entry slots (16
+ * bytes) and its value node: the loader gives most keys one node per distinct text, shared by every map that has
+ * the key (src/yaml/node.h says which). So a key is read-only (map_key); its line is map_key_line, never
+ * node_line(map_key()) (a shared key has no position of its own); an edit of a key starts with map_key_own. */
 #ifndef CMP_YAML_TREE_H
 #define CMP_YAML_TREE_H
 #include <stdbool.h>
@@ -41,6 +44,7 @@ node *node_str(arena *a, const char *s); /* ST_STRING copy of s */
 node *node_str_ref(arena *a, const char *s); /* ST_STRING sharing s, which must outlive the tree */
 node *node_map(arena *a);
 node *node_seq(arena *a);
+/* A deep copy; the shared keys of its maps stay shared (a shared n itself becomes a private copy, without position). */
 node *node_clone(arena *a, const node *n);
 
 /* false for NULL */
@@ -52,7 +56,8 @@ int node_kind(const node *n);
 /* A scalar's enum node_style, or a collection's ST_BLOCK/ST_FLOW. */
 int node_style(const node *n);
 void node_set_style(node *n, int style);
-/* 1-based source position (the column saturated at 65535); 0 for nodes the program made, and for NULL. */
+/* 1-based source position (the column saturated at 65535); 0 for nodes the program made, for shared keys (use
+ * map_key_line) and for NULL. */
 uint32_t node_line(const node *n);
 uint32_t node_col(const node *n);
 void node_set_pos(node *n, uint32_t line, uint32_t col);
@@ -87,7 +92,15 @@ bool scalar_set(arena *a, node *n, const char *s, size_t len, enum scalar_edit h
 uint32_t node_len(const node *n);
 
 /* maps */
-node *map_key(const node *m, uint32_t i);
+/* The key of entry i, read-only: many maps may share it (an edit goes through map_key_own). */
+const node *map_key(const node *m, uint32_t i);
+/* The 1-based source line of entry i's key: its own, or for a shared key the one its value gives (the value's line,
+ * or the line above for a block collection under "key:"); 0 when the value was made by the program. Every message
+ * that names a key's line takes it from here. */
+uint32_t map_key_line(const node *m, uint32_t i);
+/* Entry i's key as a node the caller may edit: a shared key is first replaced, in this entry only, by a private
+ * copy carrying its line (map_key_line; column 0). Other maps keep the shared node. */
+node *map_key_own(arena *a, node *m, uint32_t i);
 node *map_val(const node *m, uint32_t i);
 void map_set_val(node *m, uint32_t i, node *val);
 node *map_get(const node *m, const char *key);
@@ -105,9 +118,11 @@ void map_reserve(arena *a, node *c, uint32_t extra);
  * existing one keeps its own node with val's text. Only for the last edit before the emit (the Argo CD stamps on
  * every object): after it nothing may edit the tree, or an edit of one object's value would show in all. */
 void map_set_shared(arena *a, node *m, node *key, node *val);
-void map_append(arena *a, node *m, node *key, node *val);
+/* The key may be another map's: both maps then hold the same node (a shared key is never edited; a private one is
+ * edited for both). */
+void map_append(arena *a, node *m, const node *key, node *val);
 /* Inserts key: val before entry i (i == node_len(m) appends). */
-void map_insert(arena *a, node *m, uint32_t i, node *key, node *val);
+void map_insert(arena *a, node *m, uint32_t i, const node *key, node *val);
 bool map_delete(node *m, const char *key);
 void map_remove(node *m, uint32_t i);
 /* The map under key, created (appended) when missing or null; NULL if key holds something else. */
