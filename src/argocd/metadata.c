@@ -107,16 +107,20 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
         keys[s] = node_scalar(a, k, strlen(k), ST_PLAIN);
         vals[s] = stamps[s].value ? node_str_ref(a, stamps[s].value) : NULL;
     }
+    /* which stamps apply is the same for every object: asked once (the setting is parsed on each ask) */
+    bool on[sizeof stamps / sizeof *stamps];
     uint32_t todo = 0;
-    for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++)
-        todo += stamps[s].value && (!enabled || enabled(ud, stamps[s].suffix));
+    for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++) {
+        on[s] = stamps[s].value && (!enabled || enabled(ud, stamps[s].suffix));
+        todo += on[s];
+    }
     for (size_t i = 0; i < items->n; i++) {
         resource *r = items->v[i];
         strip_bookkeeping(r->root);
         node *md = map_get(r->root, "metadata");
         node *ann = NULL;
         for (size_t s = 0; s < sizeof stamps / sizeof *stamps; s++) {
-            if (!stamps[s].value || (enabled && !enabled(ud, stamps[s].suffix)))
+            if (!on[s])
                 continue;
             if (!ann) {
                 if (!(ann = map_ensure_map(a, md, "annotations")))

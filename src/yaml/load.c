@@ -220,6 +220,10 @@ static const char *head_comment_at(struct loader *L, size_t pos)
         return NULL; /* something else precedes it on its line */
     if (ls == 0 || ls <= L->last_end)
         return NULL;
+    /* A head comment line lies between the previous token and this line: most keys have none there, only the
+     * line break and indentation, and walking back line by line would read the previous line for nothing. */
+    if (!memchr(d + L->last_end, '#', ls - L->last_end))
+        return NULL;
     size_t top = ls; /* start of the topmost comment line found */
     size_t cur = ls;
     while (cur > 0) {
