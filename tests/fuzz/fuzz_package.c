@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,7 +36,7 @@
 #include "util/fsutil.h"
 
 
-static char fuzz_tmp[4096]; /* mkdtemp'd; the root sits a few levels down so climbing symlinks stay inside it */
+static char fuzz_tmp[4096]; /* FIXED_ROOT or mkdtemp'd; the root sits a few levels down so climbing symlinks stay inside it */
 static char root[4096];     /* <fuzz_tmp>/d1/d2/d3/root */
 static char pkg[4096];      /* <root>/pkg */
 static struct sigaction fuzzer_alarm;
@@ -306,14 +307,70 @@ static void make_link(const char *name, size_t nlen, const char *target, size_t 
     close(fd);
 }
 
+/* With FUZZ_REPEATABLE=1 (make test) the tree is always at FIXED_ROOT: render makes the package's path absolute
+ * and walks it, so a temp dir under the checkout or with a random part made the coverage, and with it the inputs
+ * libFuzzer kept, differ from one checkout or run to the next. One process at a time owns that path: it holds a
+ * lock (flock) on the directory, waits for it when another run has it, empties what a run that died left there,
+ * and removes it at exit while still holding the lock; a waiter that then gets the lock on the removed directory
+ * starts again. Otherwise (make fuzz, replays) a mkdtemp'd dir under TMPDIR. */
+#define FIXED_ROOT "/tmp/cmp-fuzz-package"
+
+static int own_fixed_root(void)
+{
+    for (;;) {
+        if (mkdir(FIXED_ROOT, 0700) != 0 && errno != EEXIST)
+            return -1;
+        int fd = open(FIXED_ROOT, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            fprintf(stderr, "fuzz_package: waiting for %s (another fuzz run has it)\n", FIXED_ROOT);
+            if (flock(fd, LOCK_EX) != 0) {
+                close(fd);
+                return -1;
+            }
+        }
+        struct stat held, now;
+        if (fstat(fd, &held) == 0 && lstat(FIXED_ROOT, &now) == 0 && held.st_dev == now.st_dev &&
+            held.st_ino == now.st_ino) {
+            if (held.st_uid != geteuid()) {
+                fprintf(stderr, "fuzz_package: %s belongs to another user\n", FIXED_ROOT);
+                close(fd);
+                return -1;
+            }
+            return fd; /* kept open (and locked) until exit */
+        }
+        close(fd); /* removed by the run that had it: start again */
+    }
+}
+
+static int empty_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    if (ftw->level > 0)
+        remove(path);
+    return 0;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(fuzz_tmp, sizeof fuzz_tmp, "%s/cmp-fuzz-package.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(fuzz_tmp))
-        abort();
+    const char *repeatable = getenv("FUZZ_REPEATABLE");
+    if (repeatable && !strcmp(repeatable, "1")) {
+        if (own_fixed_root() < 0) {
+            fprintf(stderr, "fuzz_package: cannot own %s: %s\n", FIXED_ROOT, strerror(errno));
+            abort();
+        }
+        snprintf(fuzz_tmp, sizeof fuzz_tmp, "%s", FIXED_ROOT);
+        nftw(fuzz_tmp, empty_one, 32, FTW_DEPTH | FTW_PHYS); /* what a run that died left */
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(fuzz_tmp, sizeof fuzz_tmp, "%s/cmp-fuzz-package.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(fuzz_tmp))
+            abort();
+    }
     char p[4200];
     snprintf(p, sizeof p, "%s/d1", fuzz_tmp);
     mkdir(p, 0755);
