@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* memfd_create, O_TMPFILE */
+#define _GNU_SOURCE /* memfd_create */
 #include "functions/external.h"
 
 #include <errno.h>
@@ -56,7 +56,7 @@ const char *pass_text(fn_ctx *c, child_fds *f, const char *text, size_t len)
     int fd = memfd_create("cmp-generate-values", MFD_CLOEXEC);
     if (fd < 0) { /* no memfd (old kernel, seccomp): an unnamed file in scratch, just as nameless */
         const char *s = scratch_dir(c->host);
-        fd = s ? open(s, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
+        fd = s ? unnamed_file(s, true) : -1;
     }
     if (fd < 0)
         return NULL;

@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* O_TMPFILE, mkostemp */
+#define _GNU_SOURCE /* sendfile */
 #include "render/spool.h"
 
 #include <errno.h>
@@ -12,38 +12,6 @@
 #include <unistd.h>
 
 #include "util/fsutil.h"
-
-int spool_tempfile(const char *dir, bool with_tmpfile)
-{
-    if (!dir || !*dir)
-        dir = "/tmp";
-    if (with_tmpfile) {
-        /* O_EXCL: the file can never be given a name later (linkat), not even by us */
-        int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-        if (fd >= 0)
-            return fd;
-    }
-    char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/cmp-generate-output.XXXXXX", dir) >= sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    /* The name exists between mkostemp and unlink: with every signal that can be blocked held back until it is
-     * gone, the deadline's SIGALRM (which _exits), a SIGTERM or a Ctrl-C cannot leave it behind. */
-    sigset_t all, old;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &old);
-    int fd = mkostemp(path, O_CLOEXEC);
-    int e = errno;
-    if (fd >= 0 && unlink(path) < 0) {
-        e = errno;
-        close(fd);
-        fd = -1;
-    }
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    errno = e;
-    return fd;
-}
 
 void spool_init(spool *s, const char *tmpdir, size_t budget)
 {
@@ -71,7 +39,7 @@ static void lose(spool *s)
 static void flush(spool *s)
 {
     if (s->file < 0)
-        s->file = spool_tempfile(s->tmpdir, true);
+        s->file = unnamed_file(s->tmpdir, true);
     if (s->file < 0 || write_all(s->file, s->mem.data, s->mem.len) < 0)
         lose(s);
     s->mem.len = 0;

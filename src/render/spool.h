@@ -31,8 +31,4 @@ void spool_finish(spool *s);
 int spool_write(spool *s, int fd);
 void spool_free(spool *s);
 
-/* A new temporary file in dir that has no name (so nothing is ever left behind), open for reading and writing,
- * close-on-exec: O_TMPFILE, else (a filesystem without it, or with_tmpfile false) a mkostemp file unlinked at once.
- * -1 with errno. */
-int spool_tempfile(const char *dir, bool with_tmpfile);
 #endif

@@ -1,9 +1,11 @@
+#define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #include "util/fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +266,38 @@ int write_all(int fd, const void *data, size_t n)
         n -= (size_t)w;
     }
     return 0;
+}
+
+int unnamed_file(const char *dir, bool with_tmpfile)
+{
+    if (!dir || !*dir)
+        dir = "/tmp";
+    if (with_tmpfile) {
+        /* O_EXCL: the file can never be given a name later (linkat), not even by us */
+        int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            return fd;
+    }
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/cmp-generate-output.XXXXXX", dir) >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* The name exists between mkostemp and unlink: with every signal that can be blocked held back until it is
+     * gone, the deadline's SIGALRM (which _exits), a SIGTERM or a Ctrl-C cannot leave it behind. */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    int fd = mkostemp(path, O_CLOEXEC);
+    int e = errno;
+    if (fd >= 0 && unlink(path) < 0) {
+        e = errno;
+        close(fd);
+        fd = -1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return fd;
 }
 
 int temp_file_at(int dirfd, const void *data, size_t n, unsigned mode, char tmp[64])

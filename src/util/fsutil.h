@@ -53,6 +53,10 @@ int fs_remove_tree(const char *path);
 /* write(2) until all of it is written (EINTR retried); -1 with errno on failure. */
 int write_all(int fd, const void *data, size_t n);
 
+/* A new temporary file in dir that has no name (so nothing is ever left behind), open for reading and writing,
+ * close-on-exec: O_TMPFILE, else (a filesystem without it, or with_tmpfile false) a mkostemp file unlinked at once.
+ * -1 with errno. */
+int unnamed_file(const char *dir, bool with_tmpfile);
 /* A new file in the directory dirfd holding data with the given mode, under a fresh name written to tmp: created
  * exclusively (O_CREAT|O_EXCL|O_NOFOLLOW), so a name planted beforehand, symlink or not, is never written
  * through. The caller renames it into place. -1 with errno, and nothing left behind, on failure. */

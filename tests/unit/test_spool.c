@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "render/spool.h"
+#include "util/fsutil.h"
 
 static int entries(const char *dir)
 {
@@ -106,7 +107,7 @@ TEST(spool_tempfile_has_no_name_either_way)
     char dir[] = "/tmp/cmp-unit-spool.XXXXXX";
     CHECK(mkdtemp(dir));
     for (int with_tmpfile = 0; with_tmpfile < 2; with_tmpfile++) {
-        int fd = spool_tempfile(dir, with_tmpfile);
+        int fd = unnamed_file(dir, with_tmpfile);
         CHECK(fd >= 0);
         CHECK(entries(dir) == 0);
         struct stat st;
@@ -117,6 +118,6 @@ TEST(spool_tempfile_has_no_name_either_way)
         CHECK(pread(fd, got, 3, 0) == 3 && !strcmp(got, "abc"));
         close(fd);
     }
-    CHECK(spool_tempfile("/nonexistent-cmp-unit-spool", false) < 0);
+    CHECK(unnamed_file("/nonexistent-cmp-unit-spool", false) < 0);
     CHECK(rmdir(dir) == 0);
 }
