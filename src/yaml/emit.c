@@ -211,6 +211,26 @@ static void put_comment(emitter *E, const node *n)
     }
 }
 
+/* After a collection written inline at the root or as an item: its foot on the same line, where the loader finds
+ * it again (one comment; a foot of several lines, which only a program makes, goes out on that line too). */
+static void put_foot_inline(emitter *E, const node *n)
+{
+    const char *f = nfoot(n);
+    if (!f || !E->o->comments)
+        return;
+    for (const char *p = f;;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len) { /* the line holds its "#" */
+            putch(E->b, ' ');
+            put_comment_text(E->b, p, len);
+        }
+        if (!e)
+            return;
+        p = e + 1;
+    }
+}
+
 static void put_head(emitter *E, const char *head, int indent)
 {
     if (!head || !E->o->comments)
@@ -287,8 +307,8 @@ static bool inline_collection(const node *n)
     return n->kind != N_SCALAR && (nkids_n(n) == 0 || (n->style == ST_FLOW && flow_safe(n)));
 }
 
-static void emit_map(emitter *E, const node *m, int indent, bool first_inline);
-static void emit_seq(emitter *E, const node *s, int indent, bool first_inline);
+static void emit_map(emitter *E, const node *m, int indent, bool first_inline, bool line_as_foot);
+static void emit_seq(emitter *E, const node *s, int indent, bool first_inline, bool line_as_foot);
 
 /* Lines joined by '\n' at indent (an empty one stays empty, but for the last with last_indented: a closing quote
  * must be indented); the first goes on the current line. */
@@ -374,6 +394,15 @@ static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
     return true;
 }
 
+/* A collection value's line comment, then its key's: one comment on the key's line when read back ("# a # b"),
+ * where an empty one would add a "#" of its own. */
+static void put_entry_comments(emitter *E, const node *v, const node *key)
+{
+    if (ncomment(v) && (*ncomment(v) || !ncomment(key)))
+        put_comment(E, v);
+    put_comment(E, key);
+}
+
 /* What follows "key:" or "- ": the rest of the line and any block below. indent: where the block content goes. */
 static void emit_after(emitter *E, const node *v, const node *key, int indent, int seq_indent)
 {
@@ -402,9 +431,10 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
     if (inline_collection(v)) {
         putch(b, ' ');
         put_flow(b, v);
-        put_comment(E, v);
         if (key)
-            put_comment(E, key);
+            put_entry_comments(E, v, key);
+        else
+            put_foot_inline(E, v);
         putch(b, '\n');
         return;
     }
@@ -412,11 +442,14 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
         putch(b, ' ');
         buf_puts(b, ntag(v));
     }
+    /* A block collection's comment is its key's ("key: # c"): a flow one's line comment ("key: [a] # c") goes
+     * there when it is written in block style (a null inside, or restyled), before the key's own, in the order
+     * the flow layout writes them. kyaml's setters read a block list's comment on its key. */
     if (key)
-        put_comment(E, key);
+        put_entry_comments(E, v, key);
     putch(b, '\n');
     if (v->kind == N_MAP) {
-        emit_map(E, v, indent, false);
+        emit_map(E, v, indent, false, false);
         return;
     }
     /* libfyaml 0.7 rejects an empty item in a sequence written level with its key ("k:\n-\n- a"): indent
@@ -427,10 +460,24 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
     for (uint32_t i = 0; k && i < k->n && seq_indent < indent; i++)
         if (k->v[i]->kind == N_SCALAR && !*nstr(k->v[i]) && k->v[i]->style == ST_PLAIN)
             seq_indent = indent;
-    emit_seq(E, v, seq_indent, false);
+    emit_seq(E, v, seq_indent, false, false);
 }
 
-static void emit_map(emitter *E, const node *m, int indent, bool first_inline)
+/* A block collection's foot, after its entries at their indentation. line_as_foot (the root, an item): a line
+ * comment it has (which the program gave it: the loader gives these positions a foot) goes first, the place
+ * where it reads back. */
+static void put_foot(emitter *E, const node *n, int indent, bool line_as_foot)
+{
+    if (line_as_foot && ncomment(n) && E->o->comments) {
+        spaces(E->b, indent);
+        put(E->b, "# ", *ncomment(n) ? 2 : 1);
+        put_comment_text(E->b, ncomment(n), strlen(ncomment(n)));
+        putch(E->b, '\n');
+    }
+    put_head(E, nfoot(n), indent);
+}
+
+static void emit_map(emitter *E, const node *m, int indent, bool first_inline, bool line_as_foot)
 {
     int seq_indent = E->o->seq_wide ? indent + 2 : indent;
     const struct kids *kv = nkids(m);
@@ -451,7 +498,7 @@ static void emit_map(emitter *E, const node *m, int indent, bool first_inline)
         put_key(E->b, k, false);
         emit_after(E, v, k, indent + 2, seq_indent);
     }
-    put_head(E, nfoot(m), indent);
+    put_foot(E, m, indent, line_as_foot);
 }
 
 /* After "- ", the head of the first key of the item's map: its first line stays on the dash's line, as kyaml writes
@@ -467,7 +514,7 @@ static void put_first_key_head(emitter *E, const char *head, int indent)
     spaces(E->b, indent);
 }
 
-static void emit_seq(emitter *E, const node *s, int indent, bool first_inline)
+static void emit_seq(emitter *E, const node *s, int indent, bool first_inline, bool line_as_foot)
 {
     const struct kids *k = nkids(s);
     for (uint32_t i = 0; k && i < k->n; i++) {
@@ -489,14 +536,14 @@ static void emit_seq(emitter *E, const node *s, int indent, bool first_inline)
                 put_first_key_head(E, kh, indent + 2);
             }
             if (v->kind == N_MAP)
-                emit_map(E, v, indent + 2, true);
+                emit_map(E, v, indent + 2, true, true);
             else
-                emit_seq(E, v, indent + 2, true);
+                emit_seq(E, v, indent + 2, true, true);
             continue;
         }
         emit_after(E, v, NULL, indent + 2, indent + 2);
     }
-    put_head(E, nfoot(s), indent);
+    put_foot(E, s, indent, line_as_foot);
 }
 
 void emit_yaml(buf *b, const node *root, const emit_opts *o)
@@ -513,9 +560,9 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
         putch(b, '\n');
     }
     if (root->kind == N_MAP && !inline_collection(root)) {
-        emit_map(&E, root, 0, false);
+        emit_map(&E, root, 0, false, true);
     } else if (root->kind == N_SEQ && !inline_collection(root)) {
-        emit_seq(&E, root, 0, false);
+        emit_seq(&E, root, 0, false, true);
     } else if (root->kind == N_SCALAR && literal_ok(root)) {
         if (ntag(root))
             buf_puts(b, "--- "); /* a tagged block scalar at the root needs the document start before it */
@@ -526,6 +573,8 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
         else
             put_flow(b, root);
         put_comment(&E, root);
+        if (root->kind != N_SCALAR)
+            put_foot_inline(&E, root);
         putch(b, '\n');
     }
     if (doc)

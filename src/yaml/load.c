@@ -157,6 +157,14 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
         i++;
         while (i < n && (d[i] == ' ' || d[i] == '\t'))
             i++;
+        /* "key: !!map # c" (or "&a"): properties of a value that starts on a later line, or has no content; the
+         * comment is the key's, as without them (the emitter writes a tagged block collection's comment there) */
+        while (i < n && (d[i] == '!' || d[i] == '&')) {
+            while (i < n && d[i] != ' ' && d[i] != '\t' && d[i] != '\n' && d[i] != '\r')
+                i++;
+            while (i < n && (d[i] == ' ' || d[i] == '\t'))
+                i++;
+        }
     }
     if (i >= n || d[i] != '#' || (i > 0 && d[i - 1] != ' ' && d[i - 1] != '\t'))
         return NULL;
@@ -261,6 +269,22 @@ static void set_extra(struct loader *L, node *n, const char *tag, const char *co
         x->head = head;
 }
 
+/* The line d[ls, e), whose text starts at b, is a null item's of a sequence at column col: its "-" (which has no
+ * token) at col, after the dashes of the items it is in ("- - "), then nothing or a comment. */
+static bool null_item_line(const char *d, size_t ls, size_t b, size_t e, uint32_t col)
+{
+    while (b < e && d[b] == '-' && (b + 1 == e || d[b + 1] == ' ' || d[b + 1] == '\t')) {
+        size_t at = b - ls + 1;
+        for (b++; b < e && (d[b] == ' ' || d[b] == '\t');)
+            b++;
+        if (at == col)
+            return b == e || d[b] == '#';
+        if (at > col)
+            return false;
+    }
+    return false;
+}
+
 /* The comment lines right after a block collection's last entry that sit at its entries' column or further right
  * become its foot: written back after its entries at their indentation. Lines further left belong to an enclosing
  * collection (its foot, taken when it ends) or to what follows (a head). */
@@ -281,6 +305,11 @@ static void take_foot(struct loader *L, node *n)
         size_t e = text_line_end(d, i, len), b = i;
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
+        if (b < e && n->kind == N_SEQ && null_item_line(d, i, b, e, n->col)) {
+            top = SIZE_MAX; /* a null item ("-" has no token): the foot is below it */
+            i = e + text_break_len(d, e, len);
+            continue;
+        }
         if (b < e) {
             if (d[b] != '#' || b - i + 1 < n->col)
                 break;
@@ -1064,7 +1093,14 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
             if (n->style == ST_FLOW && tok) {
                 const struct fy_mark *m = fy_token_end_mark(tok);
                 const char *c = m ? comment_at(&L, m->input_pos, 0) : NULL;
-                if (c)
+                /* The comment after a flow collection that is a block map's value is its line comment, where
+                 * kyaml's setters look for it ("images: [a] # kpt-set: ..."). At the root and as a block
+                 * sequence's item nothing reads it there, and it follows every entry: it is the collection's
+                 * foot, which the emitter writes after the "]" in flow style and after the entries in block
+                 * style, where the loader finds it again either way. */
+                if (c && (!up || (up->kind == N_SEQ && up->style == ST_BLOCK)))
+                    node_ext_get(L.a, n)->foot = arena_printf(L.a, "#%s%s", *c ? " " : "", c);
+                else if (c)
                     set_extra(&L, n, NULL, c, NULL);
             }
             rc = finish_collection(&L);

@@ -166,6 +166,8 @@ static bool fz_same_comment(const char *what, const char *x, const char *y, cons
  * reads it back the same (a block collection's foot, an item's head above its "- ", a first key's after it). */
 static bool fz_comments_match(const node *a, const node *b, char *path, size_t plen, size_t pcap, char *why,
                               size_t wcap, int depth);
+static bool fz_comments_match_as(const node *a, const node *b, bool line, char *path, size_t plen, size_t pcap,
+                                 char *why, size_t wcap, int depth);
 
 /* "key: # text" over a value on the next line comes back after the value, on the same line: one place for both */
 static const char *fz_entry_comment(const node *m, uint32_t i)
@@ -185,16 +187,33 @@ static bool fz_entry_match(const node *a, const node *b, uint32_t i, char *path,
             return false;
         return true;
     }
-    return fz_comments_match(ka, kb, path, plen, pcap, why, wcap, depth) &&
-           fz_comments_match(va, vb, path, plen, pcap, why, wcap, depth);
+    /* A collection value: its line comment ("key: [a] # c") and its key's ("key: # c" over a block one) are one
+     * place, written value's first: in block style the value's goes on the key's line and reads back as the key's
+     * (kyaml's setters read a flow list's comment on the list, a block list's on its key). */
+    static char ja[8192], jb[8192];
+    const char *ca = node_comment(va), *cka = node_comment(ka), *cb = node_comment(vb), *ckb = node_comment(kb);
+    if (ca && !*ca && cka)
+        ca = NULL; /* an empty one is not written beside the key's */
+    snprintf(ja, sizeof ja, "%s%s%s", ca ? ca : "", ca && cka ? " # " : "", cka ? cka : "");
+    snprintf(jb, sizeof jb, "%s%s%s", cb ? cb : "", cb && ckb ? " # " : "", ckb ? ckb : "");
+    return fz_same_comment("line", ja, jb, path, why, wcap) &&
+           fz_comments_match_as(ka, kb, false, path, plen, pcap, why, wcap, depth) &&
+           fz_comments_match_as(va, vb, false, path, plen, pcap, why, wcap, depth);
 }
 
 static bool fz_comments_match(const node *a, const node *b, char *path, size_t plen, size_t pcap, char *why,
                               size_t wcap, int depth)
 {
+    return fz_comments_match_as(a, b, true, path, plen, pcap, why, wcap, depth);
+}
+
+/* line: compare the line comments of a and b too (not when the caller compared them with their keys') */
+static bool fz_comments_match_as(const node *a, const node *b, bool line, char *path, size_t plen, size_t pcap,
+                                 char *why, size_t wcap, int depth)
+{
     if (!a || !b || depth > 600)
         return true;
-    if (!fz_same_comment("line", node_comment(a), node_comment(b), path, why, wcap) ||
+    if ((line && !fz_same_comment("line", node_comment(a), node_comment(b), path, why, wcap)) ||
         !fz_same_comment("head", node_head(a), node_head(b), path, why, wcap) ||
         !fz_same_comment("foot", node_foot(a), node_foot(b), path, why, wcap))
         return false;
