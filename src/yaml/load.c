@@ -613,10 +613,45 @@ static node *clone_budget(struct loader *L, const node *n, int *over)
     return node_clone(L->a, n);
 }
 
-static int cmp_ptr(const void *a, const void *b)
+struct key_at {
+    const char *text;
+    uint32_t i;
+};
+
+/* By text (its address: keys are interned), then by place: equal keys end up together in document order. */
+static int cmp_key_at(const void *a, const void *b)
 {
-    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-    return x < y ? -1 : x > y;
+    const struct key_at *x = a, *y = b;
+    if (x->text != y->text)
+        return x->text < y->text ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The index of the first key (in document order) that repeats an earlier one, or -1. The error names it whatever
+ * the addresses of the texts: the same input gives the same message. Interned keys: equal texts are equal
+ * pointers. */
+static long first_duplicate(node *const *v, uint32_t len)
+{
+    long at = -1;
+    if (len <= 16) { /* most maps are small: compare each pair */
+        for (uint32_t i = 1; i < len && at < 0; i++)
+            for (uint32_t j = 0; j < i; j++)
+                if (nstr(v[2 * i]) == nstr(v[2 * j])) {
+                    at = i;
+                    break;
+                }
+        return at;
+    }
+    struct key_at *k = xmalloc(len * sizeof *k);
+    for (uint32_t i = 0; i < len; i++)
+        k[i] = (struct key_at){nstr(v[2 * i]), i};
+    qsort(k, len, sizeof *k, cmp_key_at);
+    /* each key but the first of its run repeats an earlier one; the first of those in document order */
+    for (uint32_t i = 1; i < len; i++)
+        if (k[i].text == k[i - 1].text && (at < 0 || k[i].i < at))
+            at = k[i].i;
+    free(k);
+    return at;
 }
 
 /* YAML merge keys ("<<: *base" or "<<: [*a, *b]"): explicit keys win, then earlier merged maps. */
@@ -669,38 +704,10 @@ static int finish_collection(struct loader *L)
     }
     L->npending = f->first;
     if (map) {
-        /* Keys are interned scalars, so equal keys are equal pointers: compare the pointers (sorted when many). */
         node *const *v = len ? nkids(n)->v : NULL;
-        if (len > 1) {
-            const char *dup = NULL;
-            if (len <= 16) {
-                /* most maps are small: compare each pair */
-                for (uint32_t i = 1; i < len && !dup; i++)
-                    for (uint32_t j = 0; j < i; j++)
-                        if (nstr(v[2 * i]) == nstr(v[2 * j])) {
-                            dup = nstr(v[2 * i]);
-                            break;
-                        }
-            } else {
-                const char **keys = xmalloc(len * sizeof *keys);
-                for (uint32_t i = 0; i < len; i++)
-                    keys[i] = nstr(v[2 * i]);
-                qsort(keys, len, sizeof *keys, cmp_ptr);
-                for (uint32_t i = 1; i < len && !dup; i++)
-                    if (keys[i] == keys[i - 1])
-                        dup = keys[i];
-                free(keys);
-            }
-            if (dup) {
-                uint32_t line = n->line;
-                for (uint32_t i = len; i-- > 0;)
-                    if (nstr(v[2 * i]) == dup) {
-                        line = map_key_line(n, i);
-                        break;
-                    }
-                return fail(L->file, (int)line, "duplicate key \"%s\"", dup);
-            }
-        }
+        long dup = len > 1 ? first_duplicate(v, len) : -1;
+        if (dup >= 0)
+            return fail(L->file, (int)map_key_line(n, (uint32_t)dup), "duplicate key \"%s\"", nstr(v[2 * dup]));
         if (apply_merge_keys(L, n) < 0)
             return -1;
     }
