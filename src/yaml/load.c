@@ -913,7 +913,8 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     node *n = new_node(L, N_SCALAR, style);
     n->str = text;
     n->facts = (uint8_t)facts;
-    set_pos(L, n, t);
+    n->line = line; /* set_pos's, from the marks read above */
+    n->col = col > 65535 ? 65535 : col;
     key_settle(L, n);
     set_extra(L, n, tag_text(L, e->scalar.tag), comment, head);
     if (L->bad_tag)
