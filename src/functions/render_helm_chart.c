@@ -584,12 +584,11 @@ static const char *kustomize_id(arena *a, const resource *r)
                         name ? name : "");
 }
 
+/* Seeded (text_hash): the ids are the package's and the chart's names, which an unseeded hash would let the author
+ * pick to collide, making the set's probes quadratic. */
 static size_t id_hash(const char *s)
 {
-    size_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
+    return (size_t)text_hash(s, strlen(s));
 }
 
 /* Where id sits in the open-addressing set (cap a power of two, never full), or the empty slot it would take. */

@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "git/internal.h"
 #include "util/diag.h"
@@ -190,11 +192,21 @@ int gitsrc_path_revision(arena *a, const gitsrc_env *env, const char *repo_root,
     int rc = 0;
     int orc;
     if (repo_root) {
-        orc = git_repository_open_ext(&repo, repo_root, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
-        if (orc == GIT_EOWNER) {
-            git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
-            orc = git_repository_open_ext(&repo, repo_root, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
-            git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 1);
+        /* Only Argo CD's own .git directory (git cannot commit a path named .git, so the author cannot plant one).
+         * Opened at the root itself, libgit2 took committed HEAD, objects/ and refs/ for a bare repository with
+         * the author's config: core.worktree, include.path reading any file of the sidecar (whether the stamp came
+         * out told whether it existed), alternates into other checkouts. A .git file or symlink is not followed. */
+        char gitdir[PATH_MAX];
+        struct stat st;
+        orc = -1;
+        if ((size_t)snprintf(gitdir, sizeof gitdir, "%s/.git", repo_root) < sizeof gitdir && lstat(gitdir, &st) == 0 &&
+            S_ISDIR(st.st_mode)) {
+            orc = git_repository_open_ext(&repo, gitdir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+            if (orc == GIT_EOWNER) {
+                git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+                orc = git_repository_open_ext(&repo, gitdir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+                git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 1);
+            }
         }
     } else {
         orc = gitsrc_open_discover(&repo, abs, env->ceiling_directories);

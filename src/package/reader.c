@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "functions/confine.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/load.h"
@@ -287,10 +288,23 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
         }
         bool link = S_ISLNK(lst.st_mode);
         struct stat st = lst;
-        if (link && stat(abs, &st) != 0) {
-            if (resource_file_name(name) && !krmignore_match(pkg->ignore, rel, false))
-                rc = fail(display_of(c, pkg, rel), 0, "broken symlink");
-            continue;
+        if (link) {
+            /* Resolved one step at a time from the package, never looking outside it: stat() on the link would
+             * tell "broken" from "outside" from "a directory outside" (skipped), an oracle for what exists on the
+             * sidecar (a mounted secret, another checkout). */
+            char real[PATH_MAX];
+            confined where = resolve_beneath(c->root_real, abs, real);
+            bool named = resource_file_name(name) && !krmignore_match(pkg->ignore, rel, false);
+            if (where == CONFINED_OUTSIDE) {
+                if (named)
+                    rc = fail(display_of(c, pkg, rel), 0, "symlink points outside the package; refusing to read it");
+                continue;
+            }
+            if (where == CONFINED_MISSING || stat(real, &st) != 0) {
+                if (named)
+                    rc = fail(display_of(c, pkg, rel), 0, "broken symlink");
+                continue;
+            }
         }
         if (S_ISDIR(st.st_mode)) {
             /* kpt does not follow directory symlinks, which also keeps symlink loops out */

@@ -37,6 +37,9 @@ strtab *strtab_new(arena *a);
 const char *intern(strtab *t, const char *s, size_t n);
 /* Frees the lookup table (the strings stay in the arena). */
 void strtab_release(strtab *t);
+/* The table's hash, for other tables keyed by texts a package writes: seeded once per process, so no input can be
+ * written to make its texts collide. */
+uint64_t text_hash(const char *s, size_t n);
 
 /* constructors */
 node *node_scalar(arena *a, const char *s, size_t n, int style);
