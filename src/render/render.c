@@ -272,7 +272,7 @@ int render(const render_opts *o, buf *out)
     if (apply_final_steps(&R, root, &items, &set) < 0)
         goto done;
     diag_set_step("output");
-    if (!o->print_env && check_not_empty(o, root, &items) < 0)
+    if (check_argocd_reading(a, &items) < 0 || (!o->print_env && check_not_empty(o, root, &items) < 0))
         goto done;
     diag_set_step("annotate");
     if (app_metadata(a, o, &host, &set, &meta) < 0)
