@@ -303,8 +303,7 @@ int render(const render_opts *o, buf *out)
         results_dir = NULL;
     /* only on success: a failed render says one thing on stderr, its error */
     if (rc == 0 && set.unknown)
-        diag_warn("parameters: ignoring unknown parameter%s %s (known: %s)", strchr(set.unknown, ',') ? "s" : "",
-                  set.unknown, settings_names(a));
+        diag_warn("parameters: ignoring %s (known: %s)", set.unknown, settings_names(a));
 done:
     return finish(results_dir, &R, &items, root, st, a, rc);
 }
