@@ -2402,8 +2402,8 @@ static int cmd_run(int argc, char **argv)
     ap->dest_ns = sget(a, "spec", "destination", "namespace", NULL);
     node *src = (node *)nget(a, "spec", "source", NULL);
     ap->path = sget(src, "path", NULL);
-    if (!ap->path)
-        ap->path = ".";
+    if (!ap->path) /* no path: the repository root, and ARGOCD_APP_SOURCE_PATH is the empty spec.source.path */
+        ap->path = "";
     const char *repo = test_setting(ap, "repo", NULL);
     if (!repo)
         die("%s: no cmp-server.test/repo annotation and no --set repo=", app_file);
