@@ -26,7 +26,9 @@
  *       The Application is an Argo CD Application manifest; what is not in one (the commit the target revision
  *       resolved to, the cluster's version, the deadline, which test repository) comes from annotations
  *       cmp-server.test/<key> or --set <key>=<value> (--set wins). Keys: repo (a directory under --repos),
- *       revision, kube-version, kube-api-versions, deadline (seconds, default 60), tar-exclude, drop-env (names
+ *       revision, kube-version, kube-api-versions, deadline (seconds, default 60), tar-exclude, generate-paths-root
+ *       (the operator's --plugin-use-manifest-generate-paths: the repository-relative common root of the path and
+ *       its manifest-generate-paths annotation, the only part the generate call gets), drop-env (names
  *       removed from the request env after it is built: a test knob, not something Argo CD does).
  *       Results in --out: report (key=value lines), env.{detect,match,generate,params} (sorted), {init,generate,
  *       params}.{stdout,stderr}, objects.tsv (the parsed objects), params.tsv (the parsed announcements).
@@ -2116,10 +2118,32 @@ static void call_generate(run_ctx *c)
             remove_tree(work);
             return;
         }
-        /* the real flow matches on one copy and generates on another */
+    }
+    /* The real flow matches on one copy and generates on another. With --plugin-use-manifest-generate-paths the
+     * generate copy is only the common root of the path and its manifest-generate-paths (getApplicationRootPath;
+     * MatchRepository still gets the whole repository), and the app dir is the path relative to that root. */
+    const char *sub = test_setting(&c->a, "generate-paths-root", "");
+    rep(c, "sent", "%s", *sub ? sub : ".");
+    if (discovery_configured(&c->pl) || *sub) {
         remove_tree(work);
-        work = new_workdir(c->tmp, c->repo, c->excl, c->pl.preserve_mode, &err);
-        dir = app_dir(work, c->a.path);
+        buf src = {0}, rel = {0};
+        b_printf(&src, "%s%s%s", c->repo, *sub ? "/" : "", sub);
+        strv sp = split_path(sub), ap = split_path(c->a.path ? c->a.path : "");
+        for (size_t i = 0; i < ap.n; i++)
+            if (i >= sp.n)
+                b_printf(&rel, "%s%s", rel.n ? "/" : "", ap.v[i]);
+            else if (strcmp(sp.v[i], ap.v[i]))
+                die("generate-paths-root %s is not above the path %s", sub, c->a.path);
+        if (sp.n > ap.n)
+            die("generate-paths-root %s is not above the path %s", sub, c->a.path);
+        work = new_workdir(c->tmp, b_str(&src), c->excl, c->pl.preserve_mode, &err);
+        dir = app_dir(work, b_str(&rel));
+        if (err) {
+            rep(c, "error", "%s", err);
+            rep(c, "generate_rc", "not-run");
+            remove_tree(work);
+            return;
+        }
     }
     bool lingering = false, timed_out = false;
     if (c->pl.has_init) {
