@@ -303,11 +303,12 @@ static int plugin_env(struct reader *R, const setting_def *d, const char **text,
         const char *v = name ? strchr(*e, '=') + 1 : NULL;
         if (!v || !*v || strcmp(settings_escape(R->a, "", name), want))
             continue;
+        /* the name is the Application author's, verbatim: shown() keeps a message on one printable line */
         if (*text && strcmp(*text, v))
             return fail(NULL, 0, "plugin env %s and %s both set parameter \"%s\", to different values; keep one",
-                        *from, arena_printf(R->a, "ARGOCD_ENV_%s", name), d->name);
+                        *from, arena_printf(R->a, "ARGOCD_ENV_%s", shown(R->a, name)), d->name);
         *text = v;
-        *from = arena_printf(R->a, "ARGOCD_ENV_%s", name);
+        *from = arena_printf(R->a, "ARGOCD_ENV_%s", shown(R->a, name));
     }
     return 0;
 }
@@ -440,7 +441,7 @@ static void unknown_plugin_env(arena *a, const char **list)
         for (int k = 0; k < setting_count && !known; k++)
             known = !strcmp(esc, settings_escape(a, "", setting_defs[k].name));
         if (!known)
-            add_unknown(a, list, name);
+            add_unknown(a, list, shown(a, name));
     }
 }
 
