@@ -290,9 +290,12 @@ void host_find_repo_root(arena *a, fn_host *h, const char *dir)
     if (!realpath(dir, real))
         return; /* the reader reports a missing package in its own words */
     h->app_dir = arena_strdup(a, real);
+    /* Under Argo CD the repository is the copy the cmp-server unpacked, and the app directory is the source path
+     * inside it; an empty source path (the Application names none) is the root itself. Never look above it for a
+     * .git: whatever holds the work dir is not the repository. */
     const char *source_path = env("ARGOCD_APP_SOURCE_PATH");
-    if (h->app_name && source_path) {
-        char *root = strip_tail(a, real, source_path);
+    if (h->app_name) {
+        char *root = source_path ? strip_tail(a, real, source_path) : NULL;
         h->repo_root = root ? root : arena_strdup(a, real);
         return;
     }

@@ -88,6 +88,35 @@ void drop_unapplied(rlist *items, bool keep_config)
     rlist_compact(items);
 }
 
+/* reposerver/repository/repository.go GenerateManifests: unstructured IsList() is "items is a []interface{}", for
+ * any kind, and flattens the object into its items; isNullList drops an object whose items is null and that has
+ * neither spec nor status. The loader splits the List kinds it reads (package/reader.c); an object of another
+ * kind that still has such an items here would reach the cluster as something other than what we print, with
+ * none of our checks or stamps on what replaces it. */
+int check_argocd_reading(arena *a, const rlist *items)
+{
+    for (size_t i = 0; i < items->n; i++) {
+        const resource *r = items->v[i];
+        if (r->flags & R_LIST)
+            continue;
+        const node *it = map_get(r->root, "items");
+        if (!it)
+            continue;
+        int line = node_line(it) ? (int)node_line(it) : (int)r->line;
+        if (is_seq(it))
+            return fail(res_file(a, r), line,
+                        "%s: a top-level items list makes Argo CD read the object as a List and deploy its items "
+                        "instead of it (only a List may have one)",
+                        res_id(a, r));
+        if (is_null(it) && !map_get(r->root, "spec") && !map_get(r->root, "status"))
+            return fail(res_file(a, r), line,
+                        "%s: items: null with no spec or status makes Argo CD read the object as an empty List and "
+                        "drop it",
+                        res_id(a, r));
+    }
+    return 0;
+}
+
 void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domain, bool (*enabled)(const void *, const char *),
                     const void *ud)
 {

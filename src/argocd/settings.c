@@ -282,6 +282,37 @@ static int from_param_vars(struct reader *R, const setting_def *d, const char **
     return 1;
 }
 
+/* The variable name Argo CD makes of a plugin env entry: ARGOCD_ENV_ + the name exactly as the Application writes
+ * it (getPluginParamEnvs: no upper-casing, no escaping). NULL for anything else. */
+static const char *plugin_env_name(arena *a, const char *entry)
+{
+    if (strncmp(entry, "ARGOCD_ENV_", 11))
+        return NULL;
+    size_t n = strcspn(entry + 11, "=");
+    return entry[11 + n] == '=' && n ? arena_strndup(a, entry + 11, n) : NULL;
+}
+
+/* The setting from plugin env. Argo CD passes an entry's name verbatim, so an Application may write the name as
+ * the parameter table shows it (annotation-domain) or as its variable (ANNOTATION_DOMAIN): every ARGOCD_ENV_<x>
+ * whose x escapes to the setting's escaped name sets it. Two of them with different values are an error. */
+static int plugin_env(struct reader *R, const setting_def *d, const char **text, const char **from)
+{
+    const char *want = settings_escape(R->a, "", d->name);
+    for (char **e = environ; *e; e++) {
+        const char *name = plugin_env_name(R->a, *e);
+        const char *v = name ? strchr(*e, '=') + 1 : NULL;
+        if (!v || !*v || strcmp(settings_escape(R->a, "", name), want))
+            continue;
+        /* the name is the Application author's, verbatim: shown() keeps a message on one printable line */
+        if (*text && strcmp(*text, v))
+            return fail(NULL, 0, "plugin env %s and %s both set parameter \"%s\", to different values; keep one",
+                        *from, arena_printf(R->a, "ARGOCD_ENV_%s", shown(R->a, name)), d->name);
+        *text = v;
+        *from = arena_printf(R->a, "ARGOCD_ENV_%s", shown(R->a, name));
+    }
+    return 0;
+}
+
 static int read_setting(struct reader *R, const setting_def *d, const char **str, node **coll)
 {
     *str = NULL;
@@ -292,8 +323,9 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
         got = from_param_vars(R, d, str, coll);
     if (got != 0)
         return got < 0 ? -1 : 0;
-    const char *text = env(settings_escape(R->a, "ARGOCD_ENV_", d->name));
-    const char *from = settings_escape(R->a, "ARGOCD_ENV_", d->name);
+    const char *text = NULL, *from = NULL;
+    if (plugin_env(R, d, &text, &from) < 0)
+        return -1;
     if (!text) {
         text = env(settings_escape(R->a, "", d->name));
         from = settings_escape(R->a, "", d->name);
@@ -397,6 +429,22 @@ static void unknown_param_vars(arena *a, const char **list)
     }
 }
 
+/* Plugin env entries no setting reads (a typo, or one left after the setting went): named in the warning. */
+static void unknown_plugin_env(arena *a, const char **list)
+{
+    for (char **e = environ; *e; e++) {
+        const char *name = plugin_env_name(a, *e);
+        if (!name)
+            continue;
+        const char *esc = settings_escape(a, "", name);
+        bool known = false;
+        for (int k = 0; k < setting_count && !known; k++)
+            known = !strcmp(esc, settings_escape(a, "", setting_defs[k].name));
+        if (!known)
+            add_unknown(a, list, shown(a, name));
+    }
+}
+
 int settings_load(arena *a, strtab *st, settings *out)
 {
     memset(out, 0, sizeof *out);
@@ -424,6 +472,13 @@ int settings_load(arena *a, strtab *st, settings *out)
     } else {
         unknown_param_vars(a, &out->unknown);
     }
+    const char *env_unknown = NULL;
+    unknown_plugin_env(a, &env_unknown);
+    if (out->unknown || env_unknown) /* one phrase for the warning: unknown parameter "a" and plugin env "B" */
+        out->unknown = arena_printf(a, "unknown %s%s%s%s%s%s", out->unknown ? "parameter" : "",
+                                    out->unknown && strchr(out->unknown, ',') ? "s " : out->unknown ? " " : "",
+                                    out->unknown ? out->unknown : "", out->unknown && env_unknown ? " and " : "",
+                                    env_unknown ? "plugin env " : "", env_unknown ? env_unknown : "");
     for (int i = 0; i < setting_count; i++) {
         const setting_def *d = &setting_defs[i];
         const char *s;

@@ -44,7 +44,9 @@ typedef struct settings {
     const char *helm_release_name; /* NULL: the default */
     bool helm_skip_crds, helm_skip_tests, helm_skip_schema_validation;
     int timeout_seconds;
-    const char *unknown;   /* the parameters nobody reads, quoted and comma-separated, for one warning; NULL: none */
+    /* what nobody reads, for one warning: 'unknown parameter "a"', 'unknown parameters "a", "b" and plugin env
+     * "C"' (an ARGOCD_ENV_ entry no setting reads); NULL: none */
+    const char *unknown;
 } settings;
 
 /* Reads every setting; errors name the parameter. */

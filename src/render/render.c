@@ -272,7 +272,7 @@ int render(const render_opts *o, buf *out)
     if (apply_final_steps(&R, root, &items, &set) < 0)
         goto done;
     diag_set_step("output");
-    if (!o->print_env && check_not_empty(o, root, &items) < 0)
+    if (check_argocd_reading(a, &items) < 0 || (!o->print_env && check_not_empty(o, root, &items) < 0))
         goto done;
     diag_set_step("annotate");
     if (app_metadata(a, o, &host, &set, &meta) < 0)
@@ -303,8 +303,7 @@ int render(const render_opts *o, buf *out)
         results_dir = NULL;
     /* only on success: a failed render says one thing on stderr, its error */
     if (rc == 0 && set.unknown)
-        diag_warn("parameters: ignoring unknown parameter%s %s (known: %s)", strchr(set.unknown, ',') ? "s" : "",
-                  set.unknown, settings_names(a));
+        diag_warn("parameters: ignoring %s (known: %s)", set.unknown, settings_names(a));
 done:
     return finish(results_dir, &R, &items, root, st, a, rc);
 }

@@ -7,13 +7,15 @@
  *       makes:
  *         select     which plugin: a named Application dials <name>.sock (its discovery rule, if it has one, must
  *                    match too: util/app/discovery/discovery.go cmpSupports); an Application without a name probes
- *                    the plugins with discovery in socket-name order, the first match wins, plugins without
- *                    discovery are skipped; no match: Argo CD's built-in sources would take the path
+ *                    the plugins with discovery in socket file-name order, the first match wins, plugins without
+ *                    discovery are skipped; no match: Argo CD's built-in sources would take the path. With no
+ *                    plugin key at all, that probe is type detection and gets the ARGOCD_APP_* variables alone.
  *         match      MatchRepository with the generate env (discover.fileName / find.glob with ** / find.command)
  *         generate   a fresh copy of the repository, init then generate in the app dir, one deadline
  *         params     a fresh copy, MatchRepository then parameters.dynamic with the params env
  *       Each call sends the repository the way the repo-server tars it and the cmp-server untars it into
- *       <tmp>/_cmp_server/<random>: files 0644, dirs 0755, FIFOs and devices left out, the operator's
+ *       <tmp>/_cmp_server/<random>: files 0644, dirs 0755 (their own modes with the plugin's preserveFileMode: true),
+ *       FIFOs and devices left out, the operator's
  *       --plugin-tar-exclude globs (cmp-server.test/tar-exclude, ';'-separated, matched against repo-relative
  *       paths; a pattern for what is under .git leaves an empty .git), symlinks recreated with relative targets
  *       and the whole request refused ("illegal filepath in symlink") when one resolves outside the copy; .git
@@ -24,9 +26,11 @@
  *       The Application is an Argo CD Application manifest; what is not in one (the commit the target revision
  *       resolved to, the cluster's version, the deadline, which test repository) comes from annotations
  *       cmp-server.test/<key> or --set <key>=<value> (--set wins). Keys: repo (a directory under --repos),
- *       revision, kube-version, kube-api-versions, deadline (seconds, default 60), tar-exclude, drop-env (names
+ *       revision, kube-version, kube-api-versions, deadline (seconds, default 60), tar-exclude, generate-paths-root
+ *       (the operator's --plugin-use-manifest-generate-paths: the repository-relative common root of the path and
+ *       its manifest-generate-paths annotation, the only part the generate call gets), drop-env (names
  *       removed from the request env after it is built: a test knob, not something Argo CD does).
- *       Results in --out: report (key=value lines), env.{match,generate,params} (sorted), {init,generate,
+ *       Results in --out: report (key=value lines), env.{detect,match,generate,params} (sorted), {init,generate,
  *       params}.{stdout,stderr}, objects.tsv (the parsed objects), params.tsv (the parsed announcements).
  *   cmp-server parse < stdout          Argo CD's reading of generate output: objects.tsv on stdout, or the error
  *                                      on stderr and exit 1.
@@ -1109,6 +1113,7 @@ typedef struct {
     strv init, gen, find_cmd, dyn;
     const char *file_name, *find_glob;
     bool has_init, has_dyn, has_find_cmd;
+    bool preserve_mode; /* spec.preserveFileMode: the copy keeps the repository's modes (else 0644 / 0755) */
 } plugin;
 
 static void read_plugin(const char *path, plugin *pl)
@@ -1139,6 +1144,9 @@ static void read_plugin(const char *path, plugin *pl)
     if (pl->find_glob && !*pl->find_glob)
         pl->find_glob = NULL;
     pl->has_find_cmd = command_of(get(d, "find"), &pl->find_cmd);
+    const node *pm = get(spec, "preserveFileMode"); /* a bool as yaml.v2 reads one (true, yes, on, ...) */
+    pl->preserve_mode = pm && pm->t == T_BOOL && strchr("yYtToO", pm->s[0]) && strcmp(pm->s, "off") &&
+                        strcmp(pm->s, "Off") && strcmp(pm->s, "OFF");
 }
 
 static bool discovery_configured(const plugin *pl) { return pl->file_name || pl->find_glob || pl->has_find_cmd; }
@@ -1305,6 +1313,8 @@ static void param_env(const app *a, env *e)
             const char *name = sget(p, "name", NULL);
             if (!name)
                 name = "";
+            if (str && str->t == T_NULL) /* string: null is a nil *string, left out */
+                str = NULL;
             if (i)
                 b_putc(&j, ',');
             b_putc(&j, '{');
@@ -1366,7 +1376,8 @@ static void param_env(const app *a, env *e)
     free(j.p);
 }
 
-enum call { CALL_GENERATE, CALL_PARAMS };
+/* CALL_DETECT: the type-detection MatchRepository of an Application with no plugin key (no KUBE_*) */
+enum call { CALL_GENERATE, CALL_PARAMS, CALL_DETECT };
 
 static void build_env(const app *a, enum call call, env *e)
 {
@@ -1376,7 +1387,7 @@ static void build_env(const app *a, enum call call, env *e)
     snprintf(s7, sizeof s7, "%s", rev);
     snprintf(s8, sizeof s8, "%s", rev);
     env_set(&vars, "ARGOCD_APP_NAME", a->instance);
-    if (call == CALL_GENERATE) {
+    if (call != CALL_PARAMS) {
         env_set(&vars, "ARGOCD_APP_NAMESPACE", a->dest_ns);
         env_set(&vars, "ARGOCD_APP_PROJECT_NAME", a->project);
         env_set(&vars, "ARGOCD_APP_REVISION", rev);
@@ -1566,6 +1577,7 @@ static strv sorted_entries(const char *dir)
 typedef struct {
     const char *src, *dst; /* the repository; the work dir (realpath) */
     const char *excl;      /* ';'-separated filepath.Match globs against repo-relative paths */
+    bool preserve;         /* preserveFileMode: keep the modes instead of 0644 / 0755 */
     char *err;
     size_t files;
 } copier;
@@ -1584,7 +1596,7 @@ static bool excluded(const copier *k, const char *rel)
     return false;
 }
 
-static void copy_file(const char *from, const char *to)
+static void copy_file(const char *from, const char *to, mode_t mode)
 {
     FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
     char tmp[65536];
@@ -1595,7 +1607,7 @@ static void copy_file(const char *from, const char *to)
         fclose(in);
     if (out)
         fclose(out);
-    chmod(to, 0644);
+    chmod(to, mode);
 }
 
 /* util/io/files/tar.go: tgzFile walks the repository (symlinks not followed, exclusions skip a directory's whole
@@ -1617,8 +1629,10 @@ static int copy_tree(copier *k, const char *rel)
         if (S_ISDIR(st.st_mode)) {
             mkdir(to, 0755);
             copy_tree(k, crel);
+            if (k->preserve)
+                chmod(to, st.st_mode & 07777);
         } else if (S_ISREG(st.st_mode)) {
-            copy_file(from, to);
+            copy_file(from, to, k->preserve ? st.st_mode & 07777 : 0644);
             k->files++;
         } else if (S_ISLNK(st.st_mode)) {
             char link[PATH_MAX];
@@ -1657,7 +1671,7 @@ static int copy_tree(copier *k, const char *rel)
 
 /* a fresh <tmp>/_cmp_server/<random> holding the repository as the cmp-server unpacks it; *err when the request
  * fails while sending or unpacking (the copy is still there to remove) */
-static char *new_workdir(const char *tmp, const char *repo, const char *excl, char **err)
+static char *new_workdir(const char *tmp, const char *repo, const char *excl, bool preserve, char **err)
 {
     char path[4096];
     *err = NULL;
@@ -1670,7 +1684,7 @@ static char *new_workdir(const char *tmp, const char *repo, const char *excl, ch
     if (!realpath(path, real))
         die("realpath %s: %s", path, strerror(errno));
     chmod(real, 0755);
-    copier k = {repo, real, excl, NULL, 0};
+    copier k = {repo, real, excl, preserve, NULL, 0};
     if (copy_tree(&k, "") == 0 && !k.files)
         k.err = xstrdup("no files to send");
     if (k.err) {
@@ -2051,7 +2065,7 @@ static void call_match(run_ctx *c)
         return;
     }
     char *err = NULL;
-    char *work = new_workdir(c->tmp, c->repo, c->excl, &err);
+    char *work = new_workdir(c->tmp, c->repo, c->excl, c->pl.preserve_mode, &err);
     char *dir = app_dir(work, c->a.path);
     int m = err ? -1 : dir ? match(c, dir, envp, now_ms() + 60000, &err) : -1;
     rep(c, "discover", "%s", m == 1 ? "true" : m == 0 ? "false" : "error");
@@ -2079,7 +2093,7 @@ static void call_generate(run_ctx *c)
         rep(c, "generate_rc", "not-run");
         return;
     }
-    char *work = new_workdir(c->tmp, c->repo, c->excl, &err);
+    char *work = new_workdir(c->tmp, c->repo, c->excl, c->pl.preserve_mode, &err);
     char *dir = app_dir(work, c->a.path);
     if (err) {
         rep(c, "error", "%s", err);
@@ -2104,10 +2118,32 @@ static void call_generate(run_ctx *c)
             remove_tree(work);
             return;
         }
-        /* the real flow matches on one copy and generates on another */
+    }
+    /* The real flow matches on one copy and generates on another. With --plugin-use-manifest-generate-paths the
+     * generate copy is only the common root of the path and its manifest-generate-paths (getApplicationRootPath;
+     * MatchRepository still gets the whole repository), and the app dir is the path relative to that root. */
+    const char *sub = test_setting(&c->a, "generate-paths-root", "");
+    rep(c, "sent", "%s", *sub ? sub : ".");
+    if (discovery_configured(&c->pl) || *sub) {
         remove_tree(work);
-        work = new_workdir(c->tmp, c->repo, c->excl, &err);
-        dir = app_dir(work, c->a.path);
+        buf src = {0}, rel = {0};
+        b_printf(&src, "%s%s%s", c->repo, *sub ? "/" : "", sub);
+        strv sp = split_path(sub), ap = split_path(c->a.path ? c->a.path : "");
+        for (size_t i = 0; i < ap.n; i++)
+            if (i >= sp.n)
+                b_printf(&rel, "%s%s", rel.n ? "/" : "", ap.v[i]);
+            else if (strcmp(sp.v[i], ap.v[i]))
+                die("generate-paths-root %s is not above the path %s", sub, c->a.path);
+        if (sp.n > ap.n)
+            die("generate-paths-root %s is not above the path %s", sub, c->a.path);
+        work = new_workdir(c->tmp, b_str(&src), c->excl, c->pl.preserve_mode, &err);
+        dir = app_dir(work, b_str(&rel));
+        if (err) {
+            rep(c, "error", "%s", err);
+            rep(c, "generate_rc", "not-run");
+            remove_tree(work);
+            return;
+        }
     }
     bool lingering = false, timed_out = false;
     if (c->pl.has_init) {
@@ -2177,7 +2213,7 @@ static void call_params(run_ctx *c)
     }
     long long deadline = now_ms() + 60000;
     char *err = NULL;
-    char *work = new_workdir(c->tmp, c->repo, c->excl, &err);
+    char *work = new_workdir(c->tmp, c->repo, c->excl, c->pl.preserve_mode, &err);
     char *dir = app_dir(work, c->a.path);
     if (err) {
         rep(c, "params_rc", "not-run");
@@ -2285,6 +2321,14 @@ static node *merge_overrides(run_ctx *c, node *src, const char *repo_app_dir)
     return merged;
 }
 
+static int socket_cmp(const plugin *a, const plugin *b)
+{
+    char sa[4096], sb[4096];
+    snprintf(sa, sizeof sa, "%s.sock", a->name);
+    snprintf(sb, sizeof sb, "%s.sock", b->name);
+    return strcmp(sa, sb);
+}
+
 /* Which sidecar serves the Application (util/app/discovery/discovery.go DetectConfigManagementPlugin): a name
  * dials that socket; no name probes, in socket-name order, the plugins that have discovery. false: none. */
 static bool select_plugin(run_ctx *c)
@@ -2302,15 +2346,18 @@ static bool select_plugin(run_ctx *c)
     size_t *order = xrealloc(NULL, (c->nall + 1) * sizeof *order);
     for (size_t i = 0; i < c->nall; i++)
         order[i] = i;
-    for (size_t i = 1; i < c->nall; i++) /* insertion sort by socket name */
-        for (size_t k = i; k > 0 && strcmp(c->all[order[k - 1]].name, c->all[order[k]].name) > 0; k--) {
+    for (size_t i = 1; i < c->nall; i++) /* insertion sort by socket file name (os.ReadDir: "a-b.sock" < "a.sock") */
+        for (size_t k = i; k > 0 && socket_cmp(&c->all[order[k - 1]], &c->all[order[k]]) > 0; k--) {
             size_t t = order[k];
             order[k] = order[k - 1];
             order[k - 1] = t;
         }
+    /* an Application with no plugin key is probed for type detection with the ARGOCD_APP_* variables alone;
+     * plugin: {} is probed by runConfigManagementPluginSidecars, with the generate env */
     env req = {0};
-    build_env(&c->a, CALL_GENERATE, &req);
+    build_env(&c->a, c->a.has_plugin ? CALL_GENERATE : CALL_DETECT, &req);
     char **envp = final_env(&c->base, &req);
+    write_env(c->out, "env.detect", envp);
     buf probed = {0};
     b_put(&probed, "", 0);
     bool found = false;
@@ -2321,7 +2368,7 @@ static bool select_plugin(run_ctx *c)
             continue;
         b_printf(&probed, "%s%s", probed.n ? "," : "", c->pl.name);
         char *err = NULL;
-        char *work = new_workdir(c->tmp, c->repo, c->excl, &err);
+        char *work = new_workdir(c->tmp, c->repo, c->excl, c->pl.preserve_mode, &err);
         char *dir = app_dir(work, c->a.path);
         found = !err && dir && match(c, dir, envp, now_ms() + 60000, &err) == 1;
         if (err)
@@ -2402,8 +2449,8 @@ static int cmd_run(int argc, char **argv)
     ap->dest_ns = sget(a, "spec", "destination", "namespace", NULL);
     node *src = (node *)nget(a, "spec", "source", NULL);
     ap->path = sget(src, "path", NULL);
-    if (!ap->path)
-        ap->path = ".";
+    if (!ap->path) /* no path: the repository root, and ARGOCD_APP_SOURCE_PATH is the empty spec.source.path */
+        ap->path = "";
     const char *repo = test_setting(ap, "repo", NULL);
     if (!repo)
         die("%s: no cmp-server.test/repo annotation and no --set repo=", app_file);

@@ -196,15 +196,33 @@ TEST(unknown_parameters_are_reported_not_fatal)
     clear_param_env();
     setenv("ARGOCD_APP_PARAMETERS", "[{\"name\":\"colour\",\"string\":\"red\"},{\"name\":\"stamp\",\"string\":\"app\"}]", 1);
     CHECK(settings_load(a, st, &s) == 0);
-    CHECK_STR(s.unknown, "\"colour\"");
+    CHECK_STR(s.unknown, "unknown parameter \"colour\"");
     CHECK_STR(s.stamp, "app");
     clear_param_env();
     setenv("PARAM_COLOUR", "red", 1); /* no ARGOCD_APP_PARAMETERS: the PARAM_ variables nobody reads */
     setenv("PARAM_SETTERS_IMAGE_TAG", "1.26", 1);
     CHECK(settings_load(a, st, &s) == 0);
-    CHECK_STR(s.unknown, "\"PARAM_COLOUR\"");
+    CHECK_STR(s.unknown, "unknown parameter \"PARAM_COLOUR\"");
     CHECK(s.setters_escaped && s.setters && node_len(s.setters) == 1);
     CHECK_STR(scalar(map_key(s.setters, 0)), "IMAGE_TAG");
+    /* plugin env: Argo CD passes the name verbatim, so any spelling that escapes to the setting's sets it, and a
+     * name no setting reads is reported with the parameters */
+    setenv("ARGOCD_ENV_stamp", "app", 1);
+    setenv("ARGOCD_ENV_COLOR", "blue", 1);
+    CHECK(settings_load(a, st, &s) == 0);
+    CHECK_STR(s.stamp, "app");
+    CHECK_STR(s.unknown, "unknown parameter \"PARAM_COLOUR\" and plugin env \"COLOR\"");
+    unsetenv("ARGOCD_ENV_COLOR");
+    setenv("ARGOCD_ENV_CO\nLOR", "blue", 1); /* the author's name, verbatim: the warning stays one printable line */
+    CHECK(settings_load(a, st, &s) == 0);
+    CHECK_STR(s.unknown, "unknown parameter \"PARAM_COLOUR\" and plugin env \"CO?LOR\"");
+    unsetenv("ARGOCD_ENV_CO\nLOR");
+    setenv("ARGOCD_ENV_STAMP", "none", 1); /* two spellings, two values: which one was meant is not ours to guess */
+    CHECK(settings_load(a, st, &s) < 0);
+    diag_reset();
+    unsetenv("ARGOCD_ENV_stamp");
+    unsetenv("ARGOCD_ENV_STAMP");
+    unsetenv("ARGOCD_ENV_COLOR");
     clear_param_env();
     strtab_release(st);
     arena_free(a);
