@@ -31,7 +31,15 @@ static int find_config(run_ctx *R, package *p, const step *s, rlist *items, cons
             return 0;
         }
     }
-    return fail(display, 0, "configPath object was removed by an earlier step");
+    /* An earlier step removed it (remove-local-config-resources, a set-labels that drops local-config objects):
+     * kpt runs the step with the file as it read it, so do we. */
+    *out = s->config_as_read;
+    *file = display;
+    *line = 0;
+    for (size_t i = 0; i < p->own.n; i++)
+        if (!strcmp(p->own.v[i]->path, s->config_path))
+            *line = (int)p->own.v[i]->line;
+    return 0;
 }
 
 void run_ctx_free(run_ctx *R)
@@ -180,6 +188,10 @@ int hydrate(run_ctx *R, package *p, rlist *out)
     diag_set_step("read Kptfile");
     if (kptfile_pipeline(R->a, p, &pl) < 0)
         return -1;
+    for (size_t s = 0; s < pl.n; s++)
+        for (size_t i = 0; pl.steps[s].config_path && i < p->own.n; i++)
+            if (!strcmp(p->own.v[i]->path, pl.steps[s].config_path))
+                pl.steps[s].config_as_read = node_clone(R->a, p->own.v[i]->root);
     rlist items = {0};
     for (size_t i = 0; i < p->own.n; i++)
         push_own(R, &pl, p->own.v[i], &items);
