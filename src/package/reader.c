@@ -97,7 +97,11 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
     r->seq_wide = (uint8_t)seq_wide;
     r->line = line;
     const char *av = is_map(root) ? res_api_version(r) : NULL;
-    if (s->kustomization_file || (av && !strncmp(av, "kustomize.config.k8s.io/", 24))) {
+    const char *kind = is_map(root) ? res_kind(r) : NULL;
+    /* kpt's isKustomization: the file name, the kustomize API group, or kind Kustomization without apiVersion
+     * (kustomize reads those too) */
+    if (s->kustomization_file || (av && !strncmp(av, "kustomize.config.k8s.io/", 24)) ||
+        ((!av || !*av) && kind && !strcmp(kind, "Kustomization"))) {
         r->flags |= R_KUSTOMIZE;
         rlist_push(s->list, r);
         return 0;
@@ -107,7 +111,6 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
                     is_seq(root) ? "list" : "scalar");
     node *items = map_get(root, "items");
     if (list_kind(res_kind(r)) && (is_seq(items) || (items && is_null(items)))) {
-        const char *kind = res_kind(r);
         rlist checked = {0}, *into = s->list;
         if (s->c->keep_lists)
             s->list = &checked; /* the items are checked all the same; the List goes in whole */
@@ -157,10 +160,12 @@ yaml_stream *load_resources_stream(load_ctx *c, package *pkg, const char *path, 
     return yaml_stream_new(c->a, c->st, display, take_doc, s);
 }
 
+/* kpt's MatchAllKRM globs: Kptfile, *.yaml, *.yml, *.json. A kustomization named `Kustomization` matches none of
+ * them, so kpt never reads it (nor writes it back). */
 static bool resource_file_name(const char *name)
 {
     size_t n = strlen(name);
-    if (!strcmp(name, "Kptfile") || !strcmp(name, "Kustomization"))
+    if (!strcmp(name, "Kptfile"))
         return true;
     return (n > 5 && !strcmp(name + n - 5, ".yaml")) || (n > 4 && !strcmp(name + n - 4, ".yml")) ||
            (n > 5 && !strcmp(name + n - 5, ".json"));
@@ -262,8 +267,11 @@ static int read_file_into(load_ctx *c, package *pkg, const char *abs, const char
     return rc;
 }
 
-/* Walks one directory of pkg (reldir relative to the package). Subpackages found are appended to subs. */
-static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldir, package ***subs, size_t *nsubs)
+/* Walks one directory of pkg (reldir relative to the package). Subpackages found are appended to subs.
+ * ignored: the directory is excluded by .krmignore, so none of its files are read; kpt still finds the subpackages
+ * in it (its subpackage walk knows no .krmignore), and so do we. */
+static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldir, bool ignored, package ***subs,
+                size_t *nsubs)
 {
     size_t n;
     char **names = list_dir(absdir, display_of(c, pkg, *reldir ? reldir : "."), &n);
@@ -294,7 +302,7 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
              * sidecar (a mounted secret, another checkout). */
             char real[PATH_MAX];
             confined where = resolve_beneath(c->root_real, abs, real);
-            bool named = resource_file_name(name) && !krmignore_match(pkg->ignore, rel, false);
+            bool named = !ignored && resource_file_name(name) && !krmignore_match(pkg->ignore, rel, false);
             if (where == CONFINED_OUTSIDE) {
                 if (named)
                     rc = fail(display_of(c, pkg, rel), 0, "symlink points outside the package; refusing to read it");
@@ -308,12 +316,13 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
         }
         if (S_ISDIR(st.st_mode)) {
             /* kpt does not follow directory symlinks, which also keeps symlink loops out */
-            if (link || krmignore_match(pkg->ignore, rel, true))
+            if (link)
                 continue;
+            char *kpt = path_join(c->a, abs, "Kptfile");
+            bool skip = !file_exists(kpt) && (ignored || krmignore_match(pkg->ignore, rel, true));
             /* A Helm chart or a Kustomize overlay inside the package is a source for render-helm-chart or
              * kustomize-build, never resources: templates are not YAML, patches are not whole objects. */
-            char *kpt = path_join(c->a, abs, "Kptfile");
-            if (!file_exists(kpt) && is_source_dir(c->a, abs))
+            if (!skip && !file_exists(kpt) && is_source_dir(c->a, abs))
                 continue;
             if (file_exists(kpt)) {
                 package *sub;
@@ -323,9 +332,11 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
                 (*subs)[(*nsubs)++] = sub;
                 continue;
             }
-            rc = walk(c, pkg, abs, rel, subs, nsubs);
+            rc = walk(c, pkg, abs, rel, skip, subs, nsubs);
             continue;
         }
+        if (ignored)
+            continue;
         if (S_ISREG(st.st_mode) && c->directory_source && has_suffix(name, ".jsonnet") &&
             !krmignore_match(pkg->ignore, rel, false)) {
             /* Argo CD's directory source would evaluate it; quietly leaving it out would render less than Argo CD */
@@ -373,7 +384,7 @@ static int load_package(load_ctx *c, package *parent, const char *abs, const cha
     }
     package **subs = NULL;
     size_t nsubs = 0;
-    int rc = walk(c, p, abs, "", &subs, &nsubs);
+    int rc = walk(c, p, abs, "", false, &subs, &nsubs);
     if (nsubs)
         qsort(subs, nsubs, sizeof *subs, cmp_pkg);
     p->subs = subs;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "argocd/settings.h"
 #include "pipeline/selector.h"
@@ -31,7 +32,15 @@ static int find_config(run_ctx *R, package *p, const step *s, rlist *items, cons
             return 0;
         }
     }
-    return fail(display, 0, "configPath object was removed by an earlier step");
+    /* An earlier step removed it (remove-local-config-resources, a set-labels that drops local-config objects):
+     * kpt runs the step with the file as it read it, so do we. */
+    *out = s->config_as_read;
+    *file = display;
+    *line = 0;
+    for (size_t i = 0; i < p->own.n; i++)
+        if (!strcmp(p->own.v[i]->path, s->config_path))
+            *line = (int)p->own.v[i]->line;
+    return 0;
 }
 
 void run_ctx_free(run_ctx *R)
@@ -174,15 +183,110 @@ static void push_own(run_ctx *R, const pipeline *pl, resource *r, rlist *items)
     }
 }
 
+/* The package's pipeline, and its resources as its steps will see them. */
+static int read_package(run_ctx *R, package *p, pipeline *pl, rlist *items)
+{
+    diag_set_step("read Kptfile");
+    if (kptfile_pipeline(R->a, p, pl) < 0)
+        return -1;
+    for (size_t s = 0; s < pl->n; s++)
+        for (size_t i = 0; pl->steps[s].config_path && i < p->own.n; i++)
+            if (!strcmp(p->own.v[i]->path, pl->steps[s].config_path))
+                pl->steps[s].config_as_read = node_clone(R->a, p->own.v[i]->root);
+    for (size_t i = 0; i < p->own.n; i++)
+        push_own(R, pl, p->own.v[i], items);
+    return 0;
+}
+
+/* kpt's ToCondition: "true" in any case */
+static bool bfs_rendering(const package *root)
+{
+    const char *v = root->kptfile ? res_annotation(root->kptfile, "kpt.dev/bfs-rendering") : NULL;
+    return v && !strcasecmp(v, "true");
+}
+
+static size_t index_of(package *const *all, size_t n, const package *p)
+{
+    for (size_t k = 0; k < n; k++)
+        if (all[k] == p)
+            return k;
+    return n;
+}
+
+/* the resources of p's descendants, depth-first in subpackage order (kpt's collectDescendants), into input; each
+ * descendant marked in desc */
+static void push_subtree(const package *p, package *const *all, const rlist *res, size_t n, bool *desc, rlist *input)
+{
+    for (size_t c = 0; c < p->nsubs; c++) {
+        size_t k = index_of(all, n, p->subs[c]);
+        desc[k] = true;
+        for (size_t i = 0; i < res[k].n; i++)
+            rlist_push(input, res[k].v[i]);
+        push_subtree(all[k], all, res, n, desc, input);
+    }
+}
+
+/* kpt.dev/bfs-rendering: "true" on the root Kptfile (kpt's hydrateBfsOrder): every package is read first, then
+ * the pipelines run top-down in breadth-first order, each on its own resources followed by its descendants'
+ * (as its ancestors left them), and each object goes back to the package it belongs to (an object a step made,
+ * to the package of the step). The output is every package's resources in that breadth-first order. */
+static int hydrate_bfs(run_ctx *R, package *root, rlist *out)
+{
+    size_t n = 1;
+    package **all = xmalloc(sizeof *all);
+    all[0] = root;
+    for (size_t i = 0; i < n; i++) {
+        all = xrealloc(all, (n + all[i]->nsubs) * sizeof *all);
+        for (size_t c = 0; c < all[i]->nsubs; c++)
+            all[n++] = all[i]->subs[c];
+    }
+    pipeline *pl = xmalloc(n * sizeof *pl);
+    rlist *res = xmalloc(n * sizeof *res);
+    bool *desc = xmalloc(n * sizeof *desc);
+    memset(res, 0, n * sizeof *res);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = read_package(R, all[i], &pl[i], &res[i]);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rlist input = {0};
+        memset(desc, 0, n * sizeof *desc);
+        desc[i] = true;
+        for (size_t k = 0; k < res[i].n; k++)
+            rlist_push(&input, res[i].v[k]);
+        push_subtree(all[i], all, res, n, desc, &input);
+        for (size_t s = 0; s < pl[i].n && rc == 0; s++)
+            rc = run_step(R, all[i], &pl[i].steps[s], &input);
+        for (size_t k = 0; k < n; k++)
+            if (desc[k])
+                res[k].n = 0;
+        for (size_t m = 0; m < input.n; m++) {
+            size_t k = index_of(all, n, input.v[m]->pkg);
+            rlist_push(&res[k < n && desc[k] ? k : i], input.v[m]);
+        }
+        rlist_free(&input);
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; rc == 0 && k < res[i].n; k++)
+            rlist_push(out, res[i].v[k]);
+        rlist_free(&res[i]);
+    }
+    free(desc);
+    free(res);
+    free(pl);
+    free(all);
+    return rc;
+}
+
 int hydrate(run_ctx *R, package *p, rlist *out)
 {
+    if (!p->parent && bfs_rendering(p))
+        return hydrate_bfs(R, p, out);
     pipeline pl;
-    diag_set_step("read Kptfile");
-    if (kptfile_pipeline(R->a, p, &pl) < 0)
-        return -1;
     rlist items = {0};
-    for (size_t i = 0; i < p->own.n; i++)
-        push_own(R, &pl, p->own.v[i], &items);
+    if (read_package(R, p, &pl, &items) < 0) {
+        rlist_free(&items);
+        return -1;
+    }
     for (size_t i = 0; i < p->nsubs; i++) {
         rlist sub = {0};
         if (hydrate(R, p->subs[i], &sub) < 0) {

@@ -18,6 +18,9 @@ typedef struct step {
     fn_version version;      /* from the image tag, the exec name or `tag:` */
     const char *version_warning; /* the version could not be placed: a warning (diag_warn) when the step runs */
     const char *config_path; /* package-relative, checked */
+    /* The configPath object as the package's file holds it, taken before any step of the package ran: kpt reads
+     * the file when it builds the pipeline and falls back to that copy when an earlier step removed the object. */
+    const node *config_as_read;
     const node *config_map;
     selector *selectors;
     size_t nselectors;
