@@ -518,10 +518,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.dir = pkg;
     diag_reset();
     buf out = {0};
+    struct sigaction alarm_before, alarm_after;
+    struct itimerval timer_before, timer_after;
+    __real_sigaction(SIGALRM, NULL, &alarm_before);
+    getitimer(ITIMER_REAL, &timer_before);
     render_pid = (pid_t)syscall(SYS_getpid);
     in_render = true;
     int rc = render(&o, &out);
     in_render = false;
+    /* libFuzzer's -timeout still works: its handler is in place and its timer keeps its period */
+    __real_sigaction(SIGALRM, NULL, &alarm_after);
+    getitimer(ITIMER_REAL, &timer_after);
+    if (alarm_after.sa_handler != alarm_before.sa_handler ||
+        timer_after.it_interval.tv_sec != timer_before.it_interval.tv_sec ||
+        timer_after.it_interval.tv_usec != timer_before.it_interval.tv_usec)
+        fz_die("fuzz_package", "render took SIGALRM or the real-time timer from libFuzzer (handler %s, timer period %lld s "
+               "before, %lld s after)", alarm_after.sa_handler != alarm_before.sa_handler ? "replaced" : "kept",
+               (long long)timer_before.it_interval.tv_sec, (long long)timer_after.it_interval.tv_sec);
     if (rc != 0 && rc != -1)
         fz_die("fuzz_package", "render returned %d", rc);
     if (rc < 0 && !diag_failed())
