@@ -14,9 +14,17 @@
  * Next to the package (<root>/pkg) lie <root>/outside.yaml and <root>/outdir/ for symlinks to point out to. After
  * an in-place render, nothing outside <root>/pkg may have changed: a write that escapes the package aborts.
  *
- * The render's deadline (alarm + SIGALRM handler that _exits) would hide hangs from libFuzzer and kill it
- * between runs: this target defines alarm() to put libFuzzer's SIGALRM handler back and keep its timer. helm and
- * kustomize are kept out of reach (PATH points nowhere), so the two tool-running functions fail cleanly. */
+ * The render's deadline (src/render/deadline.c: a SIGALRM handler that _exits, then setitimer(ITIMER_REAL) to the
+ * budget) would take SIGALRM and the real-time timer from libFuzzer, which uses both for -timeout: libFuzzer's
+ * timer (every timeout/2+1 s) became a one-shot of the budget (45 s by default), so a hang in the render ended in
+ * the deadline's _exit(1), not in a reported timeout with its input saved, and later inputs ran with no timer at
+ * all. This target is linked with -Wl,--wrap for sigaction, setitimer and alarm (the line "link:" below, read by
+ * tests/fuzz/build): while render() runs in the fuzzing process, a SIGALRM handler is not installed and the
+ * real-time timer is not changed (alarm(), which util/child.c uses, included); everything else, libFuzzer's own
+ * calls and a forked helper's, goes through. helm and kustomize are kept out of reach (PATH points nowhere), so
+ * the two tool-running functions fail cleanly.
+ * link: -Wl,--wrap=sigaction,--wrap=setitimer,--wrap=alarm
+ */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +37,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "fuzz_common.h"
@@ -39,18 +49,40 @@
 static char fuzz_tmp[4096]; /* FIXED_ROOT or mkdtemp'd; the root sits a few levels down so climbing symlinks stay inside it */
 static char root[4096];     /* <fuzz_tmp>/d1/d2/d3/root */
 static char pkg[4096];      /* <root>/pkg */
-static struct sigaction fuzzer_alarm;
-static bool have_fuzzer_alarm;
 
-/* render() arms its deadline with sigaction(SIGALRM) then alarm(): undo the handler, keep libFuzzer's timer. */
-unsigned int alarm(unsigned int seconds)
+/* The render's hold on SIGALRM and ITIMER_REAL, kept from it (see the top of this file). in_render is set around
+ * render(); render_pid tells the fuzzing process from a helper it forks (whose calls are its own business). */
+static bool in_render;
+static pid_t render_pid;
+
+int __real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+int __real_setitimer(int which, const struct itimerval *val, struct itimerval *old);
+unsigned int __real_alarm(unsigned int seconds);
+
+static bool held_back(void)
 {
-    (void)seconds;
-    if (have_fuzzer_alarm)
-        sigaction(SIGALRM, &fuzzer_alarm, NULL);
-    else
-        signal(SIGALRM, SIG_DFL);
-    return 0;
+    return in_render && (pid_t)syscall(SYS_getpid) == render_pid;
+}
+
+int __wrap_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (sig == SIGALRM && act && held_back())
+        return __real_sigaction(sig, NULL, old); /* libFuzzer's handler stays */
+    return __real_sigaction(sig, act, old);
+}
+
+int __wrap_setitimer(int which, const struct itimerval *val, struct itimerval *old)
+{
+    if (which == ITIMER_REAL && held_back())
+        return old ? getitimer(which, old) : 0; /* libFuzzer's timer stays */
+    return __real_setitimer(which, val, old);
+}
+
+unsigned int __wrap_alarm(unsigned int seconds)
+{
+    if (held_back())
+        return 0;
+    return __real_alarm(seconds);
 }
 
 static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
@@ -484,12 +516,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.results_dir = results_dir;
     }
     o.dir = pkg;
-    have_fuzzer_alarm = sigaction(SIGALRM, NULL, &fuzzer_alarm) == 0;
     diag_reset();
     buf out = {0};
+    struct sigaction alarm_before, alarm_after;
+    struct itimerval timer_before, timer_after;
+    __real_sigaction(SIGALRM, NULL, &alarm_before);
+    getitimer(ITIMER_REAL, &timer_before);
+    render_pid = (pid_t)syscall(SYS_getpid);
+    in_render = true;
     int rc = render(&o, &out);
-    if (have_fuzzer_alarm)
-        sigaction(SIGALRM, &fuzzer_alarm, NULL);
+    in_render = false;
+    /* libFuzzer's -timeout still works: its handler is in place and its timer keeps its period */
+    __real_sigaction(SIGALRM, NULL, &alarm_after);
+    getitimer(ITIMER_REAL, &timer_after);
+    if (alarm_after.sa_handler != alarm_before.sa_handler ||
+        timer_after.it_interval.tv_sec != timer_before.it_interval.tv_sec ||
+        timer_after.it_interval.tv_usec != timer_before.it_interval.tv_usec)
+        fz_die("fuzz_package", "render took SIGALRM or the real-time timer from libFuzzer (handler %s, timer period %lld s "
+               "before, %lld s after)", alarm_after.sa_handler != alarm_before.sa_handler ? "replaced" : "kept",
+               (long long)timer_before.it_interval.tv_sec, (long long)timer_after.it_interval.tv_sec);
     if (rc != 0 && rc != -1)
         fz_die("fuzz_package", "render returned %d", rc);
     if (rc < 0 && !diag_failed())

@@ -9,6 +9,14 @@
  *     ASLR picks at random and the size of the environment and arguments (paths of the checkout) shifts. Two runs
  *     of one commit kept different inputs from the first few hundred on, and then explored different code. The
  *     mark libFuzzer reads (__sancov_lowest_stack) is put back after each input, so the feature is always 0.
+ *   - The address space layout is fixed: the process turns ASLR off for itself (personality ADDR_NO_RANDOMIZE,
+ *     what `setarch -R` does) and executes itself again, before libFuzzer starts. Coverage depends on addresses:
+ *     the shared-key table (src/yaml/tree.c, key_shared) is hashed by the key text's address, so how far a lookup
+ *     probes (an edge's hit count, hence a feature) follows where the arena's chunks landed, and those chunks
+ *     (256 KiB and more) are mmap'd at an address ASLR picks. fuzz_package runs with the same seed kept other
+ *     inputs about one run in three, from the first hundred inputs on; with ASLR off, every run the same. One line
+ *     "==FUZZ LAYOUT== fixed" (or "==FUZZ LAYOUT== random: <why>" where the system refuses, a container's seccomp
+ *     profile for one) on stderr says which, for tests/fuzz/run.
  *   - CLOCK_MONOTONIC is a counter (1000 s at the start, 1 ms more at each read): the render's time budget
  *     subtracts init's start, read from a file the package can write, from the machine's uptime. CLOCK_REALTIME,
  *     which libFuzzer's timeouts use, is the real one.
@@ -26,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/personality.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -101,6 +111,36 @@ NO_COVERAGE ssize_t getrandom(void *buf, size_t n, unsigned flags)
         return (ssize_t)syscall(SYS_getrandom, buf, n, flags);
     memset(buf, 0, n);
     return (ssize_t)n;
+}
+
+/* Runs before main (glibc passes argc, argv and envp to constructors), after the sanitizers' own start. */
+NO_COVERAGE static void fixed_layout(int argc, char **argv, char **envp) __attribute__((constructor));
+NO_COVERAGE static void fixed_layout(int argc, char **argv, char **envp)
+{
+    (void)argc;
+    read_settings();
+    if (!repeatable)
+        return;
+    int now = personality(0xffffffff);
+    if (now != -1 && (now & ADDR_NO_RANDOMIZE)) {
+        fprintf(stderr, "==FUZZ LAYOUT== fixed\n");
+        return;
+    }
+    const char *why;
+    int e = 0;
+    if (now == -1) {
+        why = "personality", e = errno;
+    } else if (personality((unsigned long)now | ADDR_NO_RANDOMIZE) == -1) {
+        why = "personality ADDR_NO_RANDOMIZE", e = errno;
+    } else if (!(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
+        why = "personality did not keep ADDR_NO_RANDOMIZE";
+    } else {
+        execve("/proc/self/exe", argv, envp); /* returns only on failure */
+        why = "execve /proc/self/exe", e = errno;
+        personality((unsigned long)now);
+    }
+    fprintf(stderr, "==FUZZ LAYOUT== random: cannot turn ASLR off (%s%s%s); the inputs may differ from run to run\n",
+            why, e ? ": " : "", e ? strerror(e) : "");
 }
 
 NO_COVERAGE static void digest_at_exit(void) __attribute__((destructor));
