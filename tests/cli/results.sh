@@ -152,6 +152,45 @@ for si in unstable:1 latest:2; do
   fi
 done
 
+# The catalog's set-labels config errors (its ill-formatted-fn-config, wrong-config-data-type, wrong-config-group
+# cases, whose packages our reader refuses first: see tests/conformance/deviations), word for word, and set-image's
+# no-image-name
+respkg "$tmp/res-cat" gcr.io/kpt-fn/set-labels:unstable '      configPath: fn.yaml'
+printf 'apiVersion: fn.kpt.dev/v1alpha1\nkind: SetLabels\nmetadata:\n  name: f\nlabels:\n  - color: orange\n' >"$tmp/res-cat/fn.yaml"
+results_case results-set-labels-catalog-config-errors "$tmp/res-cat" 'labels must be a map of strings$' <<'EOF'
+items:
+  - image: gcr.io/kpt-fn/set-labels:unstable
+    exitCode: 1
+    stderr: 'fn.yaml:6: pipeline.mutators[0] (set-labels): labels must be a map of strings'
+    results:
+      - message: 'unable to convert object to *setlabels.SetLabels with error: json: cannot unmarshal array into Go struct field SetLabels.labels of type map[string]string'
+        severity: error
+EOF
+printf 'apiVersion: fn.kpt.dev/v1alpha1\nkind: BadKind\nmetadata:\n  name: f\nlabels:\n  color: orange\n' >"$tmp/res-cat/fn.yaml"
+results_case results-set-labels-catalog-config-errors-kind "$tmp/res-cat" 'unknown FunctionConfig `BadKind.fn.kpt.dev/v1alpha1`' <<'EOF'
+items:
+  - image: gcr.io/kpt-fn/set-labels:unstable
+    exitCode: 1
+    stderr: 'fn.yaml:1: pipeline.mutators[0] (set-labels): unknown FunctionConfig `BadKind.fn.kpt.dev/v1alpha1`, expect `SetLabels.fn.kpt.dev` or `ConfigMap.v1`'
+    results:
+      - message: unknown FunctionConfig `BadKind.fn.kpt.dev`, expect `SetLabels.fn.kpt.dev` or `ConfigMap.v1`
+        severity: error
+EOF
+respkg "$tmp/res-cat" gcr.io/kpt-fn/set-image:unstable '      configMap:
+        newName: bar
+        newTag: v1.0'
+results_case results-set-image-no-name "$tmp/res-cat" 'invalid FunctionConfig: must specify `name`$' <<'EOF'
+items:
+  - image: gcr.io/kpt-fn/set-image:unstable
+    exitCode: 1
+    stderr: 'Kptfile:7: pipeline.mutators[0] (set-image): invalid FunctionConfig: must specify `name`'
+    results:
+      - message: must specify `name`
+        severity: error
+      - message: 'function is terminated: must specify `name`'
+        severity: error
+EOF
+
 # Earlier steps keep their own items; only the failed one carries the error. The results file is whole, the same
 # bytes on a second run, and nothing else is left in the directory.
 respkg "$tmp/res-two" gcr.io/kpt-fn/set-labels:unstable '      configMap:
