@@ -63,6 +63,18 @@ int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...)
     return rc;
 }
 
+int fn_fail_recorded(fn_ctx *c, bool record, const node *at, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (record)
+        fn_failure_result(c, SEV_ERROR, NULL, NULL, "%s", msg);
+    return fn_fail(c, at, "%s", msg);
+}
+
 int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...)
 {
     va_list ap;

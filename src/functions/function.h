@@ -71,6 +71,10 @@ void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *
  * text must hold no secret value, as every message. */
 void fn_failure_result(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* A config error the catalog's release reports in the very words of our error line: when record is true (the
+ * step pins a release whose result is on record), records it as the failure's error result (fn_failure_result),
+ * then fails with the same text (fn_fail). Returns -1. */
+int fn_fail_recorded(fn_ctx *c, bool record, const node *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A config error: names the config file and line. Returns -1. */
 int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same naming the line of map m's key i (map_key_line: a key node may have no position of its own). */

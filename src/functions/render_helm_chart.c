@@ -10,7 +10,8 @@
  *    dropped, the input item wins. configHome named a directory inside the function's container; helm runs here
  *    with a private configuration of its own, so it is read and not used.
  *  - v0.2.0 and later, latest: the nested schema (chartArgs, templateOptions); a v0.1 flat field in an entry is an
- *    error that names its new place.
+ *    error that names its new place. The ConfigMap still takes one valuesFile. A rendered object whose group, kind,
+ *    namespace and name equal an input item's is skipped, so that a second run adds nothing.
  *  - Up to v0.2.1 the catalog split helm's output on "---" lines, which cut manifests holding "---" in a block
  *    string into broken objects; every version here reads the output as a YAML stream, as v0.2.2 and later do.
  *  - The catalog bundled its helm (v3.6.3 to v3.11.1); here it is the operator's helm. */
@@ -207,9 +208,9 @@ static int read_configmap_chart(fn_ctx *c, const node *data, bool v01, chart *ch
     memset(ch, 0, sizeof *ch);
     ch->at = data;
     ch->args = ch->topts = "data.";
-    ch->values_field = v01 ? "data.valuesFile" : "data.valuesFiles";
     if (!is_map(data))
         return fn_fail(c, data, "render-helm-chart's ConfigMap needs data with at least name");
+    ch->values_field = v01 || map_get(data, "valuesFile") ? "data.valuesFile" : "data.valuesFiles";
     if (v01) {
         static const char *const keys[] = {"chartHome",   "configHome", "name",       "version",     "repo",
                                            "releaseName", "namespace",  "valuesFile", "includeCRDs", NULL};
@@ -225,10 +226,12 @@ static int read_configmap_chart(fn_ctx *c, const node *data, bool v01, chart *ch
                                key ? key : "?");
         }
         const char *config_home;
-        if (text_field(c, data, "configHome", "data.configHome", &config_home, NULL) < 0 ||
-            text_field(c, data, "valuesFile", "data.valuesFile", &ch->values_file1, &ch->values_file1_at) < 0)
+        if (text_field(c, data, "configHome", "data.configHome", &config_home, NULL) < 0)
             return -1;
     }
+    /* every release's ConfigMap takes one valuesFile (the catalog's render-helm-chart-local passes it) */
+    if (text_field(c, data, "valuesFile", "data.valuesFile", &ch->values_file1, &ch->values_file1_at) < 0)
+        return -1;
     if (text_field(c, data, "name", "data.name", &ch->name, &ch->name_at) < 0 ||
         text_field(c, data, "version", "data.version", &ch->version, &ch->version_at) < 0 ||
         text_field(c, data, "repo", "data.repo", &ch->repo, &ch->repo_at) < 0 ||
@@ -577,9 +580,16 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
 }
 
 /* An object's kustomize id: apiVersion, kind, namespace ("" read as "default") and name. */
-static const char *kustomize_id(arena *a, const resource *r)
+/* v0.1: kustomize's ResMap id (apiVersion, kind, namespace or "default", name). v0.2 and later compare group, kind,
+ * namespace as written and name themselves (helmchartprocessor run, "check for duplicates for idempotency"). */
+static const char *item_id(arena *a, const resource *r, bool v01)
 {
     const char *av = res_api_version(r), *kind = res_kind(r), *ns = res_namespace(r), *name = res_name(r);
+    if (!v01) {
+        const char *slash = av ? strchr(av, '/') : NULL;
+        return arena_printf(a, "%.*s\n%s\n%s\n%s", slash ? (int)(slash - av) : 0, slash ? av : "", kind ? kind : "",
+                            ns ? ns : "", name ? name : "");
+    }
     return arena_printf(a, "%s\n%s\n%s\n%s", av ? av : "", kind ? kind : "", ns && *ns ? ns : "default",
                         name ? name : "");
 }
@@ -600,9 +610,10 @@ static size_t id_slot(const char **set, size_t cap, const char *id)
     return h;
 }
 
-/* v0.1 put the input in a kustomize ResMap before adding the chart's objects: a rendered object with the id of an
- * input item (items[0, before)) is dropped, and the input item stays as it was. One hash set of the input's ids. */
-static void drop_rendered_duplicates(fn_ctx *c, size_t before)
+/* A rendered object with the id of an input item (items[0, before)) is dropped, and the input item stays as it
+ * was: v0.1 put the input in a kustomize ResMap before adding the chart's objects, later releases skip such an
+ * object so that a second run adds nothing. One hash set of the input's ids. */
+static void drop_rendered_duplicates(fn_ctx *c, size_t before, bool v01)
 {
     if (!before || c->items->n == before)
         return;
@@ -614,13 +625,13 @@ static void drop_rendered_duplicates(fn_ctx *c, size_t before)
     for (size_t i = 0; i < before; i++) {
         if (!c->items->v[i])
             continue;
-        const char *id = kustomize_id(c->a, c->items->v[i]);
+        const char *id = item_id(c->a, c->items->v[i], v01);
         set[id_slot(set, cap, id)] = id;
     }
     for (size_t i = before; i < c->items->n; i++) {
         if (!c->items->v[i])
             continue;
-        if (set[id_slot(set, cap, kustomize_id(c->a, c->items->v[i]))])
+        if (set[id_slot(set, cap, item_id(c->a, c->items->v[i], v01))])
             c->items->v[i] = NULL;
     }
 }
@@ -646,8 +657,7 @@ static int run(fn_ctx *c)
         chart ch;
         if (read_configmap_chart(c, map_get(c->config, "data"), v01, &ch) < 0 || render_chart(c, helm, &ch) < 0)
             return -1;
-        if (v01)
-            drop_rendered_duplicates(c, before);
+        drop_rendered_duplicates(c, before, v01);
         return 0;
     }
     if (!config_is(c->config, "RenderHelmChart", NULL))
@@ -662,8 +672,7 @@ static int run(fn_ctx *c)
             render_chart(c, helm, &ch) < 0)
             return -1;
     }
-    if (v01)
-        drop_rendered_duplicates(c, before);
+    drop_rendered_duplicates(c, before, v01);
     return 0;
 }
 

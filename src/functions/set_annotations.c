@@ -156,24 +156,20 @@ static int read_config(fn_ctx *c, profile p, kvlist *pairs, fieldspec **specs, s
         extra = a1 ? a1 : a2;
         if (!a1)
             extra_name = "fieldSpecs";
-    } else if (p == MASTER) {
-        static const char msg[] = "failed to configure function: `functionConfig` must be a `ConfigMap` or "
-                                  "`SetAnnotations`";
-        fn_failure_result(c, SEV_ERROR, NULL, NULL, "%s", msg); /* as the catalog's empty-list/simple records it */
-        return fn_fail(c, c->config, "%s", msg);
+    } else if (p == MASTER) { /* as the catalog's empty-list/simple records it */
+        return fn_fail_recorded(c, true, c->config,
+                                "failed to configure function: `functionConfig` must be a `ConfigMap` or "
+                                "`SetAnnotations`");
     } else {
         return fn_fail(c, c->config, "failed to configure function: function config must be a ConfigMap or %s",
                        p == ERA_A ? "SetAnnotationConfig" : "SetAnnotations");
     }
     if (kvlist_from_map(c, ann, "annotations", pairs) < 0)
         return -1;
-    if (pairs->n == 0) {
-        static const char msg[] = "failed to configure function: input annotation list cannot be empty";
-        /* the catalog's empty-list/advanced records master's result; v0.1.x's is on no record (our line goes) */
-        if (p == MASTER)
-            fn_failure_result(c, SEV_ERROR, NULL, NULL, "%s", msg);
-        return fn_fail(c, c->config, "%s", msg);
-    }
+    /* the catalog's empty-list/advanced records master's result; v0.1.x's is on no record (our line goes) */
+    if (pairs->n == 0)
+        return fn_fail_recorded(c, p == MASTER, c->config,
+                                "failed to configure function: input annotation list cannot be empty");
     return read_specs(c, extra, extra_name, specs, nspecs);
 }
 

@@ -14,8 +14,9 @@
  *    spec.template.spec.containers/initContainers only; additionalImageFields in a second pass. newTag with digest
  *    gives name:tag@digest. One result, `summary: updated a total of N image(s)`, counting every matching field,
  *    unchanged ones too (kustomize's mutation tracker fires on every set). gcr's `unstable` (the 2022-25 master,
- *    whose kind list skipped init containers and dropped the colon with newName alone) is read as latest: the step's
- *    version cannot tell the two apart, and those bugs wrote wrong images.
+ *    whose kind list skipped init containers and dropped the colon with newName alone) changes the objects as
+ *    latest does, since those bugs wrote wrong images; only its results are its own, as the catalog's tests record
+ *    them: the summary counts changed fields only, and a missing key gives the SDK's two error results.
  *
  * Both profiles: newName alone keeps ":tag" and "@digest"; newTag replaces the tag and any digest, digest the digest
  * and any tag. Deviations, each fixing what would silently give wrong objects:
@@ -39,7 +40,7 @@ typedef struct set_image {
     bool v01;          /* pinned v0.1.x: one result per matching field */
     const resource *r; /* the item being visited */
     const char *field; /* the field spec being walked, for messages and results */
-    int count;         /* matching fields, changed or not */
+    int count;         /* matching fields the summary counts */
 } set_image;
 
 static bool tag_char(char ch)
@@ -116,10 +117,13 @@ static int set_at(void *ud, node *parent, const char *key)
     const char *nv = new_image(s->c->a, old, &s->img);
     if (!nv)
         return 0;
-    s->count++;
+    bool changed = strcmp(nv, old) != 0;
+    /* kustomize's mutation tracker (v0.1, latest) fires on every match; gcr's unstable counted changes only */
+    if (changed || !s->c->version.unstable)
+        s->count++;
     if (s->v01)
         fn_result_add(s->c, SEV_INFO, s->r, s->field, "set image from %s to %s", old, nv);
-    if (strcmp(nv, old))
+    if (changed)
         map_set_str(s->c->a, parent, key, nv);
     return 0;
 }
@@ -207,7 +211,9 @@ static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
     return 0;
 }
 
-static int read_config(fn_ctx *c, bool v01, image_spec *img, fieldspec **specs, size_t *nspecs)
+/* 0 on success, -1 on an error (failed), 1 when the newest profile lacks a key it requires (*missing says which:
+ * the step fails after recording the results the pinned build gives for it). */
+static int read_config(fn_ctx *c, bool v01, image_spec *img, fieldspec **specs, size_t *nspecs, const char **missing)
 {
     *img = (image_spec){"", "", "", ""};
     const node *cfg = c->config;
@@ -262,17 +268,11 @@ static int read_config(fn_ctx *c, bool v01, image_spec *img, fieldspec **specs, 
             return fn_fail(c, cfg, "image newTag and digest both set");
         return 0;
     }
-    const char *missing = !*img->name ? "must specify `name`"
-                          : !*img->new_name && !*img->new_tag && !*img->digest
-                              ? "must specify one of `newName`, `newTag`, or `digest`"
-                              : NULL;
-    if (!missing)
-        return 0;
-    /* The SDK's ResultErrAndDie reports the error, then that it stopped on it: the two results the catalog's
-     * no-image-name and no-newName-or-newTag tests record for unstable. */
-    fn_failure_result(c, SEV_ERROR, NULL, NULL, "%s", missing);
-    fn_failure_result(c, SEV_ERROR, NULL, NULL, "function is terminated: %s", missing);
-    return fn_fail(c, cfg, "invalid FunctionConfig: %s", missing);
+    *missing = !*img->name ? "must specify `name`"
+               : !*img->new_name && !*img->new_tag && !*img->digest
+                   ? "must specify one of `newName`, `newTag`, or `digest`"
+                   : NULL;
+    return *missing ? 1 : 0;
 }
 
 /* The SDK sorts results by file, then index, then the result's text. */
@@ -289,35 +289,72 @@ static int result_order(const void *x, const void *y)
     return strcmp(a->message, b->message);
 }
 
+/* The newest profile: the catalog's list, then the config's field specs in a second pass. */
+static int walk_newest(set_image *s, const fieldspec *specs, size_t nspecs)
+{
+    fn_ctx *c = s->c;
+    for (size_t i = 0; i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (r && !denied(r) && walk(s, r, newest_fields, sizeof newest_fields / sizeof *newest_fields) < 0)
+            return -1;
+    }
+    for (size_t i = 0; nspecs && i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (r && !denied(r) && walk(s, r, specs, nspecs) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A newest-profile config without a key it requires. The step fails (all or nothing); its results are the pinned
+ * build's. gcr's unstable (SDK ResultErrAndDie) reports the error, then that it stopped on it, as the catalog's
+ * no-image-name and no-newName-or-newTag tests record. The 2026 catalog (latest) reports `invalid FunctionConfig:
+ * ...` and runs on, so its summary follows, counting what the config still matches (the catalog's own tests of
+ * those cases under ghcr's latest record both). What that walk writes is never emitted: the step fails. */
+static int fail_missing(set_image *s, const fieldspec *specs, size_t nspecs, const char *missing)
+{
+    fn_ctx *c = s->c;
+    if (c->version.unstable) {
+        fn_failure_result(c, SEV_ERROR, NULL, NULL, "%s", missing);
+        fn_failure_result(c, SEV_ERROR, NULL, NULL, "function is terminated: %s", missing);
+    } else {
+        if (walk_newest(s, specs, nspecs) < 0)
+            return -1;
+        fn_failure_result(c, SEV_ERROR, NULL, NULL, "invalid FunctionConfig: %s", missing);
+        fn_failure_result(c, SEV_INFO, NULL, NULL, "summary: updated a total of %d image(s)", s->count);
+    }
+    return fn_fail(c, c->config, "invalid FunctionConfig: %s", missing);
+}
+
 static int run(fn_ctx *c)
 {
     set_image s = {.c = c, .v01 = fn_version_before(&c->version, 0, 2, 0)};
     fieldspec *specs = NULL;
     size_t nspecs = 0;
-    if (read_config(c, s.v01, &s.img, &specs, &nspecs) < 0)
+    const char *missing = NULL;
+    int rc = read_config(c, s.v01, &s.img, &specs, &nspecs, &missing);
+    if (rc < 0)
         return -1;
+    if (rc > 0)
+        return fail_missing(&s, specs, nspecs, missing);
+    if (!s.v01) {
+        if (walk_newest(&s, specs, nspecs) < 0)
+            return -1;
+        fn_result_add(c, SEV_INFO, NULL, NULL, "summary: updated a total of %d image(s)", s.count);
+        return 0;
+    }
     size_t first = c->results->n;
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
         if (!r || denied(r))
             continue;
-        /* v0.1 appends its defaults to the config's specs; the newest profile runs the config's afterwards */
-        if (s.v01 ? walk(&s, r, specs, nspecs) < 0 || walk(&s, r, v01_fields, sizeof v01_fields / sizeof *v01_fields) < 0
-                  : walk(&s, r, newest_fields, sizeof newest_fields / sizeof *newest_fields) < 0)
+        /* v0.1 appends its defaults to the config's specs */
+        if (walk(&s, r, specs, nspecs) < 0 || walk(&s, r, v01_fields, sizeof v01_fields / sizeof *v01_fields) < 0)
             return -1;
     }
-    if (s.v01) {
-        if (!s.count)
-            fn_result_add(c, SEV_INFO, NULL, NULL, "no images changed");
-        qsort(c->results->v + first, c->results->n - first, sizeof *c->results->v, result_order);
-        return 0;
-    }
-    for (size_t i = 0; nspecs && i < c->items->n; i++) {
-        resource *r = c->items->v[i];
-        if (r && !denied(r) && walk(&s, r, specs, nspecs) < 0)
-            return -1;
-    }
-    fn_result_add(c, SEV_INFO, NULL, NULL, "summary: updated a total of %d image(s)", s.count);
+    if (!s.count)
+        fn_result_add(c, SEV_INFO, NULL, NULL, "no images changed");
+    qsort(c->results->v + first, c->results->n - first, sizeof *c->results->v, result_order);
     return 0;
 }
 

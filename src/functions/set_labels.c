@@ -131,22 +131,18 @@ static int run_v01(fn_ctx *c)
             return fn_fail(c, a2, "failed to configure function: give additionalLabelFields or fieldSpecs, not both");
         extra = a1 ? a1 : a2;
     } else {
-        if (era_a) /* the wording catalog-function-versions gives for v0.1.0-v0.1.4; v0.1.5's is on no record */
-            fn_failure_result(c, SEV_ERROR, NULL, NULL,
-                              "failed to configure function: function config must be a ConfigMap or SetLabelConfig");
-        return fn_fail(c, c->config, "failed to configure function: function config must be a ConfigMap or %s",
-                       era_a ? "SetLabelConfig" : "SetLabels");
+        /* the wording catalog-function-versions gives for v0.1.0-v0.1.4; v0.1.5's is on no record */
+        return fn_fail_recorded(c, era_a, c->config,
+                                "failed to configure function: function config must be a ConfigMap or %s",
+                                era_a ? "SetLabelConfig" : "SetLabels");
     }
     kvlist labels;
     fieldspec *specs;
     size_t nspecs;
     if (kvlist_from_map(c, labels_node, "labels", &labels) < 0 || read_specs(c, extra, &specs, &nspecs) < 0)
         return -1;
-    if (labels.n == 0) {
-        static const char msg[] = "failed to configure function: input label list cannot be empty";
-        fn_failure_result(c, SEV_ERROR, NULL, NULL, "%s", msg);
-        return fn_fail(c, c->config, "%s", msg);
-    }
+    if (labels.n == 0)
+        return fn_fail_recorded(c, true, c->config, "failed to configure function: input label list cannot be empty");
     int changed = 0;
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];

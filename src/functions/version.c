@@ -292,8 +292,10 @@ static void resolve_tag(arena *a, const char *fn, const char *tag, const char *s
     int p[3];
     int k = parse_partial(tag, strlen(tag), p);
     if (k < 0) {
-        if (!strcmp(tag, "latest") || !strcmp(tag, "unstable") || is_short_sha(tag))
+        if (!strcmp(tag, "latest") || !strcmp(tag, "unstable") || is_short_sha(tag)) {
+            out->unstable = !strcmp(tag, "unstable");
             return; /* master: the newest behaviour, said plainly */
+        }
         *warning = arena_printf(a, "%s: tag \"%s\" is not a release version; using the newest known behaviour",
                                 fn, shown);
         return;
@@ -305,7 +307,7 @@ static void resolve_tag(arena *a, const char *fn, const char *tag, const char *s
                                 "behaviour", fn, shown, known_list(fn));
         return;
     }
-    *out = (fn_version){true, v[0], v[1], v[2]};
+    *out = (fn_version){.pinned = true, .major = v[0], .minor = v[1], .patch = v[2]};
 }
 
 void fn_version_resolve(arena *a, const char *fn, const char *tag, const char *tag_field, fn_version *out,
@@ -325,7 +327,7 @@ void fn_version_resolve(arena *a, const char *fn, const char *tag, const char *t
             if (constraint_matches(t, probe) >= 0) {
                 int v[3];
                 if (newest_matching(fn, satisfies, t, v))
-                    *out = (fn_version){true, v[0], v[1], v[2]};
+                    *out = (fn_version){.pinned = true, .major = v[0], .minor = v[1], .patch = v[2]};
                 else
                     *warning = arena_printf(a, "%s: tag constraint \"%s\" matches no release we know (known: %s); "
                                             "using the newest known behaviour", fn, t, known_list(fn));

@@ -11,6 +11,9 @@ typedef struct fn_version {
      * The zero value is therefore "newest", which is what steps made by the program itself (parameters) get. */
     bool pinned;
     int major, minor, patch;
+    /* The tag is `unstable`: gcr's master build (frozen 2022-25). It gets the newest behaviour all the same; a
+     * function whose results (never its objects) differ there may word them as that build recorded them. */
+    bool unstable;
 } fn_version;
 
 /* True when v is a pinned release older than major.minor.patch: the function behaves as before that release. */

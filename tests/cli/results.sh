@@ -117,6 +117,80 @@ items:
         severity: error
 EOF
 
+# set-image at latest (the 2026 catalog): one error `invalid FunctionConfig: ...`, then the summary it still gives,
+# counting the fields the config matches (the Pod's nginx:1, left as it is); the catalog's own tests under ghcr's
+# latest record both
+sed -i 's/:unstable/:latest/' "$tmp/res-si/Kptfile"
+results_case results-set-image-latest-error-and-summary "$tmp/res-si" 'must specify one of `newName`, `newTag`, or `digest`$' <<'EOF'
+items:
+  - image: gcr.io/kpt-fn/set-image:latest
+    exitCode: 1
+    stderr: 'Kptfile:7: pipeline.mutators[0] (set-image): invalid FunctionConfig: must specify one of `newName`, `newTag`, or `digest`'
+    results:
+      - message: 'invalid FunctionConfig: must specify one of `newName`, `newTag`, or `digest`'
+        severity: error
+      - message: 'summary: updated a total of 1 image(s)'
+        severity: info
+EOF
+
+# set-image's summary on success: latest counts every matching field (kustomize's mutation tracker fires on each
+# set), gcr's unstable only the fields it changed (the catalog's set-image-with-same-name records 1 of 2)
+for si in unstable:1 latest:2; do
+  respkg "$tmp/res-sic" "gcr.io/kpt-fn/set-image:${si%%:*}" '      configMap:
+        name: nginx
+        newTag: "1"'
+  printf -- '---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: api\nspec:\n  containers:\n    - name: b\n      image: nginx:2\n' \
+    >>"$tmp/res-sic/pod.yaml"
+  rm -rf "$tmp/res"
+  env -i PATH=/usr/bin:/bin "$bin" render --results-dir "$tmp/res" "$tmp/res-sic" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  got=$(grep -o "summary: updated a total of [0-9]* image(s)" "$tmp/res/results.yaml" 2>/dev/null)
+  if [ $rc -eq 0 ] && [ "$got" = "summary: updated a total of ${si#*:} image(s)" ] && grep -q 'image: nginx:1$' "$tmp/out" &&
+     ! grep -q 'nginx:2' "$tmp/out"; then
+    echo "PASS results-set-image-summary-${si%%:*}"
+  else
+    echo "FAIL results-set-image-summary-${si%%:*}: exit $rc, '$got', want ${si#*:}: $(head -c 300 "$tmp/err")"
+  fi
+done
+
+# The catalog's set-labels config errors (its ill-formatted-fn-config, wrong-config-data-type, wrong-config-group
+# cases, whose packages our reader refuses first: see tests/conformance/deviations), word for word, and set-image's
+# no-image-name
+respkg "$tmp/res-cat" gcr.io/kpt-fn/set-labels:unstable '      configPath: fn.yaml'
+printf 'apiVersion: fn.kpt.dev/v1alpha1\nkind: SetLabels\nmetadata:\n  name: f\nlabels:\n  - color: orange\n' >"$tmp/res-cat/fn.yaml"
+results_case results-set-labels-catalog-config-errors "$tmp/res-cat" 'labels must be a map of strings$' <<'EOF'
+items:
+  - image: gcr.io/kpt-fn/set-labels:unstable
+    exitCode: 1
+    stderr: 'fn.yaml:6: pipeline.mutators[0] (set-labels): labels must be a map of strings'
+    results:
+      - message: 'unable to convert object to *setlabels.SetLabels with error: json: cannot unmarshal array into Go struct field SetLabels.labels of type map[string]string'
+        severity: error
+EOF
+printf 'apiVersion: fn.kpt.dev/v1alpha1\nkind: BadKind\nmetadata:\n  name: f\nlabels:\n  color: orange\n' >"$tmp/res-cat/fn.yaml"
+results_case results-set-labels-catalog-config-errors-kind "$tmp/res-cat" 'unknown FunctionConfig `BadKind.fn.kpt.dev/v1alpha1`' <<'EOF'
+items:
+  - image: gcr.io/kpt-fn/set-labels:unstable
+    exitCode: 1
+    stderr: 'fn.yaml:1: pipeline.mutators[0] (set-labels): unknown FunctionConfig `BadKind.fn.kpt.dev/v1alpha1`, expect `SetLabels.fn.kpt.dev` or `ConfigMap.v1`'
+    results:
+      - message: unknown FunctionConfig `BadKind.fn.kpt.dev`, expect `SetLabels.fn.kpt.dev` or `ConfigMap.v1`
+        severity: error
+EOF
+respkg "$tmp/res-cat" gcr.io/kpt-fn/set-image:unstable '      configMap:
+        newName: bar
+        newTag: v1.0'
+results_case results-set-image-no-name "$tmp/res-cat" 'invalid FunctionConfig: must specify `name`$' <<'EOF'
+items:
+  - image: gcr.io/kpt-fn/set-image:unstable
+    exitCode: 1
+    stderr: 'Kptfile:7: pipeline.mutators[0] (set-image): invalid FunctionConfig: must specify `name`'
+    results:
+      - message: must specify `name`
+        severity: error
+      - message: 'function is terminated: must specify `name`'
+        severity: error
+EOF
+
 # Earlier steps keep their own items; only the failed one carries the error. The results file is whole, the same
 # bytes on a second run, and nothing else is left in the directory.
 respkg "$tmp/res-two" gcr.io/kpt-fn/set-labels:unstable '      configMap:

@@ -311,7 +311,7 @@ TEST(apply_setters_bad_configs_fail_cleanly)
 
 static fn_version pinned(int major, int minor, int patch)
 {
-    return (fn_version){true, major, minor, patch};
+    return (fn_version){.pinned = true, .major = major, .minor = minor, .patch = patch};
 }
 
 TEST(apply_setters_v0_1_0_reports_nothing_and_takes_no_match_quietly)

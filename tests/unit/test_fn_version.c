@@ -76,7 +76,7 @@ TEST(version_from_tag_field)
 
 TEST(version_before)
 {
-    fn_version none = {0}, v015 = {true, 0, 1, 5}, v020 = {true, 0, 2, 0};
+    fn_version none = {0}, v015 = {true, 0, 1, 5, false}, v020 = {true, 0, 2, 0, false};
     CHECK(!fn_version_before(&none, 0, 2, 0));
     CHECK(fn_version_before(&v015, 0, 2, 0) && !fn_version_before(&v020, 0, 2, 0));
     CHECK(fn_version_before(&v015, 0, 1, 6) && !fn_version_before(&v015, 0, 1, 5));
