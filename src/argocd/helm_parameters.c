@@ -2,7 +2,6 @@
 
 #include <string.h>
 
-#include "functions/confine.h"
 #include "util/diag.h"
 #include "yaml/emit.h"
 

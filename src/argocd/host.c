@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "functions/confine.h"
+#include "util/path.h"
 #include "argocd/metadata.h"
 #include "util/diag.h"
 #include "util/fsutil.h"

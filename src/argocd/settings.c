@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "argocd/helm_parameters.h"
-#include "functions/confine.h"
 #include "functions/kustomize_helm_guard.h"
 #include "util/diag.h"
 #include "util/fsutil.h"

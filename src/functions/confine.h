@@ -6,17 +6,8 @@
 #include <limits.h>
 
 #include "functions/function.h"
-
-typedef enum { CONFINED_OK, CONFINED_MISSING, CONFINED_OUTSIDE } confined;
-
-/* Resolves the absolute path as the kernel would (symlinks, ".", ".."), one component at a time from root (a real
- * path): CONFINED_OK with the real path in out; CONFINED_OUTSIDE as soon as a step would leave root (by "..", an
- * absolute or relative symlink, or a path that does not start at root) or symlinks loop; CONFINED_MISSING when a
- * component inside root does not exist or is not a directory. */
-confined resolve_beneath(const char *root, const char *path, char out[PATH_MAX]);
-
-/* "a/./b/../c" as "a/c": Go's filepath.Clean, which is how helm joins a file:// dependency to its chart. */
-char *clean_path(arena *a, const char *path);
+#include "util/diag.h"
+#include "util/path.h"
 
 /* The repository root of this run (a real path): host->repo_root, else the package directory. */
 const char *repo_root(fn_ctx *c);
@@ -30,6 +21,4 @@ const char *inside_repo(fn_ctx *c, const node *at, const char *what, const char 
  * directories. */
 const char *repo_relative(fn_ctx *c, const char *path);
 
-/* s made fit for a one-line message: control characters as '?', cut at 80 bytes with "...". */
-const char *shown(arena *a, const char *s);
 #endif

@@ -60,17 +60,6 @@ static int bad(walk *w, const at *where, const char *fmt, ...)
     return fail(where->file, line, "%s: %s", where->field, msg);
 }
 
-/* A value from the package as a message shows it: short, no control characters. */
-static const char *shown(walk *w, const char *v)
-{
-    size_t n = strlen(v), keep = n > 100 ? 100 : n;
-    char *s = arena_strndup(w->a, v, keep);
-    for (char *p = s; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    return n > keep ? arena_printf(w->a, "%s...", s) : s;
-}
-
 static bool within(const char *real, const char *base)
 {
     size_t n = strlen(base);
@@ -304,13 +293,13 @@ static int check_ref(walk *w, const at *where, const char *base, const char *v, 
     }
     enum kust_ref ref = kust_ref_kind(v);
     if (ref == KUST_REMOTE_FILE)
-        return bad(w, where, "\"%s\" is a file:// URL: a read outside the repository, never allowed", shown(w, v));
+        return bad(w, where, "\"%s\" is a file:// URL: a read outside the repository, never allowed", shown(w->a, v));
     if (ref == KUST_REMOTE) {
         if (!w->p->remote)
             return bad(w, where, "\"%s\" is a remote source (URL); remote sources are off on this sidecar (the "
-                                 "operator allows them with CMP_ALLOW_REMOTE_SOURCES=true)", shown(w, v));
+                                 "operator allows them with CMP_ALLOW_REMOTE_SOURCES=true)", shown(w->a, v));
         if (option_shaped(v))
-            return bad(w, where, "\"%s\" has a part that git would read as a command-line option", shown(w, v));
+            return bad(w, where, "\"%s\" has a part that git would read as a command-line option", shown(w->a, v));
         char *joined = clean_join(w, base, v);
         struct stat st;
         if (!joined || lstat(joined, &st) != 0)
@@ -319,15 +308,15 @@ static int check_ref(walk *w, const at *where, const char *base, const char *v, 
     char *joined = clean_join(w, base, v);
     char real[PATH_MAX];
     if (!joined)
-        return bad(w, where, "\"%s\" is too long a path", shown(w, v));
+        return bad(w, where, "\"%s\" is too long a path", shown(w->a, v));
     if (!realpath(joined, real)) {
         if (errno == ENOENT || errno == ENOTDIR)
-            return bad(w, where, "\"%s\" does not exist in the repository", shown(w, v));
-        return bad(w, where, "\"%s\" cannot be resolved: %s", shown(w, v), strerror(errno));
+            return bad(w, where, "\"%s\" does not exist in the repository", shown(w->a, v));
+        return bad(w, where, "\"%s\" cannot be resolved: %s", shown(w->a, v), strerror(errno));
     }
     if (!within(real, w->p->root))
         return bad(w, where, "\"%s\" leads outside the repository (kustomize may read only inside it; symlinks "
-                             "are followed)", shown(w, v));
+                             "are followed)", shown(w->a, v));
     struct stat st;
     bool dir = stat(real, &st) == 0 && S_ISDIR(st.st_mode);
     switch (kind) {
@@ -458,7 +447,7 @@ static int rule(walk *w, const char *file, const node *m, const char *key, const
     if (why) {
         at where = {file, map_get(m, key), arena_printf(w->a, "%s%s", prefix, key)};
         return bad(w, &where, "\"%s\" is refused: %s (kustomize passes it to helm as a command-line argument)",
-                   shown(w, v), why);
+                   shown(w->a, v), why);
     }
     return 0;
 }
@@ -525,7 +514,7 @@ static int check_chart(walk *w, const char *file, const node *chart, const node 
         if (why) {
             at w2 = {file, seq_item(apis, i), arena_printf(w->a, "%sapiVersions[%u]", prefix, i)};
             return bad(w, &w2, "\"%s\" is refused: %s (kustomize passes it to helm as a command-line argument)",
-                       shown(w, v ? v : ""), why);
+                       shown(w->a, v ? v : ""), why);
         }
     }
     if (one_ref(w, file, chart, f->values, prefix, base, E_FILE, depth) < 0 ||
@@ -544,10 +533,10 @@ static int check_chart(walk *w, const char *file, const node *chart, const node 
     at hw = {file, home_node ? home_node : chart, arena_printf(w->a, "%schartHome", gprefix)};
     const char *h = home ? home : "charts";
     if (kust_ref_kind(h) != KUST_LOCAL)
-        return bad(w, &hw, "\"%s\" must be a directory in the repository", shown(w, h));
+        return bad(w, &hw, "\"%s\" must be a directory in the repository", shown(w->a, h));
     char *home_abs = clean_join(w, base, h);
     if (!home_abs || !future_inside(w, home_abs))
-        return bad(w, &hw, "\"%s\" leads outside the repository (helm reads and pulls charts there)", shown(w, h));
+        return bad(w, &hw, "\"%s\" leads outside the repository (helm reads and pulls charts there)", shown(w->a, h));
     const char *dir = version && repo ? arena_printf(w->a, "%s/%s-%s", home_abs, name, version) : home_abs;
     const char *chart_dir = arena_printf(w->a, "%s/%s", dir, name);
     char real[PATH_MAX];
@@ -555,9 +544,9 @@ static int check_chart(walk *w, const char *file, const node *chart, const node 
     at cw = {file, map_get(chart, f->name), arena_printf(w->a, "%s%s", prefix, f->name)};
     if (lstat(chart_dir, &st) == 0) {
         if (!realpath(chart_dir, real) || !within(real, w->p->root))
-            return bad(w, &cw, "the chart directory of \"%s\" leads outside the repository", shown(w, name));
+            return bad(w, &cw, "the chart directory of \"%s\" leads outside the repository", shown(w->a, name));
     } else if (!future_inside(w, dir)) {
-        return bad(w, &cw, "helm would pull \"%s\" outside the repository", shown(w, name));
+        return bad(w, &cw, "helm would pull \"%s\" outside the repository", shown(w->a, name));
     }
     return 0;
 }

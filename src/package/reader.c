@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "functions/confine.h"
+#include "util/path.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/load.h"

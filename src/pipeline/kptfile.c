@@ -7,6 +7,7 @@
 
 #include "util/diag.h"
 #include "util/fsutil.h"
+#include "util/path.h"
 
 static const char *kptfile_name(arena *a, package *p)
 {
@@ -240,25 +241,6 @@ static int read_selectors(arena *a, const char *file, const node *list, const ch
     return 0;
 }
 
-/* kpt matches configPath against the package's files after filepath.Clean: "./a.yaml", "dir//a.yaml" and
- * "dir/./a.yaml" all name dir/a.yaml. Only for paths safe_relative_path accepted (no "..", not absolute). */
-static const char *clean_relative_path(arena *a, const char *path)
-{
-    char *out = arena_alloc(a, strlen(path) + 1), *o = out;
-    for (const char *p = path; *p;) {
-        size_t n = strcspn(p, "/");
-        if (n && !(n == 1 && *p == '.')) {
-            if (o != out)
-                *o++ = '/';
-            memcpy(o, p, n);
-            o += n;
-        }
-        p += n + (p[n] == '/');
-    }
-    *o = 0;
-    return out;
-}
-
 static int read_step(arena *a, package *p, const char *file, const node *n, bool validator, size_t index, step *s)
 {
     memset(s, 0, sizeof *s);
@@ -308,8 +290,9 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
         if (!safe_relative_path(path))
             return fail(file, (int)node_line(cp), "%s: configPath \"%s\" must be a relative path inside the package (no \"..\", not absolute)",
                         s->label, path);
-        s->config_path = clean_relative_path(a, path);
-        if (!*s->config_path)
+        /* kpt matches configPath against the package's files after filepath.Clean: "./a.yaml", "dir//a.yaml" */
+        s->config_path = clean_path(a, path);
+        if (!strcmp(s->config_path, "."))
             return fail(file, (int)node_line(cp), "%s: configPath \"%s\" must name a file of the package", s->label, path);
     }
     if (read_selectors(a, file, map_get(n, "selectors"), "selectors", &s->selectors, &s->nselectors) < 0 ||

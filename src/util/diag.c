@@ -130,3 +130,13 @@ const char *diag_warning(size_t i)
 {
     return i < nwarnings ? warnings[i] : NULL;
 }
+
+const char *shown(struct arena *a, const char *s)
+{
+    size_t n = strlen(s), keep = n > 80 ? 80 : n;
+    char *out = arena_alloc(a, keep + 4);
+    for (size_t i = 0; i < keep; i++)
+        out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    memcpy(out + keep, n > keep ? "..." : "", n > keep ? 4 : 1);
+    return out;
+}

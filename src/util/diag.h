@@ -52,4 +52,8 @@ int diag_raise(const diag_detail *d);
 void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The i-th warning recorded (from 0), or NULL past the last. */
 const char *diag_warning(size_t i);
+/* s made fit for a one-line message: control characters as '?', cut at 80 bytes with "...". For text an author
+ * wrote (a name, a parameter) quoted in a message or warning. */
+struct arena;
+const char *shown(struct arena *a, const char *s);
 #endif
