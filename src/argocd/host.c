@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/path.h"
 #include "argocd/metadata.h"
@@ -212,10 +214,62 @@ static long child_number(fn_host *h, const char *name, long def, long max)
     return n;
 }
 
+long long host_cgroup_memory_limit(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char text[32]; /* "max\n" or at most 20 digits and a newline: anything longer is not a limit */
+    ssize_t n = read(fd, text, sizeof text);
+    close(fd);
+    if (n <= 0 || n == (ssize_t)sizeof text)
+        return -1;
+    if (text[n - 1] == '\n')
+        n--;
+    text[n] = 0;
+    if (!strcmp(text, "max"))
+        return 0;
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end || (errno && v != ULLONG_MAX))
+        return -1;
+    /* v1 writes "no limit" as the largest page count in bytes (9223372036854771712 with 4 KiB pages); no real
+     * container has 4 EiB, so anything that large is no limit, whatever the page size */
+    return v >= 1ULL << 62 ? 0 : (long long)v;
+}
+
+/* The child shares the sidecar container's cgroup, so a child allowed more than the container has meets the
+ * kernel's OOM killer before our limit: a bare SIGKILL instead of the "ran out of memory" error, and possibly
+ * argocd-cmp-server (same cgroup) killed with it. A child gets 3/4 of the container: the other quarter holds what
+ * runs beside it, cmp-generate's tree of the child's output (parsed while it streams), argocd-cmp-server with the
+ * repository it unpacked, and helm's own children (the limit watches the tool alone). */
+long host_child_memory_default(const char *v2_path, const char *v1_path)
+{
+    long long limit = host_cgroup_memory_limit(v2_path);
+    if (limit < 0)
+        limit = host_cgroup_memory_limit(v1_path);
+    if (limit <= 0) /* no limit, or none that we can read: the fixed default */
+        return CHILD_MEMORY_DEFAULT_MB;
+    long long share = limit / 4 * 3 >> 20;
+    if (share < 1)
+        share = 1; /* 0 would mean no limit at all */
+    return share < CHILD_MEMORY_DEFAULT_MB ? (long)share : CHILD_MEMORY_DEFAULT_MB;
+}
+
 void host_children_from_env(fn_host *h)
 {
     h->child_settings_error = NULL;
-    h->child_max_memory_mb = child_number(h, "CMP_CHILD_MAX_MEMORY_MB", 1024, 1L << 30);
+    /* an explicit value wins, even above the container's limit: the operator may know better (swap, a limit
+     * raised later); only the default follows the container */
+    bool explicit_memory = env("CMP_CHILD_MAX_MEMORY_MB") != NULL;
+    h->child_max_memory_mb = explicit_memory
+                                 ? child_number(h, "CMP_CHILD_MAX_MEMORY_MB", CHILD_MEMORY_DEFAULT_MB, 1L << 30)
+                                 : host_child_memory_default("/sys/fs/cgroup/memory.max",
+                                                             "/sys/fs/cgroup/memory/memory.limit_in_bytes");
+    h->child_memory_from_container = !explicit_memory && h->child_max_memory_mb < CHILD_MEMORY_DEFAULT_MB;
     h->child_max_cpu_seconds = child_number(h, "CMP_CHILD_MAX_CPU_SECONDS", 60, 1L << 30);
     h->child_max_file_mb = child_number(h, "CMP_CHILD_MAX_FILE_MB", 256, 1L << 30);
     h->child_max_procs = child_number(h, "CMP_CHILD_MAX_PROCS", 0, 1L << 30);

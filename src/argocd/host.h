@@ -21,6 +21,13 @@ void host_git_env(gitsrc_env *g);
 void host_from_env(fn_host *h);
 /* The children block of fn_host alone (host_from_env calls it). */
 void host_children_from_env(fn_host *h);
+/* The memory limit (bytes) in a cgroup file: v2 memory.max or v1 memory.limit_in_bytes. 0 when the file says there
+ * is none ("max", v1's huge number); -1 when it cannot be read or holds anything else (no error recorded). */
+long long host_cgroup_memory_limit(const char *path);
+/* CMP_CHILD_MAX_MEMORY_MB when it is unset: CHILD_MEMORY_DEFAULT_MB, or 3/4 of the container's memory limit (read
+ * from v2_path, else from v1_path) when that is smaller, at least 1. host_children_from_env passes the real paths. */
+#define CHILD_MEMORY_DEFAULT_MB 1024L
+long host_child_memory_default(const char *v2_path, const char *v1_path);
 /* Sets h->repo_root for the package in dir (see functions/host.h); NULL when dir does not resolve. */
 void host_find_repo_root(arena *a, fn_host *h, const char *dir);
 /* Hands the Application's Helm parameters (helm-value-files, helm-parameters, helm-release-name, the switches) to

@@ -153,6 +153,9 @@ static int child_failed(fn_ctx *c, const char *what, const child_result *r, cons
                        "CMP_MAX_FILE_BYTES)", what, o->max_output);
     if (r->outcome == CHILD_LOST)
         return fn_fail(c, NULL, "%s was killed from outside before it finished", what);
+    if (r->out_of_memory && h && h->child_memory_from_container)
+        return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB, 3/4 of the sidecar container's memory "
+                       "limit (raise the container's limit, or set CMP_CHILD_MAX_MEMORY_MB)", what, h->child_max_memory_mb);
     if (r->out_of_memory && h && h->child_max_memory_mb > 0)
         return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB (raise it with CMP_CHILD_MAX_MEMORY_MB)",
                        what, h->child_max_memory_mb);

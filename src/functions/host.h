@@ -55,7 +55,8 @@ typedef struct fn_host {
     /* The sidecar variables every child gets, NAME=value, NULL-terminated: PATH, proxies, locale, TZ, CA bundles,
      * and the names the operator lists in CMP_CHILD_ENV. Nothing else of our environment reaches a child. */
     const char *const *child_env;
-    long child_max_memory_mb;         /* CMP_CHILD_MAX_MEMORY_MB (default 1024; 0: no limit) */
+    long child_max_memory_mb;         /* CMP_CHILD_MAX_MEMORY_MB (default 1024, or 3/4 of the container's limit) */
+    bool child_memory_from_container; /* unset, so 3/4 of the container's memory limit: the error says so */
     long child_max_cpu_seconds;       /* CMP_CHILD_MAX_CPU_SECONDS (default 60; 0: no limit) */
     long child_max_file_mb;           /* CMP_CHILD_MAX_FILE_MB (default 256; 0: no limit) */
     long child_max_procs;             /* CMP_CHILD_MAX_PROCS (default 0: no limit) */
