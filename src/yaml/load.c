@@ -190,8 +190,11 @@ static const char *block_header_comment(struct loader *L, size_t sm, size_t from
     if (he > 0 && d[he - 1] == '\r')
         he--;
     size_t i = line_start(d, he);
-    if (from > i)
+    if (from > i) {
         i = from;
+        if (i < he && (d[i] == '"' || d[i] == '\'')) /* a quoted key's token ends before its closing quote */
+            i++;
+    }
     while (i < he && (d[i] == ' ' || d[i] == '\t' || d[i] == '-' || d[i] == '?' || d[i] == ':'))
         i++;
     if (i >= he || (d[i] != '|' && d[i] != '>'))

@@ -80,6 +80,8 @@ static const struct case_ cases[] = {
     {"k:\n  | # c\n  x\n", "k: | # c\n  x\n", "k: | # c\n  x\n", "c"},
     {"k: !!str | # c\n  x\n", "k: !!str | # c\n  x\n", NULL, "c"},
     {"k: &a|b | # c\n  x\n", "k: | # c\n  x\n", "k: | # c\n  x\n", "c"},
+    {"\"a|b\": | # c\n  x\n", "\"a|b\": | # c\n  x\n", NULL, "c"}, /* (after a quoted key) */
+    {"'a': > # c\n  x\n", "'a': | # c\n  x\n", NULL, "c"},
     {"k: | # a | b > c\n  x\n", "k: | # a | b > c\n  x\n", NULL, "a | b > c"},
     {"k: | #\n  x\n", "k: | #\n  x\n", NULL, ""},
     {"k: | # c\r\n  x\r\n", "k: | # c\n  x\n", "k: | # c\n  x\n", "c"},
