@@ -176,9 +176,29 @@ static void put_inline_scalar(buf *b, const node *n, unsigned f, bool flow)
     put_double_quoted(b, s, len);
 }
 
-/* keep: write "+" (keep) for a text ending in one line break, which "|" (clip) reads back the same */
-static void put_literal(buf *b, const node *n, int indent, bool keep)
+static void put_comment(emitter *E, const node *n)
 {
+    const char *c = ncomment(n);
+    if (c && E->o->comments) {
+        put(E->b, " # ", c[0] ? 3 : 2);
+        put_comment_text(E->b, c, strlen(c));
+    }
+}
+
+/* A scalar's line comment, else its key's ("key: # text" over a value on the next line): where the loader gives
+ * the first back to the value, and reads the second as the value's once the value is written on the key's line. */
+static void put_scalar_comment(emitter *E, const node *v, const node *key)
+{
+    put_comment(E, v);
+    if (key && !ncomment(v))
+        put_comment(E, key);
+}
+
+/* keep: write "+" (keep) for a text ending in one line break, which "|" (clip) reads back the same. The line
+ * comment goes after the header ("k: |- # c"), the one place on a block scalar's lines that is not its text. */
+static void put_literal(emitter *E, const node *n, const node *key, int indent, bool keep)
+{
+    buf *b = E->b;
     const char *s = nstr(n);
     size_t len = strlen(s);
     put_tag(b, n);
@@ -189,6 +209,7 @@ static void put_literal(buf *b, const node *n, int indent, bool keep)
         putch(b, '-');
     else if (keep || (len >= 2 && s[len - 2] == '\n'))
         putch(b, '+');
+    put_scalar_comment(E, n, key);
     putch(b, '\n');
     size_t i = 0;
     while (i < len) {
@@ -199,15 +220,6 @@ static void put_literal(buf *b, const node *n, int indent, bool keep)
         put(b, s + i, end - i);
         putch(b, '\n');
         i = end + 1;
-    }
-}
-
-static void put_comment(emitter *E, const node *n)
-{
-    const char *c = ncomment(n);
-    if (c && E->o->comments) {
-        put(E->b, " # ", c[0] ? 3 : 2);
-        put_comment_text(E->b, c, strlen(c));
     }
 }
 
@@ -332,7 +344,7 @@ static void put_lines(buf *b, const char *s, int indent, bool last_indented)
 /* In-place writes: a scalar as read, in the layout the loader kept for it (node.h, raw; the loader checked that
  * it reads back as the text). false when there is none, or when the text needs what only the emitter's own
  * choice gives (escapes, or quotes for a plain one). */
-static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
+static bool put_kept(emitter *E, const node *v, const node *key, unsigned f, int indent)
 {
     const char *raw = nraw(v);
     buf *b = E->b;
@@ -347,7 +359,7 @@ static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
         if (raw[0] != '|' || !block_scalar_fits(s, len))
             return false;
         putch(b, ' ');
-        put_literal(b, v, indent, raw[1] == '+');
+        put_literal(E, v, key, indent, raw[1] == '+');
         return true;
     case ST_FOLDED: {
         if (raw[0] != '>')
@@ -360,6 +372,7 @@ static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
             putch(b, '2'); /* the first line is more indented than the rest */
         if (raw[1] != '\n')
             putch(b, raw[1]);
+        put_scalar_comment(E, v, key);
         putch(b, '\n');
         if (*body != '\n')
             spaces(b, indent);
@@ -389,7 +402,7 @@ static bool put_kept(emitter *E, const node *v, unsigned f, int indent)
     put_lines(b, raw, indent, q != 0);
     if (q)
         putch(b, q);
-    put_comment(E, v);
+    put_scalar_comment(E, v, key);
     putch(b, '\n');
     return true;
 }
@@ -409,22 +422,20 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
     buf *b = E->b;
     if (v->kind == N_SCALAR) {
         unsigned f = facts(v);
-        if (E->o->keep_style && put_kept(E, v, f, indent))
+        if (E->o->keep_style && put_kept(E, v, key, f, indent))
             return;
         if ((f & SF_LITERAL) && (v->style == ST_LITERAL || v->style == ST_FOLDED || v->style == ST_STRING ||
                               (v->style == ST_PLAIN) || (v->style == ST_SINGLE))) {
             putch(b, ' ');
-            put_literal(b, v, indent, false);
+            put_literal(E, v, key, indent, false);
             return;
         }
         size_t before = b->len;
         putch(b, ' ');
         put_inline_scalar(b, v, f, false);
         if (b->len == before + 1)
-            b->len = before; /* "key:" for a null value */
-        put_comment(E, v);
-        if (key && !ncomment(v))
-            put_comment(E, key); /* "key: # text": the loader gives it to the key when no value is written */
+            b->len = before; /* "key:" for a null value: the loader gives "key: # text" to the key */
+        put_scalar_comment(E, v, key);
         putch(b, '\n');
         return;
     }
@@ -566,7 +577,7 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
     } else if (root->kind == N_SCALAR && literal_ok(root)) {
         if (ntag(root))
             buf_puts(b, "--- "); /* a tagged block scalar at the root needs the document start before it */
-        put_literal(b, root, 2, false);
+        put_literal(&E, root, NULL, 2, false);
     } else {
         if (root->kind == N_SCALAR)
             put_inline_scalar(b, root, facts(root), false);

@@ -177,6 +177,33 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
     return arena_strndup(L->a, d + i, e - i);
 }
 
+/* The line comment on a block scalar's header ("k: |- # c"), whose content starts at sm (libfyaml's start mark:
+ * the line after the header, or the header's end at the end of the text). The header is read from after the last
+ * token before it (the key, or the scalar's tag or anchor: their text may hold "|" or ">"), so that only the
+ * indicators ("- ", "? ", ": ") and blanks come before "|" or ">"; NULL when the line holds anything else. */
+static const char *block_header_comment(struct loader *L, size_t sm, size_t from)
+{
+    const char *d = L->data;
+    size_t he = sm;
+    if (he > 0 && d[he - 1] == '\n')
+        he--;
+    if (he > 0 && d[he - 1] == '\r')
+        he--;
+    size_t i = line_start(d, he);
+    if (from > i) {
+        i = from;
+        if (i < he && (d[i] == '"' || d[i] == '\'')) /* a quoted key's token ends before its closing quote */
+            i++;
+    }
+    while (i < he && (d[i] == ' ' || d[i] == '\t' || d[i] == '-' || d[i] == '?' || d[i] == ':'))
+        i++;
+    if (i >= he || (d[i] != '|' && d[i] != '>'))
+        return NULL;
+    for (i++; i < he && (d[i] == '-' || d[i] == '+' || (d[i] >= '1' && d[i] <= '9'));)
+        i++;
+    return comment_at(L, i, 0);
+}
+
 /* The comment lines of d[top, end) re-joined with "\n", without indentation; blank lines between them stay as empty
  * lines, leading and trailing ones go. NULL when nothing is left. */
 static const char *join_comments(struct loader *L, size_t top, size_t end)
@@ -884,6 +911,15 @@ static int on_scalar(struct loader *L, struct fy_event *e)
         if ((style == ST_SINGLE || style == ST_DOUBLE) && end < L->len && L->data[end] == (style == ST_SINGLE ? '\'' : '"'))
             end++;
         comment = comment_at(L, end, key);
+    } else if (t && marks) {
+        size_t from = L->last_end;
+        struct fy_token *props[2] = {e->scalar.tag, e->scalar.anchor};
+        for (int i = 0; i < 2; i++) {
+            const struct fy_mark *m = props[i] ? fy_token_end_mark(props[i]) : NULL;
+            if (m && m->input_pos > from && m->input_pos <= sm->input_pos)
+                from = m->input_pos;
+        }
+        comment = block_header_comment(L, sm->input_pos, from);
     }
     int block_parent = L->depth && L->frames[L->depth - 1].n->style == ST_BLOCK;
     if (t && block_parent && (key || L->frames[L->depth - 1].n->kind == N_SEQ)) {
