@@ -8,15 +8,11 @@
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
-static arena *A;
-static strtab *ST;
+#include "yaml_unit.h"
 
 static void init(void)
 {
-    if (!A) {
-        A = arena_new();
-        ST = strtab_new(A);
-    }
+    yaml_unit_init();
 }
 
 static const char *emitted(const node *root, bool keep)

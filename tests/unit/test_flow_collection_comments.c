@@ -7,15 +7,11 @@
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
-static arena *A;
-static strtab *ST;
+#include "yaml_unit.h"
 
 static node *load(const char *text)
 {
-    if (!A) {
-        A = arena_new();
-        ST = strtab_new(A);
-    }
+    yaml_unit_init();
     node *n = NULL;
     return yaml_load_one(A, ST, "t.yaml", text, strlen(text), &n) < 0 ? NULL : n;
 }

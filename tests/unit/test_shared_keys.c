@@ -11,15 +11,11 @@
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
-static arena *A;
-static strtab *ST;
+#include "yaml_unit.h"
 
 static node *parse(const char *text)
 {
-    if (!A) {
-        A = arena_new();
-        ST = strtab_new(A);
-    }
+    yaml_unit_init();
     node *n = NULL;
     if (yaml_load_one(A, ST, "keys.yaml", text, strlen(text), &n) < 0)
         return NULL;

@@ -7,15 +7,11 @@
 #include "yaml/load.h"
 #include "yaml/scalar.h"
 
-static arena *A;
-static strtab *ST;
+#include "yaml_unit.h"
 
 static void setup(void)
 {
-    if (!A) {
-        A = arena_new();
-        ST = strtab_new(A);
-    }
+    yaml_unit_init();
 }
 
 static node *parse(const char *text)
