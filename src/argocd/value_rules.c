@@ -178,7 +178,8 @@ static const char name_rule[] = "an image name is lower-case path components of 
                                 "'_', '__' or '-', separated by '/', optionally after a registry host[:port]/, at "
                                 "most 255 characters";
 static const char tag_rule[] = "a tag is 1 to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-'";
-static const char digest_rule[] = "a digest is algorithm:hex with 32 hex digits or more, such as sha256: and 64 hex digits";
+static const char digest_rule[] = "a digest is algorithm:hex with 32 hex digits or more, such as sha256: and 64 hex "
+                                  "digits";
 
 static bool image_name(const char *s)
 {
@@ -260,7 +261,8 @@ const char *image_override_split(arena *a, const char *spec, image_override *out
     char *rest = arena_strdup(a, eq ? eq + 1 : spec), *tag, *digest;
     cut_reference(rest, &tag, &digest);
     if (eq && !*rest)
-        return arena_printf(a, "\"%s\": the new name after '=' is empty (name:newTag or name@digest keeps the name)", shown(a, spec));
+        return arena_printf(a, "\"%s\": the new name after '=' is empty (name:newTag or name@digest keeps the name)",
+                            shown(a, spec));
     if ((tag && !*tag) || (digest && !*digest))
         return arena_printf(a, "\"%s\": the %s after '%c' is empty", shown(a, spec), tag && !*tag ? "tag" : "digest",
                             tag && !*tag ? ':' : '@');

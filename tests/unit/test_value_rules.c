@@ -215,12 +215,14 @@ TEST(parameters_name_the_key_and_the_rule)
     CHECK(m && strstr(m, "parameter \"labels\": the value \"web team\" of key \"team\" is not a valid label value"));
     m = load_with(a, "ARGOCD_ENV_LABELS", "example.com/team=web,tier=");
     CHECK(!m);
-    m = load_with(a, "ARGOCD_ENV_ANNOTATIONS", "{\"example.com/why\": \"any text at all: / @ \\\" ok\", \"x/y/z\": \"1\"}");
+    m = load_with(a, "ARGOCD_ENV_ANNOTATIONS",
+                  "{\"example.com/why\": \"any text at all: / @ \\\" ok\", \"x/y/z\": \"1\"}");
     CHECK(m && strstr(m, "parameter \"annotations\": key \"x/y/z\" is not a valid annotation key"));
     m = load_with(a, "ARGOCD_ENV_ANNOTATIONS", "{\"Example.com/Why\": \"any text at all: / @ \\\" ok\"}");
     CHECK(!m);
     m = load_with(a, "ARGOCD_ENV_IMAGES", "nginxdemos/hello=foo:bar:baz");
-    CHECK(m && strstr(m, "parameter \"images\": \"nginxdemos/hello=foo:bar:baz\": the new name \"foo:bar\" is not valid"));
+    CHECK(m && strstr(m, "parameter \"images\": \"nginxdemos/hello=foo:bar:baz\": the new name \"foo:bar\" is not "
+                         "valid"));
     m = load_with(a, "ARGOCD_ENV_IMAGES", "nginxdemos/hello:0.5,busybox=registry.k8s.io/busybox:1.36");
     CHECK(!m);
     /* a long key is cut in the message, and stays on one line */
@@ -238,7 +240,8 @@ TEST(annotations_parameter_fits_the_size_kubernetes_allows)
     CHECK(!m);
     m = load_with(a, "ARGOCD_ENV_ANNOTATIONS",
                   arena_printf(a, "{\"a\": \"%s\", \"b\": \"\"}", repeat(a, 'v', ANNOTATIONS_MAX_BYTES - 1)));
-    CHECK(m && strstr(m, "parameter \"annotations\": its keys and values are 262145 bytes in all, more than the 262144"));
+    CHECK(m && strstr(m, "parameter \"annotations\": its keys and values are 262145 bytes in all, more than the "
+                         "262144"));
     arena_free(a);
 }
 
