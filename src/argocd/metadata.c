@@ -1,9 +1,9 @@
 #include "argocd/metadata.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "argocd/value_rules.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "util/url.h"
@@ -22,36 +22,19 @@ int meta_value_check(const char *file, const char *what, const char *value)
                 what, utf8 ? "holds a control character or a line break" : "is not valid UTF-8", bad);
 }
 
-/* A DNS subdomain (RFC 1123), as Kubernetes requires for an annotation key prefix. */
-static bool dns_subdomain(const char *s)
-{
-    size_t n = strlen(s);
-    if (!n || n > 253)
-        return false;
-    size_t label = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '.') {
-            if (!label || s[i - 1] == '-')
-                return false;
-            label = 0;
-            continue;
-        }
-        if (!(islower((unsigned char)c) || isdigit((unsigned char)c) || c == '-'))
-            return false;
-        if (!label && c == '-')
-            return false;
-        if (++label > 63)
-            return false;
-    }
-    return label && s[n - 1] != '-';
-}
-
 int check_annotation_domain(const char *d)
 {
-    if (!dns_subdomain(d))
-        return fail(NULL, 0, "annotation domain \"%s\" is not a DNS subdomain (lower-case letters, digits, '-' and '.')", d);
-    return 0;
+    const char *why = dns_subdomain_rule(d);
+    if (!why)
+        return 0;
+    char cut[84]; /* as shown() cuts it: one printable line, at most 80 bytes and "..." */
+    size_t n = strlen(d), keep = n > 80 ? 80 : n;
+    for (size_t i = 0; i < keep; i++)
+        cut[i] = (unsigned char)d[i] < 0x20 || d[i] == 0x7f ? '?' : d[i];
+    memcpy(cut + keep, n > keep ? "..." : "", n > keep ? 4 : 1);
+    return fail(NULL, 0, "parameter \"annotation-domain\": \"%s\" is not a DNS subdomain, which the keys <domain>/app, "
+                         "... need: %s",
+                cut, why);
 }
 
 static bool bookkeeping_annotation(const char *k)

@@ -13,7 +13,7 @@ typedef struct app_meta {
 /* A metadata value must be valid UTF-8 with no control character (C0, DEL, C1), line or paragraph separator:
  * fail()s naming file (may be NULL), what (the variable, or where git had it) and the byte offset, never the value. */
 int meta_value_check(const char *file, const char *what, const char *value);
-/* The annotation key prefix must be a DNS subdomain, as Kubernetes requires. */
+/* The annotation-domain parameter, the key prefix of the stamps, must be a DNS subdomain (argocd/value_rules.h). */
 int check_annotation_domain(const char *domain);
 
 /* Drops what must not reach the cluster: local-config objects, Kptfiles, kustomization files, and configPath

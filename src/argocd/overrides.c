@@ -2,50 +2,23 @@
 
 #include <string.h>
 
+#include "argocd/value_rules.h"
 #include "util/diag.h"
-
-static bool bad_ref_chars(const char *s)
-{
-    return !*s || strpbrk(s, " \t\n\"'") != NULL;
-}
 
 int parse_image_override(arena *a, const char *spec, node **data)
 {
+    image_override o;
+    const char *why = image_override_split(a, spec, &o);
+    if (why)
+        return fail(NULL, 0, "parameter \"images\": %s", why);
     node *d = node_map(a);
-    const char *eq = strchr(spec, '=');
-    char *name, *rest;
-    if (eq) {
-        name = arena_strndup(a, spec, (size_t)(eq - spec));
-        rest = arena_strdup(a, eq + 1);
-    } else {
-        /* without '=', the reference itself names the image: cut its tag or digest */
-        rest = arena_strdup(a, spec);
-        name = rest;
-    }
-    char *digest = strchr(rest, '@');
-    if (digest)
-        *digest++ = 0;
-    char *slash = strrchr(rest, '/');
-    char *colon = strrchr(slash ? slash : rest, ':');
-    char *tag = NULL;
-    if (colon) {
-        *colon = 0;
-        tag = colon + 1;
-    }
-    if (!eq)
-        rest = NULL;
-    if (bad_ref_chars(name) || (rest && bad_ref_chars(rest)) || (tag && bad_ref_chars(tag)) ||
-        (digest && (bad_ref_chars(digest) || !strchr(digest, ':'))) || (!rest && !tag && !digest))
-        return fail(NULL, 0, "parameter \"images\": \"%s\" is not name=newName:newTag, name=newName@sha256:..., "
-                             "name:newTag or name@sha256:...",
-                    spec);
-    map_set(a, d, "name", node_str(a, name));
-    if (rest && *rest && strcmp(rest, name))
-        map_set(a, d, "newName", node_str(a, rest));
-    if (tag)
-        map_set(a, d, "newTag", node_str(a, tag));
-    if (digest)
-        map_set(a, d, "digest", node_str(a, digest));
+    map_set(a, d, "name", node_str(a, o.name));
+    if (*o.new_name)
+        map_set(a, d, "newName", node_str(a, o.new_name));
+    if (*o.new_tag)
+        map_set(a, d, "newTag", node_str(a, o.new_tag));
+    if (*o.digest)
+        map_set(a, d, "digest", node_str(a, o.digest));
     *data = d;
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "argocd/helm_parameters.h"
+#include "argocd/value_rules.h"
 #include "functions/kustomize_helm_guard.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
@@ -389,6 +390,41 @@ static int check_stamp(const char *stamp)
     return 0;
 }
 
+/* What labels, annotations and images write into every object must be what Kubernetes and registries accept
+ * (argocd/value_rules.h): caught here, before anything runs, not at the API server when Argo CD syncs. */
+static int check_object_values(arena *a, const settings *s)
+{
+    for (uint32_t i = 0; s->labels && i < node_len(s->labels); i++) {
+        const char *k = scalar(map_key(s->labels, i)), *v = scalar(map_val(s->labels, i));
+        const char *why = qualified_name_rule(k, false);
+        if (why)
+            return fail(NULL, 0, "parameter \"labels\": key \"%s\" is not a valid label key: %s", shown(a, k), why);
+        if ((why = label_value_rule(v)))
+            return fail(NULL, 0, "parameter \"labels\": the value \"%s\" of key \"%s\" is not a valid label value: %s",
+                        shown(a, v), shown(a, k), why);
+    }
+    size_t total = 0;
+    for (uint32_t i = 0; s->annotations && i < node_len(s->annotations); i++) {
+        const char *k = scalar(map_key(s->annotations, i));
+        const char *why = qualified_name_rule(k, true);
+        if (why)
+            return fail(NULL, 0, "parameter \"annotations\": key \"%s\" is not a valid annotation key: %s",
+                        shown(a, k), why);
+        total += strlen(k) + strlen(scalar(map_val(s->annotations, i)));
+    }
+    if (total > ANNOTATIONS_MAX_BYTES)
+        return fail(NULL, 0, "parameter \"annotations\": its keys and values are %zu bytes in all, more than the %zu "
+                             "(256 KiB) Kubernetes allows for all the annotations of an object",
+                    total, ANNOTATIONS_MAX_BYTES);
+    for (uint32_t i = 0; s->images && i < node_len(s->images); i++) {
+        image_override o;
+        const char *why = image_override_split(a, scalar(seq_item(s->images, i)), &o);
+        if (why)
+            return fail(NULL, 0, "parameter \"images\": %s", why);
+    }
+    return 0;
+}
+
 const char *settings_names(arena *a)
 {
     const char *s = setting_defs[0].name;
@@ -544,7 +580,9 @@ int settings_load(arena *a, strtab *st, settings *out)
             out->timeout_seconds = (int)t;
         }
     }
-    return out->stamp ? check_stamp(out->stamp) : 0;
+    if (out->stamp && check_stamp(out->stamp) < 0)
+        return -1;
+    return check_object_values(a, out);
 }
 
 static const char *kind_name(enum setting_kind k)
