@@ -327,7 +327,8 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    /* kustomize runs us as its --helm-command (see functions/kustomize_helm_guard.h) */
+    /* kustomize runs us as its --helm-command; CMP_HELM_GUARD_* are ours, not the operator's, and out of an
+     * author's reach (see functions/kustomize_helm_guard.h) */
     const char *guard_helm = getenv(HELM_GUARD_HELM);
     if (guard_helm)
         return helm_guard_main(argc, argv, guard_helm, getenv(HELM_GUARD_ROOT), getenv(HELM_GUARD_TMP));

@@ -202,10 +202,11 @@ static long child_number(fn_host *h, const char *name, long def, long max)
     const char *v = env(name);
     if (!v)
         return def;
-    char *end;
+    /* plain digits, as for the other CMP_* numbers: strtol alone would take " 5", "+5" and "-0" */
+    size_t digits = strspn(v, "0123456789");
     errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno || *end || end == v || n < 0 || n > max) {
+    long n = digits && !v[digits] ? strtol(v, NULL, 10) : -1;
+    if (errno || n < 0 || n > max) {
         char range[32];
         snprintf(range, sizeof range, "%ld", max);
         child_setting_error(h, "%s must be a whole number from 0 (no limit) to %s", name, range);

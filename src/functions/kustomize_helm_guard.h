@@ -7,7 +7,12 @@
 #ifndef CMP_FUNCTIONS_KUSTOMIZE_HELM_GUARD_H
 #define CMP_FUNCTIONS_KUSTOMIZE_HELM_GUARD_H
 
-/* Set by kustomize-build for the kustomize child; their presence makes cmp-generate the guard. */
+/* Set by kustomize-build for the kustomize child; their presence makes cmp-generate the guard. They are internal,
+ * not operator settings (README leaves them out, and tests/readme keeps it so). No package author can set them:
+ * Argo CD puts what an Application writes only under ARGOCD_ENV_, PARAM_ and ARGOCD_APP_ names; every other child
+ * gets the sidecar's allow-list (argocd/host.c), which leaves them out; the guard drops them before it execs helm.
+ * An operator who set them on the sidecar would only turn every call into the guard, which refuses anything but
+ * the helm commands kustomize builds. */
 #define HELM_GUARD_HELM "CMP_HELM_GUARD_HELM" /* the real helm ("" when none was found) */
 #define HELM_GUARD_ROOT "CMP_HELM_GUARD_ROOT" /* the repository root (realpath): charts and values stay inside */
 #define HELM_GUARD_TMP "CMP_HELM_GUARD_TMP"   /* kustomize's TMPDIR (realpath): values copies, remote clones */

@@ -62,8 +62,10 @@ for a in "$@"; do case $a in /proc/self/fd/*) cat "$a" >/dev/null;; esac; done
 echo ready >"$rec/ready"'
 
 # start_cg BIN [NAME=VALUE...] [-- ARGS...]: cmp-generate ARGS (default: render .) in $pkg, in the background, in a
-# process group of its own, with env -i plus the given variables, TMPDIR=$scratch and HELM_BIN=$tmp/bin/helm.
+# process group of its own, with env -i plus the given variables, TMPDIR=$scratch and HELM_BIN=$tmp/bin/helm, run
+# through the command in the array $wrap when a case sets one (each command execs the next: $pid stays ours).
 # Sets $pid; stdout and stderr go to $tmp/out and $tmp/err.
+wrap=()
 start_cg() {
   local b=$1; shift
   local vars=() args=()
@@ -71,10 +73,18 @@ start_cg() {
   [ "${1:-}" = -- ] && shift
   args=("$@"); [ ${#args[@]} -eq 0 ] && args=(render .)
   rm -rf "$rec" "$scratch"; mkdir -p "$rec" "$scratch"
-  (cd "$pkg" && exec env -i PATH="$tools:/usr/bin:/bin" HOME="$tmp/home" TMPDIR="$scratch" HELM_BIN="$tmp/bin/helm" \
-    ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" "${vars[@]}" "$b" "${args[@]}") \
+  (cd "$pkg" && exec "${wrap[@]}" env -i PATH="$tools:/usr/bin:/bin" HOME="$tmp/home" TMPDIR="$scratch" \
+    HELM_BIN="$tmp/bin/helm" ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" "${vars[@]}" "$b" "${args[@]}") \
     >"$tmp/out" 2>"$tmp/err" &
   pid=$!
+}
+
+# in_container FILE TEXT: sets $wrap so that cmp-generate runs as in a container whose cgroup file FILE (memory.max,
+# or memory/memory.limit_in_bytes for cgroup v1) holds TEXT: a user and mount namespace of its own whose
+# /sys/fs/cgroup is a tmpfs holding that one file. The program reads its real paths; nothing in it is a test knob.
+in_container() {
+  wrap=(unshare --user --map-root-user --mount sh -c 'mount -t tmpfs cgroup-stand-in /sys/fs/cgroup &&
+    f=/sys/fs/cgroup/$1 && mkdir -p "${f%/*}" && printf "%s\n" "$2" >"$f" && shift 2 && exec "$@"' in-container "$1" "$2")
 }
 
 # Waits (10 s at most) until the fake helm wrote $rec/ready.

@@ -115,3 +115,39 @@ TEST(child_memory_explicit_setting_wins)
     CHECK(h.child_memory_from_container == (want < 1024));
     CHECK(h.child_settings_error == NULL);
 }
+
+/* The four child limits take plain digits from 0 (no limit) to 2^30, as README's Limits says; anything else is the
+ * setting's error (reported when a child would run), never a number strtol made of it. */
+TEST(child_limits_take_plain_digits_from_0_to_2_30)
+{
+    static const char *const names[] = {"CMP_CHILD_MAX_MEMORY_MB", "CMP_CHILD_MAX_CPU_SECONDS", "CMP_CHILD_MAX_FILE_MB",
+                                        "CMP_CHILD_MAX_PROCS"};
+    static const char *const bad[] = {"+5", " 5", "5 ", "-0", "-1", "5x", "0x10", "1073741825", "99999999999999999999"};
+    int refused = 0, named = 0, kept_default = 0;
+    long top = -1, zero = -1;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        fn_host h = {0};
+        for (size_t j = 0; j < sizeof bad / sizeof *bad; j++) {
+            setenv(names[i], bad[j], 1);
+            host_children_from_env(&h);
+            refused += h.child_settings_error != NULL;
+            named += h.child_settings_error && strstr(h.child_settings_error, names[i]) != NULL;
+            kept_default += i != 1 || h.child_max_cpu_seconds == 60;
+        }
+        setenv(names[i], "1073741824", 1);
+        host_children_from_env(&h);
+        if (i == 3)
+            top = h.child_settings_error ? -2 : h.child_max_procs;
+        setenv(names[i], "0", 1);
+        host_children_from_env(&h);
+        if (i == 2)
+            zero = h.child_settings_error ? -2 : h.child_max_file_mb;
+        unsetenv(names[i]);
+    }
+    int n = (int)(sizeof names / sizeof *names * (sizeof bad / sizeof *bad));
+    CHECK(refused == n);
+    CHECK(named == n);
+    CHECK(kept_default == n);
+    CHECK(top == 1073741824);
+    CHECK(zero == 0);
+}
