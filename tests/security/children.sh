@@ -82,8 +82,13 @@ start_cg() {
 # in_container FILE TEXT: sets $wrap so that cmp-generate runs as in a container whose cgroup file FILE (memory.max,
 # or memory/memory.limit_in_bytes for cgroup v1) holds TEXT: a user and mount namespace of its own whose
 # /sys/fs/cgroup is a tmpfs holding that one file. The program reads its real paths; nothing in it is a test knob.
+# As root, a mount namespace alone: the kernel refuses a user namespace inside a chroot (make test-fresh runs there),
+# and unshare's default "make / private" fails where / is not a mount point, so /sys is made private by hand first
+# (the stand-in must never reach the parent's /sys; if that fails, the case fails).
 in_container() {
-  wrap=(unshare --user --map-root-user --mount sh -c 'mount -t tmpfs cgroup-stand-in /sys/fs/cgroup &&
+  local ns=(unshare --user --map-root-user --mount) private=:
+  if [ "$(id -u)" = 0 ]; then ns=(unshare --mount --propagation unchanged); private='mount --make-rprivate /sys'; fi
+  wrap=("${ns[@]}" sh -c "$private"' && mount -t tmpfs cgroup-stand-in /sys/fs/cgroup &&
     f=/sys/fs/cgroup/$1 && mkdir -p "${f%/*}" && printf "%s\n" "$2" >"$f" && shift 2 && exec "$@"' in-container "$1" "$2")
 }
 
