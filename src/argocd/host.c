@@ -296,6 +296,9 @@ void host_children_from_env(fn_host *h)
             else if (!strncmp(name, "ARGOCD_", 7) || !strncmp(name, "PARAM_", 6))
                 child_setting_error(h, "CMP_CHILD_ENV: %s is Argo CD's (the Application's author can set it), not "
                                        "the operator's: it is never passed to helm or kustomize%s", name, "");
+            else if (!strncmp(name, "CMP_HELM_GUARD_", 15)) /* passed on, it would move the guard's confinement */
+                child_setting_error(h, "CMP_CHILD_ENV: %s is cmp-generate's own (the helm guard's limits under "
+                                       "kustomize): it is never passed to helm or kustomize%s", name, "");
             else if (++named > CHILD_ENV_NAMES)
                 child_setting_error(h, "CMP_CHILD_ENV names more than %s variables%s", "64", "");
             else if (env_entry(name, len))

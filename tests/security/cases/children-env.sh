@@ -58,6 +58,8 @@ for b in "${bins[@]}"; do
   start_cg "$bin" CMP_CHILD_ENV=PATH,ARGOCD_ENV_TOKEN ARGOCD_ENV_TOKEN=s3cr3t-env; finish
   grep -q s3cr3t "$tmp/err" && rc=98
   verdict children-env-refuses-request-variables "$tag" 1 'CMP_CHILD_ENV: ARGOCD_ENV_TOKEN is Argo CD.s .*never passed' "$(leftovers 0)"
+  start_cg "$bin" CMP_CHILD_ENV=CMP_HELM_GUARD_ROOT CMP_HELM_GUARD_ROOT=/; finish
+  verdict children-env-refuses-guard-variables "$tag" 1 'CMP_CHILD_ENV: CMP_HELM_GUARD_ROOT is cmp-generate.s own' "$(leftovers 0)"
   start_cg "$bin" CMP_CHILD_MAX_MEMORY_MB=lots; finish
   verdict children-limit-setting-checked "$tag" 1 'CMP_CHILD_MAX_MEMORY_MB must be a whole number from 0 \(no limit\)' "$(leftovers 0)"
 done
