@@ -84,6 +84,24 @@ int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...)
     return rc;
 }
 
+void fn_warn_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uint32_t line = map_key_line(m, i);
+    if (!line) /* a key the program made (a Kptfile's configMap as a ConfigMap) has no line; its value may */
+        line = node_line(map_val(m, i));
+    int l = line ? (int)line : c->config_line;
+    const char *file = c->config_file ? c->config_file : "functionConfig", *step = diag_step();
+    char where[64] = "";
+    if (l > 0)
+        snprintf(where, sizeof where, ":%d", l);
+    diag_warn("%s%s: %s%s%s", file, where, step && *step ? step : "", step && *step ? ": " : "", msg);
+}
+
 int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...)
 {
     va_list ap;

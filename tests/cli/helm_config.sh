@@ -1,0 +1,138 @@
+# Sourced by tests/cli/run: render-helm-chart's config keys that its release does not read (ignored with one
+# warning each, as the catalog ignores them), and parameters whose YAML breaks a loader limit (the error names the
+# limit). $bin, $root and $tmp come from run.
+
+hc_pkg() { # dir: a package with a local chart "demo" (greeting from values) and a values file
+  local d=$1
+  rm -rf "$d"; mkdir -p "$d/charts/demo/templates"
+  printf 'apiVersion: v2\nname: demo\nversion: 0.1.0\n' >"$d/charts/demo/Chart.yaml"
+  printf 'greeting: chart-default\n' >"$d/charts/demo/values.yaml"
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cm\ndata:\n  greeting: {{ .Values.greeting | quote }}\n' \
+    >"$d/charts/demo/templates/cm.yaml"
+  printf 'greeting: from-values-file\n' >"$d/values.txt"
+}
+
+hc_kptfile() { # dir image: a Kptfile whose one step is render-helm-chart (configMap lines, or configPath, on stdin)
+  { printf 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\n  annotations:\n'
+    printf '    config.kubernetes.io/local-config: "true"\npipeline:\n  mutators:\n    - image: %s\n' "$2"
+    cat; } >"$1/Kptfile"
+}
+
+hc_check() { # name want-exit stdout-regex expected-stderr-file dir [env...]: stderr must equal the file, line for line
+  local name=$1 want=$2 pat=$3 errs=$4 dir=$5; shift 5
+  env -i PATH="$root/.tools/bin:/usr/bin:/bin" "$@" "$bin" render --no-git-metadata "$dir" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ $rc -ne "$want" ]; then echo "FAIL $name: exit $rc, want $want: $(head -c 400 "$tmp/err")"; return; fi
+  if [ -n "$pat" ] && ! grep -Eq -- "$pat" "$tmp/out"; then echo "FAIL $name: stdout lacks /$pat/"; return; fi
+  if [ -z "$pat" ] && [ -s "$tmp/out" ]; then echo "FAIL $name: stdout is not empty"; return; fi
+  if ! diff -u "$errs" "$tmp/err" >"$tmp/err.diff"; then echo "FAIL $name: stderr differs: $(head -c 900 "$tmp/err.diff")"; return; fi
+  echo "PASS $name"
+}
+
+W='cmp-generate: warning: '
+S='pipeline.mutators[0] (render-helm-chart)'
+
+# the ConfigMap: a key the release does not read is named (file, line, key) and ignored, as the catalog ignores it
+hc_pkg "$tmp/hc1"
+hc_kptfile "$tmp/hc1" gcr.io/kpt-fn/render-helm-chart:v0.3.0 <<'YAML'
+      configMap:
+        name: demo
+        releaseName: rel
+        valueFile: values.txt
+YAML
+printf '%s\n' "${W}Kptfile:13: $S: data.valueFile is not a field render-helm-chart v0.2.0 and later reads (chartHome, configHome, name, version, repo, releaseName, namespace, nameTemplate, includeCRDs, skipTests, valuesFile, valuesFiles): ignored, as the catalog ignores it" >"$tmp/hc1.err"
+hc_check rhc-configmap-unknown-key-warns 0 'greeting: "chart-default"' "$tmp/hc1.err" "$tmp/hc1"
+
+# v0.1's ConfigMap reads neither valuesFiles nor skipTests: each is named and ignored (the values file is not used)
+hc_kptfile "$tmp/hc1" gcr.io/kpt-fn/render-helm-chart:v0.1.0 <<'YAML'
+      configMap:
+        name: demo
+        releaseName: rel
+        valuesFiles: values.txt
+        skipTests: "true"
+YAML
+{ printf '%s\n' "${W}Kptfile:13: $S: data.valuesFiles is not a field render-helm-chart v0.1.x reads (chartHome, configHome, name, version, repo, releaseName, namespace, valuesFile, includeCRDs): ignored, as the catalog ignores it"
+  printf '%s\n' "${W}Kptfile:14: $S: data.skipTests is not a field render-helm-chart v0.1.x reads (chartHome, configHome, name, version, repo, releaseName, namespace, valuesFile, includeCRDs): ignored, as the catalog ignores it"
+} >"$tmp/hc1b.err"
+hc_check rhc-configmap-v0.1-unknown-keys-warn 0 'greeting: "chart-default"' "$tmp/hc1b.err" "$tmp/hc1"
+
+# the typed config, at every level: top, helmGlobals, the entry (v0.1's flat field, with where it went), chartArgs,
+# templateOptions, values; chartArgs.auth is not used (credentials are the operator's); the rest still renders
+hc_pkg "$tmp/hc2"
+hc_kptfile "$tmp/hc2" gcr.io/kpt-fn/render-helm-chart:v0.2.2 <<<'      configPath: helm.yaml'
+cat >"$tmp/hc2/helm.yaml" <<'YAML'
+apiVersion: fn.kpt.dev/v1alpha1
+kind: RenderHelmChart
+metadata:
+  name: demo
+  annotations:
+    config.kubernetes.io/local-config: "true"
+helmGlobal:
+  chartHome: elsewhere
+helmGlobals:
+  chartHome: charts
+  cacheHome: /tmp
+helmCharts:
+  - chartArgs:
+      name: demo
+      auth:
+        kind: Secret
+        name: creds
+      versions: 1.0.0
+    releaseName: ignored
+    templateOptions:
+      releaseName: rel
+      skipTest: true
+      values:
+        valuesInline:
+          greeting: inline
+        valueFiles: [values.txt]
+YAML
+{ printf '%s\n' "${W}helm.yaml:7: $S: helmGlobal is not a field render-helm-chart v0.2.0 and later reads (apiVersion, kind, metadata, helmGlobals, helmCharts): ignored, as the catalog ignores it"
+  printf '%s\n' "${W}helm.yaml:11: $S: helmGlobals.cacheHome is not a field render-helm-chart v0.2.0 and later reads (chartHome, configHome): ignored, as the catalog ignores it"
+  printf '%s\n' "${W}helm.yaml:19: $S: helmCharts[0].releaseName is render-helm-chart v0.1's flat schema, not read since v0.2.0 (use templateOptions.releaseName): ignored, as the catalog ignores it"
+  printf '%s\n' "${W}helm.yaml:18: $S: helmCharts[0].chartArgs.versions is not a field render-helm-chart v0.2.0 and later reads (name, version, repo, registry, auth): ignored, as the catalog ignores it"
+  printf '%s\n' "${W}helm.yaml:22: $S: helmCharts[0].templateOptions.skipTest is not a field render-helm-chart v0.2.0 and later reads (apiVersions, releaseName, namespace, description, nameTemplate, includeCRDs, skipTests, values): ignored, as the catalog ignores it"
+  printf '%s\n' "${W}helm.yaml:26: $S: helmCharts[0].templateOptions.values.valueFiles is not a field render-helm-chart v0.2.0 and later reads (valuesFiles, valuesInline, valuesMerge): ignored, as the catalog ignores it"
+  printf '%s\n' "${W}helm.yaml:15: $S: helmCharts[0].chartArgs.auth is not used here: credentials for chart repositories are the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)"
+} >"$tmp/hc2.err"
+hc_check rhc-typed-unknown-keys-warn 0 'name: rel-cm' "$tmp/hc2.err" "$tmp/hc2"
+grep -q 'greeting: "inline"' "$tmp/out" && echo "PASS rhc-typed-unknown-keys-rest-applies" ||
+  echo "FAIL rhc-typed-unknown-keys-rest-applies: $(cat "$tmp/out")"
+
+# v0.1's entry with the v0.2 schema beside its own fields: chartArgs is named and ignored, name renders
+hc_kptfile "$tmp/hc2" gcr.io/kpt-fn/render-helm-chart:v0.1.0 <<<'      configPath: helm.yaml'
+cat >"$tmp/hc2/helm.yaml" <<'YAML'
+apiVersion: fn.kpt.dev/v1alpha1
+kind: RenderHelmChart
+metadata:
+  name: demo
+  annotations:
+    config.kubernetes.io/local-config: "true"
+helmCharts:
+  - name: demo
+    chartHome: charts
+    releaseName: rel
+    chartArgs:
+      name: other
+YAML
+printf '%s\n' "${W}helm.yaml:11: $S: helmCharts[0].chartArgs is the v0.2 schema, which render-helm-chart v0.1.x does not read (it takes name, version, repo, releaseName, namespace, valuesInline, valuesFile, valuesMerge and includeCRDs in the entry itself): ignored, as the catalog ignores it" >"$tmp/hc3.err"
+hc_check rhc-v0.1-entry-v0.2-field-warns 0 'name: rel-cm' "$tmp/hc3.err" "$tmp/hc2"
+
+# a parameter's YAML over the alias limit: the error names the limit and its setting, as for a file of the package
+bomb='a: &a [x,x,x,x,x,x,x,x,x]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]'
+limit='aliases expand to more than 1000000 nodes (limit max-alias-nodes, against alias bombs; raise it with CMP_MAX_ALIAS_NODES)'
+printf '%s\n' "cmp-generate: parameters: parameter \"helm-values\", line 7: $limit" >"$tmp/hv.err"
+hc_check helm-values-alias-bomb-names-the-limit 1 '' "$tmp/hv.err" "$tmp/hc1" PARAM_HELM_VALUES="$bomb"
+hc_check helm-values-alias-bomb-json-names-the-limit 1 '' "$tmp/hv.err" "$tmp/hc1" \
+  ARGOCD_APP_PARAMETERS="[{\"name\":\"helm-values\",\"string\":\"${bomb//$'\n'/\\n}\"}]"
+printf '%s\n' "cmp-generate: parameters: parameter \"helm-values\", line 2: invalid YAML: flow sequence without a closing bracket (column 1)" >"$tmp/hv2.err"
+hc_check helm-values-invalid-yaml-says-why 1 '' "$tmp/hv2.err" "$tmp/hc1" PARAM_HELM_VALUES='a: [b'
+printf '%s\n' "cmp-generate: parameters: ARGOCD_ENV_LABELS, line 7: $limit" >"$tmp/lb.err"
+hc_check labels-alias-bomb-names-the-limit 1 '' "$tmp/lb.err" "$tmp/hc1" ARGOCD_ENV_LABELS="$bomb"
