@@ -1,6 +1,6 @@
 # Sourced by tests/cli/run: render-helm-chart's config keys that its release does not read (ignored with one
-# warning each, as the catalog ignores them), and parameters whose YAML breaks a loader limit (the error names the
-# limit). $bin, $root and $tmp come from run.
+# warning each, as the catalog ignores them), and YAML text read outside a package file (parameters, the operator's credentials) that breaks a
+# loader limit: the error names the limit. $bin, $root and $tmp come from run.
 
 hc_pkg() { # dir: a package with a local chart "demo" (greeting from values) and a values file
   local d=$1
@@ -136,3 +136,13 @@ printf '%s\n' "cmp-generate: parameters: parameter \"helm-values\", line 2: inva
 hc_check helm-values-invalid-yaml-says-why 1 '' "$tmp/hv2.err" "$tmp/hc1" PARAM_HELM_VALUES='a: [b'
 printf '%s\n' "cmp-generate: parameters: ARGOCD_ENV_LABELS, line 7: $limit" >"$tmp/lb.err"
 hc_check labels-alias-bomb-names-the-limit 1 '' "$tmp/lb.err" "$tmp/hc1" ARGOCD_ENV_LABELS="$bomb"
+# the operator's repositories.yaml over the alias limit: named with the limit (the file's own text is never quoted)
+mkdir -p "$tmp/creds" "$tmp/hc4"
+printf '%s\n' "$bomb" >"$tmp/creds/repositories.yaml"
+hc_kptfile "$tmp/hc4" gcr.io/kpt-fn/render-helm-chart:v0.3.0 <<'YAML'
+      configMap:
+        name: demo
+        repo: https://127.0.0.1:9/charts
+YAML
+printf '%s\n' "cmp-generate: Kptfile:9: $S: the operator's CMP_HELM_CREDENTIALS_DIR/repositories.yaml, line 7: $limit" >"$tmp/cr.err"
+hc_check helm-credentials-alias-bomb-names-the-limit 1 '' "$tmp/cr.err" "$tmp/hc4" CMP_HELM_CREDENTIALS_DIR="$tmp/creds"
