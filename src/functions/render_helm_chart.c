@@ -9,8 +9,10 @@
  *    kustomize ResMap: a rendered object whose id (apiVersion, kind, namespace, name) equals an input item's is
  *    dropped, the input item wins. configHome named a directory inside the function's container; helm runs here
  *    with a private configuration of its own, so it is read and not used.
- *  - v0.2.0 and later, latest: the nested schema (chartArgs, templateOptions); a v0.1 flat field in an entry is an
- *    error that names its new place. The ConfigMap still takes one valuesFile. A rendered object whose group, kind,
+ *  - v0.2.0 and later, latest: the nested schema (chartArgs, templateOptions); a v0.1 flat field in an entry is
+ *    ignored with a warning that names its new place. The ConfigMap still takes one valuesFile.
+ *  - Every release ignores the keys it does not read (yaml.v3's Unmarshal, the ConfigMap read key by key): here each
+ *    gets a warning. nameTemplate is refused: helm's name template has env and expandenv. A rendered object whose group, kind,
  *    namespace and name equal an input item's is skipped, so that a second run adds nothing.
  *  - Up to v0.2.1 the catalog split helm's output on "---" lines, which cut manifests holding "---" in a block
  *    string into broken objects; every version here reads the output as a YAML stream, as v0.2.2 and later do.

@@ -1,6 +1,6 @@
 # Sourced by tests/cli/run: render-helm-chart's config keys that its release does not read (ignored with one
-# warning each, as the catalog ignores them), and YAML text read outside a package file (parameters, the operator's credentials) that breaks a
-# loader limit: the error names the limit. $bin, $root and $tmp come from run.
+# warning each, as the catalog ignores them), and YAML text read outside a package file (parameters, the
+# operator's credentials) that breaks a loader limit: the error names the limit. $bin, $root and $tmp come from run.
 
 hc_pkg() { # dir: a package with a local chart "demo" (greeting from values) and a values file
   local d=$1
