@@ -78,9 +78,11 @@ static int text_field(fn_ctx *c, const node *parent, const char *key, const char
 }
 
 /* Keys a release does not read. The catalog reads its config without looking at the keys (yaml.v3's Unmarshal into
- * its structs, and the ConfigMap's data key by key: functions/go/render-helm-chart, every release), so such a key is
- * ignored there and the render goes on. Here too, with one warning naming the file, line and key: never silently.
- * The warnings wait until the whole config is read, so a config that fails says only why it fails. */
+ * its structs, and the ConfigMap's data key by key: functions/go/render-helm-chart, every release), so under kpt a
+ * misspelt key (valueFile for valuesFile) is dropped and the chart renders without it. Here it is an error naming
+ * the file, line and key: a warning would not do, as Argo CD shows a plugin's stderr only when it fails, and the
+ * chart would be synced as rendered. What is ignored on purpose (chartArgs.auth: credentials are the operator's)
+ * gets a warning, printed once the whole config is read, so a config that fails says only why it fails. */
 typedef struct ignored {
     const node *m;
     uint32_t k;
@@ -121,10 +123,9 @@ static const char *joined(arena *a, const char *const *list)
     return s;
 }
 
-/* m's keys that are not in known (NULL-terminated), each ignored with a warning; a key that is not a string is an
- * error, as it is to the catalog's Unmarshal. where prefixes the key ("helmCharts[0].templateOptions."), release
+/* m's keys must be in known (NULL-terminated); a key that is not a string is an error to the catalog's Unmarshal too. where prefixes the key ("helmCharts[0].templateOptions."), release
  * names the schema ("render-helm-chart v0.1.x"). */
-static int ignore_unknown(fn_ctx *c, ignored_keys *ig, const node *m, const char *where, const char *release,
+static int refuse_unknown(fn_ctx *c, const node *m, const char *where, const char *release,
                           const char *const *known)
 {
     for (uint32_t k = 0; is_map(m) && k < node_len(m); k++) {
@@ -132,9 +133,8 @@ static int ignore_unknown(fn_ctx *c, ignored_keys *ig, const node *m, const char
         if (!key)
             return fn_fail_key(c, m, k, "%s has a key that is not a string", *where ? where : "the config");
         if (!listed(known, key))
-            ignore_key(c, ig, m, k,
-                       arena_printf(c->a, "%s%s is not a field %s reads (%s): ignored, as the catalog ignores it",
-                                    where, shown(c->a, key), release, joined(c->a, known)));
+            return fn_fail_key(c, m, k, "%s%s is not a field %s reads (%s)", where, shown(c->a, key), release,
+                               joined(c->a, known));
     }
     return 0;
 }
@@ -179,8 +179,8 @@ static const char *moved_to(const char *key)
     return NULL;
 }
 
-/* An entry's keys: the other schema's get a warning that says where they belong (the catalog ignores them too). */
-static int check_entry_keys(fn_ctx *c, ignored_keys *ig, const node *entry, uint32_t index, bool v01)
+/* An entry's keys: one of the other schema's is refused with where it belongs. */
+static int check_entry_keys(fn_ctx *c, const node *entry, uint32_t index, bool v01)
 {
     const char *where = arena_printf(c->a, "helmCharts[%u].", index);
     for (uint32_t k = 0; k < node_len(entry); k++) {
@@ -190,25 +190,19 @@ static int check_entry_keys(fn_ctx *c, ignored_keys *ig, const node *entry, uint
         if (listed(v01 ? entry_keys_v01 : entry_keys, key))
             continue;
         if (v01 && (!strcmp(key, "chartArgs") || !strcmp(key, "templateOptions")))
-            ignore_key(c, ig, entry, k,
-                       arena_printf(c->a,
-                                    "%s%s is the v0.2 schema, which render-helm-chart v0.1.x does not read (it takes "
-                                    "name, version, repo, releaseName, namespace, valuesInline, valuesFile, "
-                                    "valuesMerge and includeCRDs in the entry itself): ignored, as the catalog "
-                                    "ignores it",
-                                    where, key));
+            return fn_fail_key(c, entry, k,
+                               "%s%s is the v0.2 schema, which render-helm-chart v0.1.x does not read (it takes "
+                               "name, version, repo, releaseName, namespace, valuesInline, valuesFile, valuesMerge "
+                               "and includeCRDs in the entry itself)",
+                               where, key);
         else if (!v01 && moved_to(key))
-            ignore_key(c, ig, entry, k,
-                       arena_printf(c->a,
-                                    "%s%s is render-helm-chart v0.1's flat schema, not read since v0.2.0 (use %s): "
-                                    "ignored, as the catalog ignores it",
-                                    where, key, moved_to(key)));
+            return fn_fail_key(c, entry, k,
+                               "%s%s is render-helm-chart v0.1's flat schema, not read since v0.2.0 (use %s)", where,
+                               key, moved_to(key));
         else
-            ignore_key(c, ig, entry, k,
-                       arena_printf(c->a, "%s%s is not a field render-helm-chart %s reads (%s): ignored, as the "
-                                          "catalog ignores it",
-                                    where, shown(c->a, key), v01 ? "v0.1.x" : "v0.2.0 and later",
-                                    joined(c->a, v01 ? entry_keys_v01 : entry_keys)));
+            return fn_fail_key(c, entry, k, "%s%s is not a field render-helm-chart %s reads (%s)", where,
+                               shown(c->a, key), v01 ? "v0.1.x" : "v0.2.0 and later",
+                               joined(c->a, v01 ? entry_keys_v01 : entry_keys));
     }
     return 0;
 }
@@ -251,7 +245,7 @@ static int read_chart_v01(fn_ctx *c, ignored_keys *ig, const node *entry, uint32
     ch->values_field = "valuesFile";
     if (!is_map(entry))
         return fn_fail(c, entry, "each helmCharts entry must be a map with name, releaseName and the chart's options");
-    if (check_entry_keys(c, ig, entry, index, true) < 0 ||
+    if (check_entry_keys(c, entry, index, true) < 0 ||
         text_field(c, entry, "name", "name", &ch->name, &ch->name_at) < 0 ||
         text_field(c, entry, "version", "version", &ch->version, &ch->version_at) < 0 ||
         text_field(c, entry, "repo", "repo", &ch->repo, &ch->repo_at) < 0 ||
@@ -279,7 +273,7 @@ static int read_chart(fn_ctx *c, ignored_keys *ig, const node *entry, uint32_t i
     ch->values_field = "templateOptions.values.valuesFiles";
     if (!is_map(entry))
         return fn_fail(c, entry, "each helmCharts entry must be a map with chartArgs and templateOptions");
-    if (check_entry_keys(c, ig, entry, index, false) < 0)
+    if (check_entry_keys(c, entry, index, false) < 0)
         return -1;
     const node *args = map_get(entry, "chartArgs"), *topt = map_get(entry, "templateOptions");
     if ((args && !is_null(args) && !is_map(args)) || (topt && !is_null(topt) && !is_map(topt)))
@@ -289,11 +283,9 @@ static int read_chart(fn_ctx *c, ignored_keys *ig, const node *entry, uint32_t i
         return fn_fail(c, values, "templateOptions.values must be a map (valuesFiles, valuesInline, valuesMerge)");
     const char *where = arena_printf(c->a, "helmCharts[%u].", index);
     const char *release = "render-helm-chart v0.2.0 and later";
-    if (ignore_unknown(c, ig, args, arena_printf(c->a, "%schartArgs.", where), release, chart_args_keys) < 0 ||
-        ignore_unknown(c, ig, topt, arena_printf(c->a, "%stemplateOptions.", where), release,
-                       template_options_keys) < 0 ||
-        ignore_unknown(c, ig, values, arena_printf(c->a, "%stemplateOptions.values.", where), release,
-                       values_keys) < 0)
+    if (refuse_unknown(c, args, arena_printf(c->a, "%schartArgs.", where), release, chart_args_keys) < 0 ||
+        refuse_unknown(c, topt, arena_printf(c->a, "%stemplateOptions.", where), release, template_options_keys) < 0 ||
+        refuse_unknown(c, values, arena_printf(c->a, "%stemplateOptions.values.", where), release, values_keys) < 0)
         return -1;
     const node *auth = map_get(args, "auth");
     if (auth && !is_null(auth))
@@ -346,7 +338,7 @@ static int read_configmap_chart(fn_ctx *c, ignored_keys *ig, const node *data, b
         return fn_fail(c, data, "render-helm-chart's ConfigMap needs data with at least name");
     ch->values_field = v01 || map_get(data, "valuesFile") ? "data.valuesFile" : "data.valuesFiles";
     const char *config_home;
-    if (ignore_unknown(c, ig, data, "data.", v01 ? "render-helm-chart v0.1.x" : "render-helm-chart v0.2.0 and later",
+    if (refuse_unknown(c, data, "data.", v01 ? "render-helm-chart v0.1.x" : "render-helm-chart v0.2.0 and later",
                        v01 ? configmap_keys_v01 : configmap_keys) < 0 ||
         text_field(c, data, "configHome", "data.configHome", &config_home, NULL) < 0 ||
         (!v01 && refuse_name_template(c, data, "data.nameTemplate", "data.releaseName") < 0))
@@ -793,8 +785,8 @@ static int run(fn_ctx *c)
     const char *release = v01 ? "render-helm-chart v0.1.x" : "render-helm-chart v0.2.0 and later", *config_home;
     if (globals && !is_null(globals) && !is_map(globals))
         return fn_fail(c, globals, "helmGlobals must be a map (chartHome, configHome)");
-    if (ignore_unknown(c, &ig, c->config, "", release, top_keys) < 0 ||
-        ignore_unknown(c, &ig, globals, "helmGlobals.", release, global_keys) < 0 ||
+    if (refuse_unknown(c, c->config, "", release, top_keys) < 0 ||
+        refuse_unknown(c, globals, "helmGlobals.", release, global_keys) < 0 ||
         text_field(c, globals, "configHome", "helmGlobals.configHome", &config_home, NULL) < 0)
         return -1;
     if (!is_seq(charts) || !node_len(charts))

@@ -1,5 +1,5 @@
-# Sourced by tests/cli/run: render-helm-chart's config keys that its release does not read (ignored with one
-# warning each, as the catalog ignores them), and YAML text read outside a package file (parameters, the
+# Sourced by tests/cli/run: render-helm-chart's config keys that its release does not read (an error naming
+# file, line and key, though the catalog ignores them: under Argo CD a warning is never seen; chartArgs.auth warns), and YAML text read outside a package file (parameters, the
 # operator's credentials) that breaks a loader limit: the error names the limit. $bin, $root and $tmp come from run.
 
 hc_pkg() { # dir: a package with a local chart "demo" (greeting from values) and a values file
@@ -32,7 +32,9 @@ hc_check() { # name want-exit stdout-regex expected-stderr-file dir [env...]: st
 W='cmp-generate: warning: '
 S='pipeline.mutators[0] (render-helm-chart)'
 
-# the ConfigMap: a key the release does not read is named (file, line, key) and ignored, as the catalog ignores it
+E='cmp-generate: '
+
+# the ConfigMap: a key the release does not read is an error naming file, line and key
 hc_pkg "$tmp/hc1"
 hc_kptfile "$tmp/hc1" gcr.io/kpt-fn/render-helm-chart:v0.3.0 <<'YAML'
       configMap:
@@ -40,26 +42,80 @@ hc_kptfile "$tmp/hc1" gcr.io/kpt-fn/render-helm-chart:v0.3.0 <<'YAML'
         releaseName: rel
         valueFile: values.txt
 YAML
-printf '%s\n' "${W}Kptfile:13: $S: data.valueFile is not a field render-helm-chart v0.2.0 and later reads (chartHome, configHome, name, version, repo, releaseName, namespace, nameTemplate, includeCRDs, skipTests, valuesFile, valuesFiles): ignored, as the catalog ignores it" >"$tmp/hc1.err"
-hc_check rhc-configmap-unknown-key-warns 0 'greeting: "chart-default"' "$tmp/hc1.err" "$tmp/hc1"
+printf '%s\n' "${E}Kptfile:13: $S: data.valueFile is not a field render-helm-chart v0.2.0 and later reads (chartHome, configHome, name, version, repo, releaseName, namespace, nameTemplate, includeCRDs, skipTests, valuesFile, valuesFiles)" >"$tmp/hc1.err"
+hc_check rhc-configmap-unknown-key-refused 1 '' "$tmp/hc1.err" "$tmp/hc1"
 
-# v0.1's ConfigMap reads neither valuesFiles nor skipTests: each is named and ignored (the values file is not used)
+# v0.1's ConfigMap does not read skipTests (v0.2 added it)
 hc_kptfile "$tmp/hc1" gcr.io/kpt-fn/render-helm-chart:v0.1.0 <<'YAML'
       configMap:
         name: demo
+        chartHome: charts
         releaseName: rel
-        valuesFiles: values.txt
         skipTests: "true"
 YAML
-{ printf '%s\n' "${W}Kptfile:13: $S: data.valuesFiles is not a field render-helm-chart v0.1.x reads (chartHome, configHome, name, version, repo, releaseName, namespace, valuesFile, includeCRDs): ignored, as the catalog ignores it"
-  printf '%s\n' "${W}Kptfile:14: $S: data.skipTests is not a field render-helm-chart v0.1.x reads (chartHome, configHome, name, version, repo, releaseName, namespace, valuesFile, includeCRDs): ignored, as the catalog ignores it"
-} >"$tmp/hc1b.err"
-hc_check rhc-configmap-v0.1-unknown-keys-warn 0 'greeting: "chart-default"' "$tmp/hc1b.err" "$tmp/hc1"
+printf '%s\n' "${E}Kptfile:14: $S: data.skipTests is not a field render-helm-chart v0.1.x reads (chartHome, configHome, name, version, repo, releaseName, namespace, valuesFile, includeCRDs)" >"$tmp/hc1b.err"
+hc_check rhc-configmap-v0.1-skiptests-refused 1 '' "$tmp/hc1b.err" "$tmp/hc1"
 
-# the typed config, at every level: top, helmGlobals, the entry (v0.1's flat field, with where it went), chartArgs,
-# templateOptions, values; chartArgs.auth is not used (credentials are the operator's); the rest still renders
+# the typed config, one misspelt key at each level: top, helmGlobals, the entry (v0.1's flat field, with where it
+# went), chartArgs, templateOptions, values
 hc_pkg "$tmp/hc2"
 hc_kptfile "$tmp/hc2" gcr.io/kpt-fn/render-helm-chart:v0.2.2 <<<'      configPath: helm.yaml'
+hc_typed() { # name line message: helm.yaml is the RenderHelmChart header, then the lines on stdin
+  local name=$1 line=$2 msg=$3
+  { printf 'apiVersion: fn.kpt.dev/v1alpha1\nkind: RenderHelmChart\nmetadata:\n  name: demo\n  annotations:\n'
+    printf '    config.kubernetes.io/local-config: "true"\n'
+    cat; } >"$tmp/hc2/helm.yaml"
+  printf '%s\n' "${E}helm.yaml:$line: $S: $msg" >"$tmp/hc2.err"
+  hc_check "$name" 1 '' "$tmp/hc2.err" "$tmp/hc2"
+}
+hc_typed rhc-typed-top-key-refused 7 'helmGlobal is not a field render-helm-chart v0.2.0 and later reads (apiVersion, kind, metadata, helmGlobals, helmCharts)' <<'YAML'
+helmGlobal:
+  chartHome: charts
+helmCharts:
+  - chartArgs: {name: demo}
+YAML
+hc_typed rhc-typed-globals-key-refused 9 'helmGlobals.cacheHome is not a field render-helm-chart v0.2.0 and later reads (chartHome, configHome)' <<'YAML'
+helmGlobals:
+  chartHome: charts
+  cacheHome: /tmp
+helmCharts:
+  - chartArgs: {name: demo}
+YAML
+hc_typed rhc-typed-flat-field-refused 11 "helmCharts[0].releaseName is render-helm-chart v0.1's flat schema, not read since v0.2.0 (use templateOptions.releaseName)" <<'YAML'
+helmGlobals:
+  chartHome: charts
+helmCharts:
+  - chartArgs: {name: demo}
+    releaseName: rel
+YAML
+hc_typed rhc-typed-chartargs-key-refused 12 'helmCharts[0].chartArgs.versions is not a field render-helm-chart v0.2.0 and later reads (name, version, repo, registry, auth)' <<'YAML'
+helmGlobals:
+  chartHome: charts
+helmCharts:
+  - chartArgs:
+      name: demo
+      versions: 1.0.0
+YAML
+hc_typed rhc-typed-templateoptions-key-refused 12 'helmCharts[0].templateOptions.skipTest is not a field render-helm-chart v0.2.0 and later reads (apiVersions, releaseName, namespace, description, nameTemplate, includeCRDs, skipTests, values)' <<'YAML'
+helmGlobals:
+  chartHome: charts
+helmCharts:
+  - chartArgs: {name: demo}
+    templateOptions:
+      skipTest: true
+YAML
+hc_typed rhc-typed-values-key-refused 13 'helmCharts[0].templateOptions.values.valueFiles is not a field render-helm-chart v0.2.0 and later reads (valuesFiles, valuesInline, valuesMerge)' <<'YAML'
+helmGlobals:
+  chartHome: charts
+helmCharts:
+  - chartArgs: {name: demo}
+    templateOptions:
+      values:
+        valueFiles: [values.txt]
+YAML
+
+# chartArgs.auth is read by the catalog but not used here (credentials are the operator's): one warning, the rest
+# of the config applies
 cat >"$tmp/hc2/helm.yaml" <<'YAML'
 apiVersion: fn.kpt.dev/v1alpha1
 kind: RenderHelmChart
@@ -67,57 +123,24 @@ metadata:
   name: demo
   annotations:
     config.kubernetes.io/local-config: "true"
-helmGlobal:
-  chartHome: elsewhere
 helmGlobals:
   chartHome: charts
-  cacheHome: /tmp
 helmCharts:
   - chartArgs:
       name: demo
       auth:
         kind: Secret
         name: creds
-      versions: 1.0.0
-    releaseName: ignored
     templateOptions:
       releaseName: rel
-      skipTest: true
       values:
         valuesInline:
           greeting: inline
-        valueFiles: [values.txt]
 YAML
-{ printf '%s\n' "${W}helm.yaml:7: $S: helmGlobal is not a field render-helm-chart v0.2.0 and later reads (apiVersion, kind, metadata, helmGlobals, helmCharts): ignored, as the catalog ignores it"
-  printf '%s\n' "${W}helm.yaml:11: $S: helmGlobals.cacheHome is not a field render-helm-chart v0.2.0 and later reads (chartHome, configHome): ignored, as the catalog ignores it"
-  printf '%s\n' "${W}helm.yaml:19: $S: helmCharts[0].releaseName is render-helm-chart v0.1's flat schema, not read since v0.2.0 (use templateOptions.releaseName): ignored, as the catalog ignores it"
-  printf '%s\n' "${W}helm.yaml:18: $S: helmCharts[0].chartArgs.versions is not a field render-helm-chart v0.2.0 and later reads (name, version, repo, registry, auth): ignored, as the catalog ignores it"
-  printf '%s\n' "${W}helm.yaml:22: $S: helmCharts[0].templateOptions.skipTest is not a field render-helm-chart v0.2.0 and later reads (apiVersions, releaseName, namespace, description, nameTemplate, includeCRDs, skipTests, values): ignored, as the catalog ignores it"
-  printf '%s\n' "${W}helm.yaml:26: $S: helmCharts[0].templateOptions.values.valueFiles is not a field render-helm-chart v0.2.0 and later reads (valuesFiles, valuesInline, valuesMerge): ignored, as the catalog ignores it"
-  printf '%s\n' "${W}helm.yaml:15: $S: helmCharts[0].chartArgs.auth is not used here: credentials for chart repositories are the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)"
-} >"$tmp/hc2.err"
-hc_check rhc-typed-unknown-keys-warn 0 'name: rel-cm' "$tmp/hc2.err" "$tmp/hc2"
-grep -q 'greeting: "inline"' "$tmp/out" && echo "PASS rhc-typed-unknown-keys-rest-applies" ||
-  echo "FAIL rhc-typed-unknown-keys-rest-applies: $(cat "$tmp/out")"
-
-# v0.1's entry with the v0.2 schema beside its own fields: chartArgs is named and ignored, name renders
-hc_kptfile "$tmp/hc2" gcr.io/kpt-fn/render-helm-chart:v0.1.0 <<<'      configPath: helm.yaml'
-cat >"$tmp/hc2/helm.yaml" <<'YAML'
-apiVersion: fn.kpt.dev/v1alpha1
-kind: RenderHelmChart
-metadata:
-  name: demo
-  annotations:
-    config.kubernetes.io/local-config: "true"
-helmCharts:
-  - name: demo
-    chartHome: charts
-    releaseName: rel
-    chartArgs:
-      name: other
-YAML
-printf '%s\n' "${W}helm.yaml:11: $S: helmCharts[0].chartArgs is the v0.2 schema, which render-helm-chart v0.1.x does not read (it takes name, version, repo, releaseName, namespace, valuesInline, valuesFile, valuesMerge and includeCRDs in the entry itself): ignored, as the catalog ignores it" >"$tmp/hc3.err"
-hc_check rhc-v0.1-entry-v0.2-field-warns 0 'name: rel-cm' "$tmp/hc3.err" "$tmp/hc2"
+printf '%s\n' "${W}helm.yaml:12: $S: helmCharts[0].chartArgs.auth is not used here: credentials for chart repositories are the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)" >"$tmp/hc2.err"
+hc_check rhc-typed-auth-warns 0 'name: rel-cm' "$tmp/hc2.err" "$tmp/hc2"
+grep -q 'greeting: "inline"' "$tmp/out" && echo "PASS rhc-typed-auth-rest-applies" ||
+  echo "FAIL rhc-typed-auth-rest-applies: $(cat "$tmp/out")"
 
 # a parameter's YAML over the alias limit: the error names the limit and its setting, as for a file of the package
 bomb='a: &a [x,x,x,x,x,x,x,x,x]
