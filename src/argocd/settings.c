@@ -145,13 +145,15 @@ static bool valid_utf8(const char *s)
 static int parse_text(struct reader *R, const char *what, const char *text, enum setting_kind kind, node **out)
 {
     node *n = NULL;
-    diag_detail not_yaml; /* then it is the short form */
-    if ((text[0] == '[' || text[0] == '{' || strchr(text, '\n')) &&
-        yaml_load_one_into(R->a, R->st, what, text, strlen(text), &n, &not_yaml) == 0 && n) {
-        if ((kind == SETTING_ARRAY && is_seq(n)) || (kind == SETTING_MAP && is_map(n))) {
+    diag_detail not_yaml; /* then it is the short form, unless it was YAML over a limit */
+    if (text[0] == '[' || text[0] == '{' || strchr(text, '\n')) {
+        if (yaml_load_one_into(R->a, R->st, what, text, strlen(text), &n, &not_yaml) == 0 && n &&
+            ((kind == SETTING_ARRAY && is_seq(n)) || (kind == SETTING_MAP && is_map(n)))) {
             *out = n;
             return 0;
         }
+        if (yaml_over_limit(&not_yaml))
+            return fail(NULL, 0, "%s, line %d: %s", what, not_yaml.line, not_yaml.message);
     }
     n = kind == SETTING_ARRAY ? node_seq(R->a) : node_map(R->a);
     const char *p = text;
@@ -542,9 +544,11 @@ int settings_load(arena *a, strtab *st, settings *out)
         } else if (!strcmp(d->name, "helm-values")) {
             if (s && *s) {
                 node *v = NULL;
-                diag_detail why; /* the message below says what the value must be */
-                if (yaml_load_one_into(a, st, "helm-values", s, strlen(s), &v, &why) < 0 ||
-                    (v && !is_null(v) && !is_map(v)))
+                diag_detail why; /* reworded: the text is a parameter's, not a file's */
+                if (yaml_load_one_into(a, st, "helm-values", s, strlen(s), &v, &why) < 0)
+                    return why.line > 0 ? fail(NULL, 0, "parameter \"helm-values\", line %d: %s", why.line, why.message)
+                                        : fail(NULL, 0, "parameter \"helm-values\": %s", why.message);
+                if (v && !is_null(v) && !is_map(v))
                     return fail(NULL, 0, "parameter \"helm-values\" must be a YAML map of Helm values");
                 /* the announced default is the package's values commented out: unchanged, it sets nothing */
                 out->helm_values = v && is_map(v) ? s : NULL;

@@ -317,7 +317,10 @@ static int apply_array(struct apply *ap, node *map, uint32_t at, const char *pat
             node_set_comment(c->a, map_key_own(c->a, map, at), NULL);
     } else {
         node *items = NULL;
-        if (!setter_parse_value(c, sv->value, &items) || !is_seq(items))
+        int parsed = setter_parse_value(c, sv->value, &items);
+        if (parsed < 0)
+            return -1;
+        if (!parsed || !is_seq(items))
             return fn_fail_res(c, ap->r, holder,
                                "setter \"%s\": input to array setter must be an array of values, but found %s",
                                sv->name, shown);

@@ -283,7 +283,10 @@ static int read_setters(fn_ctx *c, struct create *cs)
             return fn_fail(c, v[i].at, "create-setters: setter \"%s\" has an empty value, which every field would match",
                            v[i].name);
         node *parsed = NULL;
-        if (setter_parse_value(c, v[i].value, &parsed) && is_seq(parsed)) {
+        int yaml = setter_parse_value(c, v[i].value, &parsed);
+        if (yaml < 0)
+            return -1;
+        if (yaml && is_seq(parsed)) {
             struct array_setter *as = &cs->arrays[cs->narrays++];
             as->name = v[i].name;
             as->n = node_len(parsed);

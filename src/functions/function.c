@@ -75,13 +75,36 @@ int fn_fail_recorded(fn_ctx *c, bool record, const node *at, const char *fmt, ..
     return fn_fail(c, at, "%s", msg);
 }
 
+/* A key's line; a key the program made (a Kptfile's configMap as a ConfigMap) has none, its value may. */
+static uint32_t key_line(const node *m, uint32_t i)
+{
+    uint32_t line = map_key_line(m, i);
+    return line ? line : node_line(map_val(m, i));
+}
+
 int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = config_fail(c, map_key_line(m, i), fmt, ap);
+    int rc = config_fail(c, key_line(m, i), fmt, ap);
     va_end(ap);
     return rc;
+}
+
+void fn_warn_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uint32_t line = key_line(m, i);
+    int l = line ? (int)line : c->config_line;
+    const char *file = c->config_file ? c->config_file : "functionConfig", *step = diag_step();
+    char where[64] = "";
+    if (l > 0)
+        snprintf(where, sizeof where, ":%d", l);
+    diag_warn("%s%s: %s%s%s", file, where, step && *step ? step : "", step && *step ? ": " : "", msg);
 }
 
 int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...)

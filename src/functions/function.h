@@ -79,6 +79,9 @@ int fn_fail_recorded(fn_ctx *c, bool record, const node *at, const char *fmt, ..
 int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same naming the line of map m's key i (map_key_line: a key node may have no position of its own). */
 int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A warning (the step goes on) in the error line's form, naming the config file, the line of map m's key i and
+ * the step. */
+void fn_warn_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A resource error: names the resource's file and line. Returns -1. */
 int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int fn_fail_res_key(fn_ctx *c, const resource *r, const node *m, uint32_t i, const char *fmt, ...)

@@ -156,6 +156,12 @@ static int load_credentials(fetch *f)
                                 &parse_error);
     memset(text, 0, len);
     free(text);
+    /* a limit's message quotes nothing of the file: it is the one kept */
+    if (rc < 0 && yaml_over_limit(&parse_error)) {
+        fn_fail(c, f->at, "%s, line %d: %s", shown_file, parse_error.line, parse_error.message);
+        memset(&parse_error, 0, sizeof parse_error);
+        return -1;
+    }
     memset(&parse_error, 0, sizeof parse_error);
     if (rc < 0)
         return fn_fail(c, f->at, "%s is not valid YAML", shown_file);

@@ -252,16 +252,21 @@ static int walk_dir(walk *w, const char *dir, int depth, const char *cfg_base, c
     return check_kustomization(w, dir, disp, k, depth, cfg_base);
 }
 
-/* Inline YAML in a list that also takes paths: a mapping is a config or patch (kustomize tries it as such). */
-static node *inline_yaml(walk *w, const char *v)
+/* Inline YAML in a list that also takes paths: a mapping is a config or patch (kustomize tries it as such). *out is
+ * that mapping, or NULL; -1 when the text is YAML over a loader limit (then it is no path either: the error says so,
+ * as kustomize's own YAML reader refuses excessive aliasing). */
+static int inline_yaml(walk *w, const at *where, const char *v, node **out)
 {
     node *n = NULL;
+    *out = NULL;
     if (!strchr(v, ':') && !strchr(v, '{'))
-        return NULL;
-    diag_detail not_yaml; /* dropped: then it is a path */
+        return 0;
+    diag_detail not_yaml; /* dropped, unless over a limit: then it is a path */
     if (yaml_load_one_into(w->a, w->st, "inline", v, strlen(v), &n, &not_yaml) < 0)
-        return NULL;
-    return is_map(n) ? n : NULL;
+        return yaml_over_limit(&not_yaml) ? bad(w, where, "inline YAML, line %d: %s", not_yaml.line, not_yaml.message)
+                                          : 0;
+    *out = is_map(n) ? n : NULL;
+    return 0;
 }
 
 /* One path field: where it leads, and what kustomize will read there. base is the directory it is relative to;
@@ -274,7 +279,9 @@ static int check_ref(walk *w, const at *where, const char *base, const char *v, 
     if (!*v)
         return bad(w, where, "is empty");
     if (kind == E_PLUGIN || kind == E_PATCH) {
-        node *inl = inline_yaml(w, v);
+        node *inl;
+        if (inline_yaml(w, where, v, &inl) < 0)
+            return -1;
         if (inl) {
             if (kind == E_PLUGIN) {
                 int saved = w->line;

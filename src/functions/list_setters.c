@@ -245,13 +245,13 @@ static const char *item_text(arena *a, const node *item)
 
 /* Setters declared by the Kptfile's apply-setters steps (inline configMap or configPath). Steps whose config
  * cannot be found are skipped; the catalog then drops every Kptfile setter, which lists less than there is. */
-static void add_kptfile_setters(struct list *ls)
+static int add_kptfile_setters(struct list *ls)
 {
     fn_ctx *c = ls->c;
     const resource *kf = find_kptfile(c);
     const node *mutators = kf ? path_get(kf->root, "pipeline", "mutators", NULL) : NULL;
     if (!is_seq(mutators))
-        return;
+        return 0;
     struct named *v = NULL;
     size_t n = 0, cap = 0;
     for (uint32_t i = 0; i < node_len(mutators); i++) {
@@ -271,7 +271,12 @@ static void add_kptfile_setters(struct list *ls)
     }
     for (size_t i = 0; i < n; i++) {
         node *parsed = NULL;
-        if (setter_parse_value(c, v[i].value, &parsed) && is_seq(parsed)) {
+        int yaml = setter_parse_value(c, v[i].value, &parsed);
+        if (yaml < 0) {
+            free(v);
+            return -1;
+        }
+        if (yaml && is_seq(parsed)) {
             struct found *f = add(ls, v[i].name, true);
             f->nvalues = node_len(parsed);
             f->values = f->nvalues ? arena_alloc(c->a, f->nvalues * sizeof *f->values) : NULL;
@@ -284,12 +289,16 @@ static void add_kptfile_setters(struct list *ls)
         }
     }
     free(v);
+    return 0;
 }
 
 static int run(fn_ctx *c)
 {
     struct list ls = {.c = c};
-    add_kptfile_setters(&ls);
+    if (add_kptfile_setters(&ls) < 0) {
+        free(ls.v);
+        return -1;
+    }
     setter_walk w = {visit_mapping, visit_scalar, &ls, {{0}}};
     for (size_t i = 0; i < c->items->n; i++)
         if (c->items->v[i])

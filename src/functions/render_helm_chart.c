@@ -9,8 +9,10 @@
  *    kustomize ResMap: a rendered object whose id (apiVersion, kind, namespace, name) equals an input item's is
  *    dropped, the input item wins. configHome named a directory inside the function's container; helm runs here
  *    with a private configuration of its own, so it is read and not used.
- *  - v0.2.0 and later, latest: the nested schema (chartArgs, templateOptions); a v0.1 flat field in an entry is an
- *    error that names its new place. The ConfigMap still takes one valuesFile. A rendered object whose group, kind,
+ *  - v0.2.0 and later, latest: the nested schema (chartArgs, templateOptions); a v0.1 flat field in an entry is
+ *    ignored with a warning that names its new place. The ConfigMap still takes one valuesFile.
+ *  - Every release ignores the keys it does not read (yaml.v3's Unmarshal, the ConfigMap read key by key): here each
+ *    gets a warning. nameTemplate is refused: helm's name template has env and expandenv. A rendered object whose group, kind,
  *    namespace and name equal an input item's is skipped, so that a second run adds nothing.
  *  - Up to v0.2.1 the catalog split helm's output on "---" lines, which cut manifests holding "---" in a block
  *    string into broken objects; every version here reads the output as a YAML stream, as v0.2.2 and later do.
@@ -75,6 +77,87 @@ static int text_field(fn_ctx *c, const node *parent, const char *key, const char
     return 0;
 }
 
+/* Keys a release does not read. The catalog reads its config without looking at the keys (yaml.v3's Unmarshal into
+ * its structs, and the ConfigMap's data key by key: functions/go/render-helm-chart, every release), so under kpt a
+ * misspelt key (valueFile for valuesFile) is dropped and the chart renders without it. Here it is an error naming
+ * the file, line and key: a warning would not do, as Argo CD shows a plugin's stderr only when it fails, and the
+ * chart would be synced as rendered. What is ignored on purpose (chartArgs.auth: credentials are the operator's)
+ * gets a warning, printed once the whole config is read, so a config that fails says only why it fails. */
+typedef struct ignored {
+    const node *m;
+    uint32_t k;
+    const char *msg;
+    struct ignored *next;
+} ignored;
+
+typedef struct ignored_keys {
+    ignored *head, **tail;
+} ignored_keys;
+
+static void ignore_key(fn_ctx *c, ignored_keys *ig, const node *m, uint32_t k, const char *msg)
+{
+    ignored *i = arena_alloc(c->a, sizeof *i);
+    *i = (ignored){m, k, msg, NULL};
+    *ig->tail = i;
+    ig->tail = &i->next;
+}
+
+static void warn_ignored(fn_ctx *c, const ignored_keys *ig)
+{
+    for (const ignored *i = ig->head; i; i = i->next)
+        fn_warn_key(c, i->m, i->k, "%s", i->msg);
+}
+
+static bool listed(const char *const *list, const char *key)
+{
+    while (*list && (!key || strcmp(*list, key)))
+        list++;
+    return *list != NULL;
+}
+
+static const char *joined(arena *a, const char *const *list)
+{
+    const char *s = "";
+    for (const char *const *p = list; *p; p++)
+        s = arena_printf(a, "%s%s%s", s, p == list ? "" : ", ", *p);
+    return s;
+}
+
+/* m's keys must be in known (NULL-terminated); a key that is not a string is an error to the catalog's Unmarshal too. where prefixes the key ("helmCharts[0].templateOptions."), release
+ * names the schema ("render-helm-chart v0.1.x"). */
+static int refuse_unknown(fn_ctx *c, const node *m, const char *where, const char *release,
+                          const char *const *known)
+{
+    for (uint32_t k = 0; is_map(m) && k < node_len(m); k++) {
+        const char *key = scalar(map_key(m, k));
+        if (!key)
+            return fn_fail_key(c, m, k, "%s has a key that is not a string", *where ? where : "the config");
+        if (!listed(known, key))
+            return fn_fail_key(c, m, k, "%s%s is not a field %s reads (%s)", where, shown(c->a, key), release,
+                               joined(c->a, known));
+    }
+    return 0;
+}
+
+static const char *const top_keys[] = {"apiVersion", "kind", "metadata", "helmGlobals", "helmCharts", NULL};
+static const char *const global_keys[] = {"chartHome", "configHome", NULL};
+/* chartHome in an entry is ours (a chart directory per entry); the catalog reads only helmGlobals.chartHome */
+static const char *const entry_keys_v01[] = {"name",        "version",    "repo",        "releaseName",
+                                             "namespace",   "valuesInline", "valuesFile", "valuesMerge",
+                                             "includeCRDs", "chartHome",  NULL};
+static const char *const entry_keys[] = {"chartArgs", "templateOptions", "chartHome", NULL};
+static const char *const chart_args_keys[] = {"name", "version", "repo", "registry", "auth", NULL};
+static const char *const template_options_keys[] = {"apiVersions", "releaseName", "namespace", "description",
+                                                    "nameTemplate", "includeCRDs", "skipTests", "values", NULL};
+static const char *const values_keys[] = {"valuesFiles", "valuesInline", "valuesMerge", NULL};
+static const char *const configmap_keys_v01[] = {"chartHome", "configHome", "name",       "version",     "repo",
+                                                 "releaseName", "namespace", "valuesFile", "includeCRDs", NULL};
+/* valuesFiles (comma-separated) is ours: the catalog's ConfigMap takes one valuesFile */
+static const char *const configmap_keys[] = {"chartHome",    "configHome",  "name",      "version",
+                                             "repo",         "releaseName", "namespace", "nameTemplate",
+                                             "includeCRDs",  "skipTests",   "valuesFile", "valuesFiles",
+                                             NULL};
+
 /* Where v0.2 put each of v0.1's flat entry fields. */
 static const char *const flat_fields[][2] = {
     {"name", "chartArgs.name"},
@@ -88,36 +171,38 @@ static const char *const flat_fields[][2] = {
     {"includeCRDs", "templateOptions.includeCRDs"},
 };
 
-/* An entry's keys: the allowed ones, else an error naming the field (and, for the other schema's, where it goes). */
+static const char *moved_to(const char *key)
+{
+    for (size_t i = 0; key && i < sizeof flat_fields / sizeof *flat_fields; i++)
+        if (!strcmp(key, flat_fields[i][0]))
+            return flat_fields[i][1];
+    return NULL;
+}
+
+/* An entry's keys: one of the other schema's is refused with where it belongs. */
 static int check_entry_keys(fn_ctx *c, const node *entry, uint32_t index, bool v01)
 {
+    const char *where = arena_printf(c->a, "helmCharts[%u].", index);
     for (uint32_t k = 0; k < node_len(entry); k++) {
-        const node *kn = map_key(entry, k);
-        const char *key = scalar(kn);
+        const char *key = scalar(map_key(entry, k));
         if (!key)
             return fn_fail_key(c, entry, k, "helmCharts[%u] has a key that is not a string", index);
-        bool flat = false;
-        const char *moved = NULL;
-        for (size_t i = 0; i < sizeof flat_fields / sizeof *flat_fields; i++)
-            if (!strcmp(key, flat_fields[i][0]))
-                flat = true, moved = flat_fields[i][1];
-        if (!strcmp(key, "chartHome") || (v01 ? flat : !strcmp(key, "chartArgs") || !strcmp(key, "templateOptions")))
+        if (listed(v01 ? entry_keys_v01 : entry_keys, key))
             continue;
         if (v01 && (!strcmp(key, "chartArgs") || !strcmp(key, "templateOptions")))
             return fn_fail_key(c, entry, k,
-                           "helmCharts[%u].%s is the v0.2 schema; render-helm-chart v0.1.x takes name, version, repo, "
-                           "releaseName, namespace, valuesInline, valuesFile, valuesMerge and includeCRDs in the entry "
-                           "itself",
-                           index, key);
-        if (flat)
+                               "%s%s is the v0.2 schema, which render-helm-chart v0.1.x does not read (it takes "
+                               "name, version, repo, releaseName, namespace, valuesInline, valuesFile, valuesMerge "
+                               "and includeCRDs in the entry itself)",
+                               where, key);
+        else if (!v01 && moved_to(key))
             return fn_fail_key(c, entry, k,
-                           "helmCharts[%u].%s is render-helm-chart v0.1's flat schema, not understood since v0.2.0: "
-                           "use %s",
-                           index, key, moved);
-        return fn_fail_key(c, entry, k, "helmCharts[%u] has an unknown field %s (expect %s)", index, key,
-                       v01 ? "name, version, repo, releaseName, namespace, valuesInline, valuesFile, valuesMerge, "
-                             "includeCRDs"
-                           : "chartArgs, templateOptions");
+                               "%s%s is render-helm-chart v0.1's flat schema, not read since v0.2.0 (use %s)", where,
+                               key, moved_to(key));
+        else
+            return fn_fail_key(c, entry, k, "%s%s is not a field render-helm-chart %s reads (%s)", where,
+                               shown(c->a, key), v01 ? "v0.1.x" : "v0.2.0 and later",
+                               joined(c->a, v01 ? entry_keys_v01 : entry_keys));
     }
     return 0;
 }
@@ -133,8 +218,26 @@ static int check_values(fn_ctx *c, const chart *ch, const node *at)
     return 0;
 }
 
+/* A field this runner does not take, named with the way to get what it would do. helm evaluates nameTemplate as a
+ * Go template with sprig's functions, env and expandenv included: the package author would read the sidecar's
+ * environment into the release name. */
+static int refuse_name_template(fn_ctx *c, const node *parent, const char *shown_as, const char *release_field)
+{
+    const char *t;
+    const node *at;
+    if (text_field(c, parent, "nameTemplate", shown_as, &t, &at) < 0)
+        return -1;
+    if (t && *t)
+        return fn_fail(c, at,
+                       "%s is not supported: helm would evaluate it as a template whose functions read the sidecar's "
+                       "environment; set %s",
+                       shown_as, release_field);
+    return 0;
+}
+
 /* A v0.1 flat helmCharts entry. */
-static int read_chart_v01(fn_ctx *c, const node *entry, uint32_t index, const node *globals, chart *ch)
+static int read_chart_v01(fn_ctx *c, ignored_keys *ig, const node *entry, uint32_t index, const node *globals,
+                          chart *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->at = entry;
@@ -142,14 +245,12 @@ static int read_chart_v01(fn_ctx *c, const node *entry, uint32_t index, const no
     ch->values_field = "valuesFile";
     if (!is_map(entry))
         return fn_fail(c, entry, "each helmCharts entry must be a map with name, releaseName and the chart's options");
-    const char *config_home;
     if (check_entry_keys(c, entry, index, true) < 0 ||
         text_field(c, entry, "name", "name", &ch->name, &ch->name_at) < 0 ||
         text_field(c, entry, "version", "version", &ch->version, &ch->version_at) < 0 ||
         text_field(c, entry, "repo", "repo", &ch->repo, &ch->repo_at) < 0 ||
         text_field(c, entry, "chartHome", "chartHome", &ch->chart_home, NULL) < 0 ||
         (!ch->chart_home && text_field(c, globals, "chartHome", "helmGlobals.chartHome", &ch->chart_home, NULL) < 0) ||
-        text_field(c, globals, "configHome", "helmGlobals.configHome", &config_home, NULL) < 0 ||
         text_field(c, entry, "releaseName", "releaseName", &ch->release, &ch->release_at) < 0 ||
         text_field(c, entry, "namespace", "namespace", &ch->namespace, &ch->namespace_at) < 0 ||
         text_field(c, entry, "valuesFile", "valuesFile", &ch->values_file1, &ch->values_file1_at) < 0 ||
@@ -158,11 +259,12 @@ static int read_chart_v01(fn_ctx *c, const node *entry, uint32_t index, const no
     ch->include_crds = truthy(map_get(entry, "includeCRDs"), true);
     ch->values_inline = map_get(entry, "valuesInline");
     if (!ch->name || !*ch->name)
-        return fn_fail(c, entry, "helmCharts[%u].name (the chart) is required", index);
+        return fn_fail(c, entry, "helmCharts[%u].name (the chart) is required%s", index,
+                       map_get(entry, "chartArgs") ? " (chartArgs is the v0.2 schema, which v0.1.x does not read)" : "");
     return check_values(c, ch, entry);
 }
 
-static int read_chart(fn_ctx *c, const node *entry, uint32_t index, const node *globals, chart *ch)
+static int read_chart(fn_ctx *c, ignored_keys *ig, const node *entry, uint32_t index, const node *globals, chart *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->at = entry;
@@ -176,25 +278,49 @@ static int read_chart(fn_ctx *c, const node *entry, uint32_t index, const node *
     const node *args = map_get(entry, "chartArgs"), *topt = map_get(entry, "templateOptions");
     if ((args && !is_null(args) && !is_map(args)) || (topt && !is_null(topt) && !is_map(topt)))
         return fn_fail(c, entry, "chartArgs and templateOptions must be maps");
+    const node *values = map_get(topt, "values");
+    if (values && !is_null(values) && !is_map(values))
+        return fn_fail(c, values, "templateOptions.values must be a map (valuesFiles, valuesInline, valuesMerge)");
+    const char *where = arena_printf(c->a, "helmCharts[%u].", index);
+    const char *release = "render-helm-chart v0.2.0 and later";
+    if (refuse_unknown(c, args, arena_printf(c->a, "%schartArgs.", where), release, chart_args_keys) < 0 ||
+        refuse_unknown(c, topt, arena_printf(c->a, "%stemplateOptions.", where), release, template_options_keys) < 0 ||
+        refuse_unknown(c, values, arena_printf(c->a, "%stemplateOptions.values.", where), release, values_keys) < 0)
+        return -1;
+    const node *auth = map_get(args, "auth");
+    if (auth && !is_null(auth))
+        for (uint32_t k = 0; k < node_len(args); k++)
+            if (scalar_is(map_key(args, k), "auth"))
+                ignore_key(c, ig, args, k,
+                           arena_printf(c->a,
+                                        "%schartArgs.auth is not used here: credentials for chart repositories are "
+                                        "the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)",
+                                        where));
+    const char *description;
     if (text_field(c, args, "name", "chartArgs.name", &ch->name, &ch->name_at) < 0 ||
         text_field(c, args, "version", "chartArgs.version", &ch->version, &ch->version_at) < 0 ||
         text_field(c, args, "repo", "chartArgs.repo", &ch->repo, &ch->repo_at) < 0 ||
         text_field(c, entry, "chartHome", "chartHome", &ch->chart_home, NULL) < 0 ||
         (!ch->chart_home && text_field(c, globals, "chartHome", "helmGlobals.chartHome", &ch->chart_home, NULL) < 0) ||
         text_field(c, topt, "releaseName", "templateOptions.releaseName", &ch->release, &ch->release_at) < 0 ||
-        text_field(c, topt, "namespace", "templateOptions.namespace", &ch->namespace, &ch->namespace_at) < 0)
+        text_field(c, topt, "namespace", "templateOptions.namespace", &ch->namespace, &ch->namespace_at) < 0 ||
+        /* the release's description: helm template prints nothing of it */
+        text_field(c, topt, "description", "templateOptions.description", &description, NULL) < 0 ||
+        refuse_name_template(c, topt, "templateOptions.nameTemplate", "templateOptions.releaseName") < 0)
         return -1;
     ch->include_crds = truthy(map_get(topt, "includeCRDs"), true);
     ch->skip_tests = truthy(map_get(topt, "skipTests"), false);
     ch->api_versions = map_get(topt, "apiVersions");
-    const node *values = map_get(topt, "values");
-    if (values && !is_null(values) && !is_map(values))
-        return fn_fail(c, values, "templateOptions.values must be a map (valuesFiles, valuesInline, valuesMerge)");
     ch->values_files = map_get(values, "valuesFiles");
     ch->values_inline = map_get(values, "valuesInline");
     ch->values_merge = path_str(values, "valuesMerge", NULL);
     if (!ch->name || !*ch->name)
-        return fn_fail(c, entry, "chartArgs.name is required");
+        return fn_fail(c, entry, "%schartArgs.name is required%s", where,
+                       map_get(entry, "name") ? arena_printf(c->a,
+                                                             " (%sname is render-helm-chart v0.1's flat schema, not "
+                                                             "read since v0.2.0)",
+                                                             where)
+                                              : "");
     if (ch->api_versions && !is_null(ch->api_versions) && !is_seq(ch->api_versions))
         return fn_fail(c, ch->api_versions, "templateOptions.apiVersions must be a list");
     if (ch->values_files && !is_null(ch->values_files) && !is_seq(ch->values_files))
@@ -203,7 +329,7 @@ static int read_chart(fn_ctx *c, const node *entry, uint32_t index, const node *
 }
 
 /* The ConfigMap form: one chart, flat keys. v0.1 knows fewer keys, and one valuesFile. */
-static int read_configmap_chart(fn_ctx *c, const node *data, bool v01, chart *ch)
+static int read_configmap_chart(fn_ctx *c, ignored_keys *ig, const node *data, bool v01, chart *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->at = data;
@@ -211,24 +337,12 @@ static int read_configmap_chart(fn_ctx *c, const node *data, bool v01, chart *ch
     if (!is_map(data))
         return fn_fail(c, data, "render-helm-chart's ConfigMap needs data with at least name");
     ch->values_field = v01 || map_get(data, "valuesFile") ? "data.valuesFile" : "data.valuesFiles";
-    if (v01) {
-        static const char *const keys[] = {"chartHome",   "configHome", "name",       "version",     "repo",
-                                           "releaseName", "namespace",  "valuesFile", "includeCRDs", NULL};
-        for (uint32_t k = 0; k < node_len(data); k++) {
-            const char *key = scalar(map_key(data, k));
-            const char *const *known = keys;
-            while (*known && (!key || strcmp(*known, key)))
-                known++;
-            if (!*known)
-                return fn_fail_key(c, data, k,
-                               "data.%s is not a render-helm-chart v0.1.x ConfigMap key (chartHome, configHome, name, "
-                               "version, repo, releaseName, namespace, valuesFile, includeCRDs)",
-                               key ? key : "?");
-        }
-        const char *config_home;
-        if (text_field(c, data, "configHome", "data.configHome", &config_home, NULL) < 0)
-            return -1;
-    }
+    const char *config_home;
+    if (refuse_unknown(c, data, "data.", v01 ? "render-helm-chart v0.1.x" : "render-helm-chart v0.2.0 and later",
+                       v01 ? configmap_keys_v01 : configmap_keys) < 0 ||
+        text_field(c, data, "configHome", "data.configHome", &config_home, NULL) < 0 ||
+        (!v01 && refuse_name_template(c, data, "data.nameTemplate", "data.releaseName") < 0))
+        return -1;
     /* every release's ConfigMap takes one valuesFile (the catalog's render-helm-chart-local passes it) */
     if (text_field(c, data, "valuesFile", "data.valuesFile", &ch->values_file1, &ch->values_file1_at) < 0)
         return -1;
@@ -242,7 +356,7 @@ static int read_configmap_chart(fn_ctx *c, const node *data, bool v01, chart *ch
          text_field(c, data, "valuesFiles", "data.valuesFiles", &ch->values_files_csv, &ch->values_files_at) < 0))
         return -1;
     ch->include_crds = truthy(map_get(data, "includeCRDs"), true);
-    ch->skip_tests = truthy(map_get(data, "skipTests"), false);
+    ch->skip_tests = !v01 && truthy(map_get(data, "skipTests"), false);
     if (!ch->name || !*ch->name)
         return fn_fail(c, data, "data.name (the chart) is required");
     return 0;
@@ -653,9 +767,13 @@ static int run(fn_ctx *c)
     helm = arena_strdup(c->a, helm);
     if (!helm_environment(c->host))
         return fn_fail(c, NULL, "cannot create a temporary directory for helm");
+    ignored_keys ig = {NULL, &ig.head};
     if (config_is(c->config, "ConfigMap", "")) {
         chart ch;
-        if (read_configmap_chart(c, map_get(c->config, "data"), v01, &ch) < 0 || render_chart(c, helm, &ch) < 0)
+        if (read_configmap_chart(c, &ig, map_get(c->config, "data"), v01, &ch) < 0)
+            return -1;
+        warn_ignored(c, &ig);
+        if (render_chart(c, helm, &ch) < 0)
             return -1;
         drop_rendered_duplicates(c, before, v01);
         return 0;
@@ -664,14 +782,25 @@ static int run(fn_ctx *c)
         return fn_fail(c, c->config, "functionConfig must be a RenderHelmChart or a ConfigMap");
     const node *charts = map_get(c->config, "helmCharts");
     const node *globals = map_get(c->config, "helmGlobals");
+    const char *release = v01 ? "render-helm-chart v0.1.x" : "render-helm-chart v0.2.0 and later", *config_home;
+    if (globals && !is_null(globals) && !is_map(globals))
+        return fn_fail(c, globals, "helmGlobals must be a map (chartHome, configHome)");
+    if (refuse_unknown(c, c->config, "", release, top_keys) < 0 ||
+        refuse_unknown(c, globals, "helmGlobals.", release, global_keys) < 0 ||
+        text_field(c, globals, "configHome", "helmGlobals.configHome", &config_home, NULL) < 0)
+        return -1;
     if (!is_seq(charts) || !node_len(charts))
         return fn_fail(c, c->config, "helmCharts must be a non-empty list");
-    for (uint32_t i = 0; i < node_len(charts); i++) {
-        chart ch;
-        if ((v01 ? read_chart_v01(c, seq_item(charts, i), i, globals, &ch) : read_chart(c, seq_item(charts, i), i, globals, &ch)) < 0 ||
-            render_chart(c, helm, &ch) < 0)
+    /* every entry is read before helm first runs: a config error is found before any chart is fetched */
+    chart *all = arena_alloc(c->a, node_len(charts) * sizeof *all);
+    for (uint32_t i = 0; i < node_len(charts); i++)
+        if ((v01 ? read_chart_v01(c, &ig, seq_item(charts, i), i, globals, &all[i])
+                 : read_chart(c, &ig, seq_item(charts, i), i, globals, &all[i])) < 0)
             return -1;
-    }
+    warn_ignored(c, &ig);
+    for (uint32_t i = 0; i < node_len(charts); i++)
+        if (render_chart(c, helm, &all[i]) < 0)
+            return -1;
     drop_rendered_duplicates(c, before, v01);
     return 0;
 }

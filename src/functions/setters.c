@@ -237,15 +237,18 @@ int setters_from_data(fn_ctx *c, const node *data, const char *who, setter_value
     return 0;
 }
 
-bool setter_parse_value(fn_ctx *c, const char *text, node **out)
+int setter_parse_value(fn_ctx *c, const char *text, node **out)
 {
     *out = NULL;
     diag_detail not_yaml; /* dropped: a value that is not YAML is a plain string to the callers, not a render error */
     if (yaml_load_one_into(c->a, c->st, "setter value", text, strlen(text), out, &not_yaml) < 0) {
         *out = NULL;
-        return false;
+        if (yaml_over_limit(&not_yaml))
+            return fn_fail(c, NULL, "setter value \"%s\", line %d: %s", shown(c->a, text), not_yaml.line,
+                           not_yaml.message);
+        return 0;
     }
-    return true;
+    return 1;
 }
 
 const char *seq_item_text(const node *item)

@@ -68,9 +68,10 @@ typedef struct setter_value {
  * list is a config error that names the setter (who). A missing or null data map gives no setters. */
 int setters_from_data(fn_ctx *c, const node *data, const char *who, setter_value **out, size_t *n);
 
-/* Parses a setter value as YAML without recording a render error: false when it is not YAML. *out is NULL for
- * an empty or null document ("", "null", "~"). */
-bool setter_parse_value(fn_ctx *c, const char *text, node **out);
+/* Parses a setter value as YAML: 1 when it is YAML (*out is NULL for an empty or null document: "", "null", "~"),
+ * 0 when it is not (a plain string to the callers; no render error is recorded), -1 when it is YAML over a loader
+ * limit (recorded: the value cannot be read either way, and the error names the limit). */
+int setter_parse_value(fn_ctx *c, const char *text, node **out);
 
 /* A sequence item's text for comparing sequences: the scalar's value, "" for a nested collection (as kyaml's
  * Node.Value reads). */

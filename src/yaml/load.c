@@ -1210,3 +1210,9 @@ int yaml_load_one_into(arena *a, strtab *st, const char *file, const char *data,
     diag_restore(outer);
     return rc;
 }
+
+/* Every limit's message says "(limit max-<name>; ... CMP_MAX_<NAME>)" (open_collection, the alias expansion). */
+bool yaml_over_limit(const diag_detail *why)
+{
+    return why && why->failed && strstr(why->message, "(limit max-") != NULL;
+}

@@ -41,4 +41,8 @@ int yaml_load_one(arena *a, strtab *st, const char *file, const char *data, size
  * *why, which the caller owns and raises (diag_raise), rewords or drops; the render's error is left alone. */
 int yaml_load_one_into(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out,
                        diag_detail *why);
+/* Whether the error in why is one of the loader's limits (alias expansion, nesting depth): the text was YAML, too
+ * big to take. A caller that reads text which fails to load some other way (a short form, a path, a plain string)
+ * raises these instead, so the message names the limit and the setting that raises it. */
+bool yaml_over_limit(const diag_detail *why);
 #endif
