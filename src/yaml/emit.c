@@ -223,13 +223,15 @@ static void put_literal(emitter *E, const node *n, const node *key, int indent, 
     }
 }
 
-/* After a collection written inline at the root or as an item: its foot on the same line, where the loader finds
- * it again (one comment; a foot of several lines, which only a program makes, goes out on that line too). */
-static void put_foot_inline(emitter *E, const node *n)
+/* After a collection written inline at the root or as an item: its foot's first line on the same line, where the
+ * loader finds it again. At the root (rest_below) the other lines go below it, where the loader found them (the
+ * first is empty when none was on the collection's line); they are returned for that. An item's foot has one
+ * line; one of several, which only a program makes, goes out on that line too. */
+static const char *put_foot_inline(emitter *E, const node *n, bool rest_below)
 {
     const char *f = nfoot(n);
     if (!f || !E->o->comments)
-        return;
+        return NULL;
     for (const char *p = f;;) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -238,8 +240,10 @@ static void put_foot_inline(emitter *E, const node *n)
             put_comment_text(E->b, p, len);
         }
         if (!e)
-            return;
+            return NULL;
         p = e + 1;
+        if (rest_below)
+            return p;
     }
 }
 
@@ -445,7 +449,7 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
         if (key)
             put_entry_comments(E, v, key);
         else
-            put_foot_inline(E, v);
+            put_foot_inline(E, v, false);
         putch(b, '\n');
         return;
     }
@@ -485,7 +489,8 @@ static void put_foot(emitter *E, const node *n, int indent, bool line_as_foot)
         put_comment_text(E->b, ncomment(n), strlen(ncomment(n)));
         putch(E->b, '\n');
     }
-    put_head(E, nfoot(n), indent);
+    const char *f = nfoot(n);
+    put_head(E, f && *f == '\n' ? f + 1 : f, indent); /* a flow root's, with nothing on its last line */
 }
 
 static void emit_map(emitter *E, const node *m, int indent, bool first_inline, bool line_as_foot)
@@ -566,6 +571,9 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
     const struct doc_text *doc = E.o->documents && E.o->comments ? ndoc(root) : NULL;
     if (doc)
         put_head(&E, doc->before, 0);
+    put_head(&E, nhead(root), 0); /* an empty flow root's (the loader gives a root's to its first entry) */
+    if (inline_collection(root) && nkids_n(root)) /* written above the root in flow style too */
+        put_head(&E, nhead(root->kind == N_MAP ? map_key(root, 0) : seq_item(root, 0)), 0);
     if (root->kind != N_SCALAR && !inline_collection(root) && ntag(root)) {
         buf_puts(b, ntag(root)); /* a tag on its own line applies to the block collection below it */
         putch(b, '\n');
@@ -584,9 +592,9 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
         else
             put_flow(b, root);
         put_comment(&E, root);
-        if (root->kind != N_SCALAR)
-            put_foot_inline(&E, root);
+        const char *below = root->kind != N_SCALAR ? put_foot_inline(&E, root, true) : NULL;
         putch(b, '\n');
+        put_head(&E, below, 0);
     }
     if (doc)
         put_head(&E, doc->after, 0);

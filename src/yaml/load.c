@@ -362,6 +362,47 @@ static void take_foot(struct loader *L, node *n)
     L->last_end = end;
 }
 
+/* The foot of a flow collection at the root, whose end is at pos: the comment after it on its line (c, or NULL),
+ * then the comment lines below it up to the document's end ("---", "...", the end of the text), as a block root's
+ * foot takes them; the document can hold nothing else there. Stored as its lines with their "#", the first being
+ * the one on the collection's line, empty when that has none: the emitter writes it back there, and the others on
+ * the lines below, in flow and in block style alike. */
+static void flow_root_foot(struct loader *L, node *n, size_t pos, const char *c)
+{
+    const char *d = L->data;
+    size_t len = L->len, i = text_line_end(d, pos, len), top = SIZE_MAX, end = 0;
+    for (i += text_break_len(d, i, len); i < len;) {
+        size_t e = text_line_end(d, i, len), b = i;
+        while (b < e && (d[b] == ' ' || d[b] == '\t'))
+            b++;
+        if (b < e && d[b] != '#')
+            break;
+        if (b < e) {
+            if (top == SIZE_MAX)
+                top = i;
+            end = e;
+        }
+        i = e + text_break_len(d, e, len);
+    }
+    const char *below = top == SIZE_MAX ? NULL : join_comments(L, top, end);
+    if (!c && !below)
+        return;
+    node_ext_get(L->a, n)->foot = arena_printf(L->a, "%s%s%s%s%s", c ? "#" : "", c && *c ? " " : "", c ? c : "",
+                                               below ? "\n" : "", below ? below : "");
+    if (below)
+        L->last_end = end;
+}
+
+/* The head of a flow root (the comment lines above it) goes to its first key or item, where a block root's is: the
+ * emitter writes it above the root in either style, and the loader finds it there again in either. */
+static void head_to_first_entry(struct loader *L, node *n)
+{
+    node *first = n->kind == N_MAP ? map_key_own(L->a, n, 0) : seq_item(n, 0);
+    if (!nhead(first))
+        node_ext_get(L->a, first)->head = nhead(n);
+    n->ext->head = NULL;
+}
+
 /* The comment lines of a sequence item that is a collection. Those above its "- " are the item's head. A block map
  * that starts on a line below its "- " is how kyaml writes an item whose first key has a head comment ("- # a",
  * "  # b", "  key: ..."): the lines from the dash's on are that key's head, handed on in key_head. */
@@ -763,6 +804,8 @@ static int open_collection(struct loader *L, node *n, uint32_t col, size_t start
     const node *parent = L->depth ? L->frames[L->depth - 1].n : NULL;
     if (parent && parent->kind == N_SEQ && parent->style == ST_BLOCK && start < L->len)
         item_heads(L, n, start);
+    else if (!parent && n->style == ST_FLOW && start < L->len) /* a block root's go to its first key */
+        set_extra(L, n, NULL, NULL, head_comment_at(L, start));
     register_anchor(L, anchor, n, 1);
     if (L->depth == L->frames_cap) {
         L->frames_cap = L->frames_cap ? L->frames_cap * 2 : 32;
@@ -1142,12 +1185,16 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
                  * sequence's item nothing reads it there, and it follows every entry: it is the collection's
                  * foot, which the emitter writes after the "]" in flow style and after the entries in block
                  * style, where the loader finds it again either way. */
-                if (c && (!up || (up->kind == N_SEQ && up->style == ST_BLOCK)))
+                if (!up && m)
+                    flow_root_foot(&L, n, m->input_pos, c);
+                else if (c && up->kind == N_SEQ && up->style == ST_BLOCK)
                     node_ext_get(L.a, n)->foot = arena_printf(L.a, "#%s%s", *c ? " " : "", c);
                 else if (c)
                     set_extra(&L, n, NULL, c, NULL);
             }
             rc = finish_collection(&L);
+            if (rc == 0 && !up && n->style == ST_FLOW && nhead(n) && nkids_n(n))
+                head_to_first_entry(&L, n);
             break;
         }
         default:
