@@ -144,8 +144,10 @@ static void put_inline_scalar(buf *b, const node *n, unsigned f, bool flow)
     switch (n->style) {
     case ST_PLAIN:
         if (!len) {
-            if (ntag(n))
-                b->len--; /* "!!null" or "!" alone: the tag without its separating space */
+            /* "!!null" or "!" alone: the tag without its separating space, but in flow, where libyaml (and Go's
+             * yaml) would read a "," "]" or "}" right after it as part of the tag ("{k: !!null }") */
+            if (ntag(n) && !flow)
+                b->len--;
             return;
         }
         if (plain) {
@@ -271,12 +273,18 @@ static void put_key(buf *b, const node *k, bool flow)
 {
     if (k->kind == N_SCALAR) {
         put_inline_scalar(b, k, facts(k), flow);
-        if (!*nstr(k) && k->style == ST_PLAIN && ntag(k))
+        if (!*nstr(k) && k->style == ST_PLAIN && ntag(k) && !flow) /* (in flow its space is kept) */
             putch(b, ' ');
     } else {
         put_flow(b, k);
     }
     putch(b, ':');
+}
+
+/* A null written as nothing: kept in block style ("key:", "-") and as a flow map's value ("{key: }"). */
+static bool empty_null(const node *n)
+{
+    return n->kind == N_SCALAR && n->style == ST_PLAIN && !*nstr(n) && !ntag(n);
 }
 
 static void put_flow(buf *b, const node *n)
@@ -295,8 +303,10 @@ static void put_flow(buf *b, const node *n)
         if (m) {
             put_key(b, map_key(n, i), true);
             putch(b, ' ');
-            put_flow(b, map_val(n, i));
-            /* "key: " with a null value reads back the same */
+            put_flow(b, map_val(n, i)); /* "{key: }" with a null value reads back the same */
+        } else if (empty_null(k->v[i])) {
+            /* "[a, , b]" is not YAML: the null's one spelling that every reader (YAML 1.1, 1.2, JSON) reads so */
+            put(b, "null", 4);
         } else {
             put_flow(b, k->v[i]);
         }
@@ -304,17 +314,17 @@ static void put_flow(buf *b, const node *n)
     putch(b, m ? '}' : ']');
 }
 
-/* Can this collection be written in flow style? Not when a null item or value hides in it: "[a, , b]" is not
- * YAML, and "null" or "~" would change the text. */
+/* Can this collection be written in flow style? Not when a null key hides in it: "{: v}" is not read by libyaml
+ * (nor Go's yaml), and "null" or "~" would make it a string key; the block style's "? " form keeps it. */
 static bool flow_safe(const node *n)
 {
-    if (n->kind == N_SCALAR)
-        return *nstr(n) || n->style != ST_PLAIN || ntag(n);
     const struct kids *k = nkids(n);
     uint32_t slots = !k ? 0 : n->kind == N_MAP ? 2 * k->n : k->n;
-    for (uint32_t i = 0; i < slots; i++)
-        if (!flow_safe(k->v[i]))
+    for (uint32_t i = 0; i < slots; i++) {
+        const node *c = k->v[i];
+        if (c->kind == N_SCALAR ? n->kind == N_MAP && i % 2 == 0 && empty_null(c) : !flow_safe(c))
             return false;
+    }
     return true;
 }
 
