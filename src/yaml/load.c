@@ -144,6 +144,23 @@ static size_t line_start(const char *d, size_t pos)
 }
 
 
+/* The end of the line text d[b, e) without what ends it blank: spaces and tabs, and the characters the emitter
+ * writes in a comment as spaces (break_or_c1: a YAML 1.1 reader would end the comment there). A comment read back
+ * never has them at its end, so it never has them on the first read either. */
+static size_t trim_end(const char *d, size_t b, size_t e)
+{
+    for (;;) {
+        if (e > b && (d[e - 1] == ' ' || d[e - 1] == '\t'))
+            e--;
+        else if (e - b >= 2 && break_or_c1(d + e - 2, 2) == 2)
+            e -= 2;
+        else if (e - b >= 3 && break_or_c1(d + e - 3, 3) == 3)
+            e -= 3;
+        else
+            return e;
+    }
+}
+
 /* Text after "#" on the rest of the line starting at pos, or NULL when the line has no comment there. */
 static const char *comment_at(struct loader *L, size_t pos, int after_colon)
 {
@@ -172,8 +189,7 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
     if (i < n && d[i] == ' ')
         i++;
     size_t e = text_line_end(d, i, n);
-    while (e > i && (d[e - 1] == ' ' || d[e - 1] == '\t'))
-        e--;
+    e = trim_end(d, i, e);
     return arena_strndup(L->a, d + i, e - i);
 }
 
@@ -217,9 +233,7 @@ static const char *join_comments(struct loader *L, size_t top, size_t end)
         size_t b = i;
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
-        size_t te = e;
-        while (te > b && (d[te - 1] == ' ' || d[te - 1] == '\t'))
-            te--;
+        size_t te = trim_end(d, b, e);
         if (te > b || out > 0) {
             memcpy(s + out, d + b, te - b);
             out += te - b;
@@ -475,9 +489,7 @@ static const char *between_docs(struct loader *L, size_t from, size_t to, bool k
         size_t next = e + text_break_len(d, e, to);
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
-        size_t te = e;
-        while (te > b && (d[te - 1] == ' ' || d[te - 1] == '\t'))
-            te--;
+        size_t te = trim_end(d, b, e);
         i = next;
         if (b == ls && te - b >= 3 && !memcmp(d + b, "---", 3) &&
             (te - b == 3 || d[b + 3] == ' ' || d[b + 3] == '\t')) {
