@@ -310,11 +310,12 @@ static void set_extra(struct loader *L, node *n, const char *tag, const char *co
         x->head = head;
 }
 
-/* The line d[ls, e), whose text starts at b, is a null item's of a sequence at column col: its "-" (which has no
- * token) at col, after the dashes of the items it is in ("- - "), then nothing or a comment. */
-static bool null_item_line(const char *d, size_t ls, size_t b, size_t e, uint32_t col)
+/* The line d[ls, e), whose text starts at b, is a null entry's of a collection at column col: its indicator ("-"
+ * of an item, "?" of an explicit key, ":" of its value; none of them has a token when the entry is null) at col,
+ * after the indicators of the entries it is in ("- - ", "- ? "), then nothing or a comment. */
+static bool null_entry_line(const char *d, size_t ls, size_t b, size_t e, uint32_t col)
 {
-    while (b < e && d[b] == '-' && (b + 1 == e || d[b + 1] == ' ' || d[b + 1] == '\t')) {
+    while (b < e && (d[b] == '-' || d[b] == '?' || d[b] == ':') && (b + 1 == e || d[b + 1] == ' ' || d[b + 1] == '\t')) {
         size_t at = b - ls + 1;
         for (b++; b < e && (d[b] == ' ' || d[b] == '\t');)
             b++;
@@ -346,8 +347,8 @@ static void take_foot(struct loader *L, node *n)
         size_t e = text_line_end(d, i, len), b = i;
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
-        if (b < e && n->kind == N_SEQ && null_item_line(d, i, b, e, n->col)) {
-            top = SIZE_MAX; /* a null item ("-" has no token): the foot is below it */
+        if (b < e && null_entry_line(d, i, b, e, n->col)) {
+            top = SIZE_MAX; /* a null item, key or value (no token): the foot is below it */
             i = e + text_break_len(d, e, len);
             continue;
         }
@@ -371,7 +372,7 @@ static void take_foot(struct loader *L, node *n)
         b++;
     if (b < len && b - i + 1 >= n->col &&
         !(b == i && len - b >= 3 && (!memcmp(d + b, "---", 3) || !memcmp(d + b, "...", 3))))
-        return; /* more of the collection follows (the "-" of a null item has no token): this is not its end */
+        return; /* more of the collection follows (the indicator of a null entry has no token): this is not its end */
     node_ext_get(L->a, n)->foot = join_comments(L, top, end);
     L->last_end = end;
 }

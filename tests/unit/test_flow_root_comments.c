@@ -72,6 +72,9 @@ static const struct case_ cases[] = {
     {"# h\n{a: 1, ? : , b: 2} # c\n# note\n", "# h\na: 1\n?\n:\nb: 2\n# c\n# note\n",
      "# h\na: 1\n?\n:\nb: 2\n# c\n# note\n"},
     {"[{? : , a: 1}]\n# note\n", "- ?\n  :\n  a: 1\n# note\n", "- ?\n  :\n  a: 1\n# note\n"},
+    /* (ending in a null key, whose "?" and ":" lines have no token) */
+    {"{a: 1, ? : } # c\n# note\n", "a: 1\n?\n:\n# c\n# note\n", "a: 1\n?\n:\n# c\n# note\n"},
+    {"[a, {? : }]\n# note\n", "- a\n- ?\n  :\n# note\n", "- a\n- ?\n  :\n# note\n"},
     {NULL, NULL, NULL},
 };
 
