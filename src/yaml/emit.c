@@ -144,8 +144,10 @@ static void put_inline_scalar(buf *b, const node *n, unsigned f, bool flow)
     switch (n->style) {
     case ST_PLAIN:
         if (!len) {
-            if (ntag(n))
-                b->len--; /* "!!null" or "!" alone: the tag without its separating space */
+            /* "!!null" or "!" alone: the tag without its separating space, but in flow, where libyaml (and Go's
+             * yaml) would read a "," "]" or "}" right after it as part of the tag ("{k: !!null }") */
+            if (ntag(n) && !flow)
+                b->len--;
             return;
         }
         if (plain) {
@@ -223,13 +225,15 @@ static void put_literal(emitter *E, const node *n, const node *key, int indent, 
     }
 }
 
-/* After a collection written inline at the root or as an item: its foot on the same line, where the loader finds
- * it again (one comment; a foot of several lines, which only a program makes, goes out on that line too). */
-static void put_foot_inline(emitter *E, const node *n)
+/* After a collection written inline at the root or as an item: its foot's first line on the same line, where the
+ * loader finds it again. At the root (rest_below) the other lines go below it, where the loader found them (the
+ * first is empty when none was on the collection's line); they are returned for that. An item's foot has one
+ * line; one of several, which only a program makes, goes out on that line too. */
+static const char *put_foot_inline(emitter *E, const node *n, bool rest_below)
 {
     const char *f = nfoot(n);
     if (!f || !E->o->comments)
-        return;
+        return NULL;
     for (const char *p = f;;) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -238,8 +242,10 @@ static void put_foot_inline(emitter *E, const node *n)
             put_comment_text(E->b, p, len);
         }
         if (!e)
-            return;
+            return NULL;
         p = e + 1;
+        if (rest_below)
+            return p;
     }
 }
 
@@ -267,12 +273,18 @@ static void put_key(buf *b, const node *k, bool flow)
 {
     if (k->kind == N_SCALAR) {
         put_inline_scalar(b, k, facts(k), flow);
-        if (!*nstr(k) && k->style == ST_PLAIN && ntag(k))
+        if (!*nstr(k) && k->style == ST_PLAIN && ntag(k) && !flow) /* (in flow its space is kept) */
             putch(b, ' ');
     } else {
         put_flow(b, k);
     }
     putch(b, ':');
+}
+
+/* A null written as nothing: kept in block style ("key:", "-") and as a flow map's value ("{key: }"). */
+static bool empty_null(const node *n)
+{
+    return n->kind == N_SCALAR && n->style == ST_PLAIN && !*nstr(n) && !ntag(n);
 }
 
 static void put_flow(buf *b, const node *n)
@@ -291,8 +303,10 @@ static void put_flow(buf *b, const node *n)
         if (m) {
             put_key(b, map_key(n, i), true);
             putch(b, ' ');
-            put_flow(b, map_val(n, i));
-            /* "key: " with a null value reads back the same */
+            put_flow(b, map_val(n, i)); /* "{key: }" with a null value reads back the same */
+        } else if (empty_null(k->v[i])) {
+            /* "[a, , b]" is not YAML: the null's one spelling that every reader (YAML 1.1, 1.2, JSON) reads so */
+            put(b, "null", 4);
         } else {
             put_flow(b, k->v[i]);
         }
@@ -300,17 +314,17 @@ static void put_flow(buf *b, const node *n)
     putch(b, m ? '}' : ']');
 }
 
-/* Can this collection be written in flow style? Not when a null item or value hides in it: "[a, , b]" is not
- * YAML, and "null" or "~" would change the text. */
+/* Can this collection be written in flow style? Not when a null key hides in it: "{: v}" is not read by libyaml
+ * (nor Go's yaml), and "null" or "~" would make it a string key; the block style's "? " form keeps it. */
 static bool flow_safe(const node *n)
 {
-    if (n->kind == N_SCALAR)
-        return *nstr(n) || n->style != ST_PLAIN || ntag(n);
     const struct kids *k = nkids(n);
     uint32_t slots = !k ? 0 : n->kind == N_MAP ? 2 * k->n : k->n;
-    for (uint32_t i = 0; i < slots; i++)
-        if (!flow_safe(k->v[i]))
+    for (uint32_t i = 0; i < slots; i++) {
+        const node *c = k->v[i];
+        if (c->kind == N_SCALAR ? n->kind == N_MAP && i % 2 == 0 && empty_null(c) : !flow_safe(c))
             return false;
+    }
     return true;
 }
 
@@ -445,7 +459,7 @@ static void emit_after(emitter *E, const node *v, const node *key, int indent, i
         if (key)
             put_entry_comments(E, v, key);
         else
-            put_foot_inline(E, v);
+            put_foot_inline(E, v, false);
         putch(b, '\n');
         return;
     }
@@ -485,7 +499,8 @@ static void put_foot(emitter *E, const node *n, int indent, bool line_as_foot)
         put_comment_text(E->b, ncomment(n), strlen(ncomment(n)));
         putch(E->b, '\n');
     }
-    put_head(E, nfoot(n), indent);
+    const char *f = nfoot(n);
+    put_head(E, f && *f == '\n' ? f + 1 : f, indent); /* a flow root's, with nothing on its last line */
 }
 
 static void emit_map(emitter *E, const node *m, int indent, bool first_inline, bool line_as_foot)
@@ -566,6 +581,9 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
     const struct doc_text *doc = E.o->documents && E.o->comments ? ndoc(root) : NULL;
     if (doc)
         put_head(&E, doc->before, 0);
+    put_head(&E, nhead(root), 0); /* an empty flow root's (the loader gives a root's to its first entry) */
+    if (inline_collection(root) && nkids_n(root)) /* written above the root in flow style too */
+        put_head(&E, nhead(root->kind == N_MAP ? map_key(root, 0) : seq_item(root, 0)), 0);
     if (root->kind != N_SCALAR && !inline_collection(root) && ntag(root)) {
         buf_puts(b, ntag(root)); /* a tag on its own line applies to the block collection below it */
         putch(b, '\n');
@@ -584,9 +602,9 @@ void emit_yaml(buf *b, const node *root, const emit_opts *o)
         else
             put_flow(b, root);
         put_comment(&E, root);
-        if (root->kind != N_SCALAR)
-            put_foot_inline(&E, root);
+        const char *below = root->kind != N_SCALAR ? put_foot_inline(&E, root, true) : NULL;
         putch(b, '\n');
+        put_head(&E, below, 0);
     }
     if (doc)
         put_head(&E, doc->after, 0);

@@ -144,6 +144,23 @@ static size_t line_start(const char *d, size_t pos)
 }
 
 
+/* The end of the line text d[b, e) without what ends it blank: spaces and tabs, and the characters the emitter
+ * writes in a comment as spaces (break_or_c1: a YAML 1.1 reader would end the comment there). A comment read back
+ * never has them at its end, so it never has them on the first read either. */
+static size_t trim_end(const char *d, size_t b, size_t e)
+{
+    for (;;) {
+        if (e > b && (d[e - 1] == ' ' || d[e - 1] == '\t'))
+            e--;
+        else if (e - b >= 2 && break_or_c1(d + e - 2, 2) == 2)
+            e -= 2;
+        else if (e - b >= 3 && break_or_c1(d + e - 3, 3) == 3)
+            e -= 3;
+        else
+            return e;
+    }
+}
+
 /* Text after "#" on the rest of the line starting at pos, or NULL when the line has no comment there. */
 static const char *comment_at(struct loader *L, size_t pos, int after_colon)
 {
@@ -172,8 +189,7 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
     if (i < n && d[i] == ' ')
         i++;
     size_t e = text_line_end(d, i, n);
-    while (e > i && (d[e - 1] == ' ' || d[e - 1] == '\t'))
-        e--;
+    e = trim_end(d, i, e);
     return arena_strndup(L->a, d + i, e - i);
 }
 
@@ -217,9 +233,7 @@ static const char *join_comments(struct loader *L, size_t top, size_t end)
         size_t b = i;
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
-        size_t te = e;
-        while (te > b && (d[te - 1] == ' ' || d[te - 1] == '\t'))
-            te--;
+        size_t te = trim_end(d, b, e);
         if (te > b || out > 0) {
             memcpy(s + out, d + b, te - b);
             out += te - b;
@@ -296,11 +310,12 @@ static void set_extra(struct loader *L, node *n, const char *tag, const char *co
         x->head = head;
 }
 
-/* The line d[ls, e), whose text starts at b, is a null item's of a sequence at column col: its "-" (which has no
- * token) at col, after the dashes of the items it is in ("- - "), then nothing or a comment. */
-static bool null_item_line(const char *d, size_t ls, size_t b, size_t e, uint32_t col)
+/* The line d[ls, e), whose text starts at b, is a null entry's of a collection at column col: its indicator ("-"
+ * of an item, "?" of an explicit key, ":" of its value; none of them has a token when the entry is null) at col,
+ * after the indicators of the entries it is in ("- - ", "- ? "), then nothing or a comment. */
+static bool null_entry_line(const char *d, size_t ls, size_t b, size_t e, uint32_t col)
 {
-    while (b < e && d[b] == '-' && (b + 1 == e || d[b + 1] == ' ' || d[b + 1] == '\t')) {
+    while (b < e && (d[b] == '-' || d[b] == '?' || d[b] == ':') && (b + 1 == e || d[b + 1] == ' ' || d[b + 1] == '\t')) {
         size_t at = b - ls + 1;
         for (b++; b < e && (d[b] == ' ' || d[b] == '\t');)
             b++;
@@ -332,8 +347,8 @@ static void take_foot(struct loader *L, node *n)
         size_t e = text_line_end(d, i, len), b = i;
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
-        if (b < e && n->kind == N_SEQ && null_item_line(d, i, b, e, n->col)) {
-            top = SIZE_MAX; /* a null item ("-" has no token): the foot is below it */
+        if (b < e && null_entry_line(d, i, b, e, n->col)) {
+            top = SIZE_MAX; /* a null item, key or value (no token): the foot is below it */
             i = e + text_break_len(d, e, len);
             continue;
         }
@@ -357,9 +372,50 @@ static void take_foot(struct loader *L, node *n)
         b++;
     if (b < len && b - i + 1 >= n->col &&
         !(b == i && len - b >= 3 && (!memcmp(d + b, "---", 3) || !memcmp(d + b, "...", 3))))
-        return; /* more of the collection follows (the "-" of a null item has no token): this is not its end */
+        return; /* more of the collection follows (the indicator of a null entry has no token): this is not its end */
     node_ext_get(L->a, n)->foot = join_comments(L, top, end);
     L->last_end = end;
+}
+
+/* The foot of a flow collection at the root, whose end is at pos: the comment after it on its line (c, or NULL),
+ * then the comment lines below it up to the document's end ("---", "...", the end of the text), as a block root's
+ * foot takes them; the document can hold nothing else there. Stored as its lines with their "#", the first being
+ * the one on the collection's line, empty when that has none: the emitter writes it back there, and the others on
+ * the lines below, in flow and in block style alike. */
+static void flow_root_foot(struct loader *L, node *n, size_t pos, const char *c)
+{
+    const char *d = L->data;
+    size_t len = L->len, i = text_line_end(d, pos, len), top = SIZE_MAX, end = 0;
+    for (i += text_break_len(d, i, len); i < len;) {
+        size_t e = text_line_end(d, i, len), b = i;
+        while (b < e && (d[b] == ' ' || d[b] == '\t'))
+            b++;
+        if (b < e && d[b] != '#')
+            break;
+        if (b < e) {
+            if (top == SIZE_MAX)
+                top = i;
+            end = e;
+        }
+        i = e + text_break_len(d, e, len);
+    }
+    const char *below = top == SIZE_MAX ? NULL : join_comments(L, top, end);
+    if (!c && !below)
+        return;
+    node_ext_get(L->a, n)->foot = arena_printf(L->a, "%s%s%s%s%s", c ? "#" : "", c && *c ? " " : "", c ? c : "",
+                                               below ? "\n" : "", below ? below : "");
+    if (below)
+        L->last_end = end;
+}
+
+/* The head of a flow root (the comment lines above it) goes to its first key or item, where a block root's is: the
+ * emitter writes it above the root in either style, and the loader finds it there again in either. */
+static void head_to_first_entry(struct loader *L, node *n)
+{
+    node *first = n->kind == N_MAP ? map_key_own(L->a, n, 0) : seq_item(n, 0);
+    if (!nhead(first))
+        node_ext_get(L->a, first)->head = nhead(n);
+    n->ext->head = NULL;
 }
 
 /* The comment lines of a sequence item that is a collection. Those above its "- " are the item's head. A block map
@@ -434,9 +490,7 @@ static const char *between_docs(struct loader *L, size_t from, size_t to, bool k
         size_t next = e + text_break_len(d, e, to);
         while (b < e && (d[b] == ' ' || d[b] == '\t'))
             b++;
-        size_t te = e;
-        while (te > b && (d[te - 1] == ' ' || d[te - 1] == '\t'))
-            te--;
+        size_t te = trim_end(d, b, e);
         i = next;
         if (b == ls && te - b >= 3 && !memcmp(d + b, "---", 3) &&
             (te - b == 3 || d[b + 3] == ' ' || d[b + 3] == '\t')) {
@@ -763,6 +817,8 @@ static int open_collection(struct loader *L, node *n, uint32_t col, size_t start
     const node *parent = L->depth ? L->frames[L->depth - 1].n : NULL;
     if (parent && parent->kind == N_SEQ && parent->style == ST_BLOCK && start < L->len)
         item_heads(L, n, start);
+    else if (!parent && n->style == ST_FLOW && start < L->len) /* a block root's go to its first key */
+        set_extra(L, n, NULL, NULL, head_comment_at(L, start));
     register_anchor(L, anchor, n, 1);
     if (L->depth == L->frames_cap) {
         L->frames_cap = L->frames_cap ? L->frames_cap * 2 : 32;
@@ -1142,12 +1198,16 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
                  * sequence's item nothing reads it there, and it follows every entry: it is the collection's
                  * foot, which the emitter writes after the "]" in flow style and after the entries in block
                  * style, where the loader finds it again either way. */
-                if (c && (!up || (up->kind == N_SEQ && up->style == ST_BLOCK)))
+                if (!up && m)
+                    flow_root_foot(&L, n, m->input_pos, c);
+                else if (c && up->kind == N_SEQ && up->style == ST_BLOCK)
                     node_ext_get(L.a, n)->foot = arena_printf(L.a, "#%s%s", *c ? " " : "", c);
                 else if (c)
                     set_extra(&L, n, NULL, c, NULL);
             }
             rc = finish_collection(&L);
+            if (rc == 0 && !up && n->style == ST_FLOW && nhead(n) && nkids_n(n))
+                head_to_first_entry(&L, n);
             break;
         }
         default:

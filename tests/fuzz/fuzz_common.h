@@ -55,6 +55,17 @@ static bool fz_tag_eq(const node *a, const node *b)
     return (!x && !y) || (x && y && !strcmp(x, y));
 }
 
+/* A flow sequence's null item that was nothing ("[a, &n ]") and came back as "null": the one text the emitter
+ * changes, since a flow sequence cannot hold an empty item. Counted, for node_equal (which compares texts) to be
+ * asked only without. */
+static unsigned long fz_nulls_spelled;
+
+static bool fz_null_spelled(const node *seq_b, const node *a, const node *b)
+{
+    return node_style(seq_b) == ST_FLOW && is_scalar(a) && is_scalar(b) && !node_tag(a) && !node_tag(b) &&
+           node_style(a) == ST_PLAIN && node_style(b) == ST_PLAIN && scalar_len(a) == 0 && !strcmp(scalar(b), "null");
+}
+
 /* Writes a readable description of the first difference into why; false when the trees differ. */
 static bool fz_same(const node *a, const node *b, char *path, size_t plen, size_t cap, char *why, size_t wcap)
 {
@@ -112,7 +123,9 @@ static bool fz_same(const node *a, const node *b, char *path, size_t plen, size_
             size_t nk = n + (w > 0 ? (size_t)w : 0);
             if (nk >= cap)
                 nk = cap - 1;
-            if (!fz_same(seq_item(a, i), seq_item(b, i), path, nk, cap, why, wcap))
+            if (fz_null_spelled(b, seq_item(a, i), seq_item(b, i)))
+                fz_nulls_spelled++;
+            else if (!fz_same(seq_item(a, i), seq_item(b, i), path, nk, cap, why, wcap))
                 return false;
         }
     }
@@ -123,8 +136,9 @@ static bool fz_same(const node *a, const node *b, char *path, size_t plen, size_
 static bool fz_trees_match(const node *a, const node *b, char *why, size_t wcap)
 {
     char path[1024] = "$";
+    unsigned long spelled = fz_nulls_spelled;
     bool same = fz_same(a, b, path, 1, sizeof path, why, wcap);
-    if (same && !node_equal(a, b)) {
+    if (same && spelled == fz_nulls_spelled && !node_equal(a, b)) {
         snprintf(why, wcap, "node_equal says the trees differ, a field-by-field walk finds no difference");
         return false;
     }
@@ -154,6 +168,12 @@ static void fz_comment_norm(const char *s, char *out, size_t cap)
 static bool fz_same_comment(const char *what, const char *x, const char *y, const char *path, char *why, size_t wcap)
 {
     static char nx[8192], ny[8192];
+    /* a flow root's foot starts with an empty line when nothing was on its closing line: written in block style
+     * (a null key inside), its lines come back as a block root's foot, without it */
+    if (!strcmp(what, "foot")) {
+        x = x && *x == '\n' ? x + 1 : x;
+        y = y && *y == '\n' ? y + 1 : y;
+    }
     fz_comment_norm(x, nx, sizeof nx);
     fz_comment_norm(y, ny, sizeof ny);
     if (!strcmp(nx, ny))

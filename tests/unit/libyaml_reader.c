@@ -1,6 +1,9 @@
 #include "libyaml_reader.h"
 
+#include <stdbool.h>
 #include <string.h>
+
+#include "util/buf.h"
 
 int libyaml_scalars(arena *a, const char *text, const char **out, int max)
 {
@@ -23,4 +26,55 @@ int libyaml_scalars(arena *a, const char *text, const char **out, int max)
     }
     yaml_parser_delete(&p);
     return ok ? n : -1;
+}
+
+static bool yaml11_null(const yaml_event_t *e)
+{
+    const char *v = (const char *)e->data.scalar.value, *tag = (const char *)e->data.scalar.tag;
+    if (tag)
+        return !strcmp(tag, YAML_NULL_TAG);
+    return e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+           (!*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL"));
+}
+
+const char *libyaml_values(arena *a, const char *text)
+{
+    yaml_parser_t p;
+    yaml_event_t e;
+    buf out = {0};
+    bool ok = true;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+    for (bool end = false; !end;) {
+        if (!yaml_parser_parse(&p, &e)) {
+            ok = false;
+            break;
+        }
+        switch (e.type) {
+        case YAML_DOCUMENT_START_EVENT: buf_puts(&out, "---\n"); break;
+        case YAML_DOCUMENT_END_EVENT: buf_puts(&out, "...\n"); break;
+        case YAML_MAPPING_START_EVENT: buf_puts(&out, "{\n"); break;
+        case YAML_MAPPING_END_EVENT: buf_puts(&out, "}\n"); break;
+        case YAML_SEQUENCE_START_EVENT: buf_puts(&out, "[\n"); break;
+        case YAML_SEQUENCE_END_EVENT: buf_puts(&out, "]\n"); break;
+        case YAML_SCALAR_EVENT:
+            if (yaml11_null(&e)) {
+                buf_puts(&out, "null\n");
+                break;
+            }
+            buf_puts(&out, e.data.scalar.tag ? (const char *)e.data.scalar.tag
+                           : e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? "?" : "!");
+            buf_putc(&out, ' ');
+            buf_put(&out, (const char *)e.data.scalar.value, e.data.scalar.length);
+            buf_putc(&out, '\n');
+            break;
+        case YAML_STREAM_END_EVENT: end = true; break;
+        default: break;
+        }
+        yaml_event_delete(&e);
+    }
+    yaml_parser_delete(&p);
+    const char *s = ok ? arena_strndup(a, out.data ? out.data : "", out.len) : NULL;
+    buf_free(&out);
+    return s;
 }

@@ -8,4 +8,9 @@
 /* Every scalar of the first document of text, in order, as libyaml reads them (copies in a); -1 when libyaml
  * refuses the text. At most max are kept. */
 int libyaml_scalars(arena *a, const char *text, const char **out, int max);
+/* The whole stream as libyaml reads it, one line per event, what a YAML 1.1 reader types by: "---" and "..." for
+ * documents, "{" "}" "[" "]" for collections (flow or block alike), and for a scalar "null" when it is one (plain
+ * "", "~", "null", "Null", "NULL", or tagged !!null), else its tag (or "?" for a plain one, "!" for a quoted or block
+ * one) and its text. Anchors and comments are left out. NULL when libyaml refuses the text. */
+const char *libyaml_values(arena *a, const char *text);
 #endif

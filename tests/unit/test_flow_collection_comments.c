@@ -1,5 +1,5 @@
 /* The comment after a flow collection ("{a: 1} # c", "- [1, 2] # c", "k: [a] # c") survives being written in block
- * style (the emitter's choice when a null hides inside, or a program's) and reads back where it was written:
+ * style (the emitter's choice when a null key hides inside, or a program's) and reads back where it was written:
  * the root's and an item's as their foot, a map value's on its key's line (where kyaml's setters read a block
  * list's comment). Found by fuzz_yaml (tests/fuzz/crashes/fuzz_yaml/k23-*). */
 #include "check.h"
@@ -42,10 +42,12 @@ static const char *settled(const char *src)
 
 TEST(flow_root_comment_kept_when_written_block)
 {
-    /* the fuzz_yaml input: a null value keeps the map out of flow style */
+    /* the fuzz_yaml input: its null value stays in flow style ("key: "), and so does the comment */
     CHECK_STR(settled("{\"apiVersion\": \"v1\", \"uind\": \"ConfigMap\", \"metny\\u00e9\\true\"} #. \"lzst\": [1]}\n"),
-              "\"apiVersion\": \"v1\"\n\"uind\": \"ConfigMap\"\n\"metny\xc3\xa9\\true\":\n# . \"lzst\": [1]}\n");
-    CHECK_STR(settled("[a, &n ] # c\n"), "- a\n-\n# c\n");
+              "{\"apiVersion\": \"v1\", \"uind\": \"ConfigMap\", \"metny\xc3\xa9\\true\": } # . \"lzst\": [1]}\n");
+    /* a null key keeps a map out of flow style */
+    CHECK_STR(settled("{? : , a: 1} # c\n"), "?\n:\na: 1\n# c\n");
+    CHECK_STR(settled("[{? : , a: 1}, b] # c\n"), "- ?\n  :\n  a: 1\n- b\n# c\n");
     node *n = load("{a: 1, b: } # c\n");
     CHECK(n && node_foot(n) && !strcmp(node_foot(n), "# c") && !node_comment(n));
 }
@@ -58,23 +60,23 @@ TEST(flow_root_comment_kept_in_flow)
 
 TEST(flow_item_comment_kept_block_and_flow)
 {
-    CHECK_STR(settled("- [a, b: ] # c\n- [1] # d\n- {x: } # e\n- x\n"),
-              "- - a\n  - b:\n  # c\n- [1] # d\n- x:\n  # e\n- x\n");
+    CHECK_STR(settled("- [{? : b}, a] # c\n- [1] # d\n- {? : , x: 1} # e\n- x\n"),
+              "- - ?\n    : b\n  - a\n  # c\n- [1] # d\n- ?\n  :\n  x: 1\n  # e\n- x\n");
 }
 
 TEST(flow_value_comment_on_key_line_when_block)
 {
-    CHECK_STR(settled("k: {a: } # c\nj: 1\n"), "k: # c\n  a:\nj: 1\n");
+    CHECK_STR(settled("k: {? : a, b: 1} # c\nj: 1\n"), "k: # c\n  ?\n  : a\n  b: 1\nj: 1\n");
     node *n = load("k: # c\n  a:\n");
     CHECK(n && node_comment(map_key(n, 0)) && !strcmp(node_comment(map_key(n, 0)), "c"));
     /* a tag before it: the comment after the tag is the key's too */
-    CHECK_STR(settled("k: !!map {a: } # c\n"), "k: !!map # c\n  a:\n");
+    CHECK_STR(settled("k: !!map {? : , b: } # c\n"), "k: !!map # c\n  ?\n  :\n  b:\n");
     n = load("k: !!map # c\n  a: 1\n");
     CHECK(n && node_comment(map_key(n, 0)) && !strcmp(node_comment(map_key(n, 0)), "c"));
     n = load("k: !!str # c\nj: 1\n");
     CHECK(n && node_comment(map_key(n, 0)) && !strcmp(node_comment(map_key(n, 0)), "c"));
     /* the value's comment and the key's, in the order the flow layout writes them */
-    CHECK_STR(settled("k: # kc\n  {a: } # vc\n"), "k: # vc # kc\n  a:\n");
+    CHECK_STR(settled("k: # kc\n  {? : , b: } # vc\n"), "k: # vc # kc\n  ?\n  :\n  b:\n");
 }
 
 TEST(flow_value_comment_stays_on_the_flow_list)
