@@ -527,8 +527,8 @@ static void emit_map(emitter *E, const node *m, int indent, bool first_inline, b
     put_foot(E, m, indent, line_as_foot);
 }
 
-/* After "- ", the head of the first key of the item's map: its first line stays on the dash's line, as kyaml writes
- * it and reads it back (a head above the dash is the item's own). */
+/* After "- ", the head of the first key of the item's map (or the first item of its sequence): its first line stays
+ * on the dash's line, as kyaml writes it and reads it back (a head above the dash is the item's own). */
 static void put_first_key_head(emitter *E, const char *head, int indent)
 {
     const char *e = strchr(head, '\n');
@@ -552,7 +552,8 @@ static void emit_seq(emitter *E, const node *s, int indent, bool first_inline, b
         putch(E->b, '-');
         if (v->kind != N_SCALAR && !inline_collection(v)) {
             putch(E->b, ' ');
-            const char *kh = v->kind == N_MAP && E->o->comments ? nhead(map_key(v, 0)) : NULL;
+            /* the first key's or item's head goes after the dash, where the loader hands it on (item_heads) */
+            const char *kh = !E->o->comments ? NULL : nhead(v->kind == N_MAP ? map_key(v, 0) : seq_item(v, 0));
             if (ntag(v)) {
                 buf_puts(E->b, ntag(v));
                 putch(E->b, '\n');

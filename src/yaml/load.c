@@ -46,11 +46,12 @@ struct loader {
     uint32_t line0;    /* lines of the stream before data (load_part: a piece of a longer stream) */
     uint32_t last_key_col;
     bool bad_tag;
-    const char *key_head; /* the comment lines after a "- " that go to the first key of the map below it */
+    const char *key_head; /* the comment lines after a "- " that go to the first key or item of the block below it */
     size_t key_head_depth;
     size_t stream_from; /* where the text after the last document handed over begins (struct doc_text) */
     size_t doc_start;   /* where the current document's "---" begins; SIZE_MAX for an implicit start */
     size_t foot_from, foot_to; /* take_foot found nothing from foot_from: the lines up to foot_to are blank */
+    size_t null_miss;          /* null_indicator found no key's or item's indicator after this last_end */
     char *bump; /* the rest of the current block for nodes, entries and texts */
     size_t bump_left;
     /* A key that may take its text's shared node (key_shared) if its value says where it is: its slot on the
@@ -263,7 +264,7 @@ static const char *head_comment_at(struct loader *L, size_t pos)
 {
     const char *d = L->data;
     size_t ls = pos;
-    while (ls > 0 && (d[ls - 1] == ' ' || d[ls - 1] == '-'))
+    while (ls > 0 && (d[ls - 1] == ' ' || d[ls - 1] == '-' || d[ls - 1] == '?'))
         ls--;
     if (ls > 0 && d[ls - 1] != '\n' && d[ls - 1] != '\r')
         return NULL; /* something else precedes it on its line */
@@ -325,6 +326,61 @@ static bool null_entry_line(const char *d, size_t ls, size_t b, size_t e, uint32
             return false;
     }
     return false;
+}
+
+/* A null key, item or value has no token, nor has its indicator ("?" or the ":" of an empty key, "-", ":"): it is
+ * the first text after the last token, at column col, past the indicators of the entries it starts ("- ? "); a
+ * value's (col 0) is anywhere, most often on its key's line. A key's or item's is on a later line than the last
+ * token (the rest of that line is passed over). Returns where it is, or SIZE_MAX; *top is where the comment lines
+ * above it begin, those on lines of their own (SIZE_MAX: none). last_end moves past it: these lines are read once,
+ * and the next null entry looks below it. */
+static size_t null_indicator(struct loader *L, const char *which, uint32_t col, size_t *top)
+{
+    const char *d = L->data;
+    size_t len = L->len, i = L->last_end;
+    *top = SIZE_MAX;
+    if (i > len || (col && i == L->null_miss))
+        return SIZE_MAX;
+    size_t ls = line_start(d, i);
+    bool own = i == ls; /* only blanks and indicators before i on its line */
+    if (!own && (d[i] == '"' || d[i] == '\'')) /* a quoted scalar's token ends before its closing quote */
+        i++;
+    if (!own && col) /* the rest of the last token's line */
+        i = text_line_end(d, i, len);
+    while (i < len) {
+        char c = d[i];
+        if (c == '\n' || c == '\r') {
+            i += text_break_len(d, i, len);
+            ls = i;
+            own = true;
+            continue;
+        }
+        if (c == ' ' || c == '\t') {
+            i++;
+            continue;
+        }
+        if (c == '#') {
+            if (own && *top == SIZE_MAX)
+                *top = ls;
+            i = text_line_end(d, i, len);
+            continue;
+        }
+        char n = i + 1 < len ? d[i + 1] : ' ';
+        if ((c != '-' && c != '?' && c != ':') || (n != ' ' && n != '\t' && n != '\n' && n != '\r'))
+            break;
+        size_t at = i - ls + 1;
+        if (strchr(which, c) && (!col || at == col)) {
+            L->last_end = i + 1;
+            return i;
+        }
+        if (!own || !col || at >= col)
+            break;
+        i++; /* the indicator of an entry that holds this one */
+    }
+    *top = SIZE_MAX;
+    if (col)
+        L->null_miss = L->last_end;
+    return SIZE_MAX;
 }
 
 /* The comment lines right after a block collection's last entry that sit at its entries' column or further right
@@ -420,7 +476,8 @@ static void head_to_first_entry(struct loader *L, node *n)
 
 /* The comment lines of a sequence item that is a collection. Those above its "- " are the item's head. A block map
  * that starts on a line below its "- " is how kyaml writes an item whose first key has a head comment ("- # a",
- * "  # b", "  key: ..."): the lines from the dash's on are that key's head, handed on in key_head. */
+ * "  # b", "  key: ..."): the lines from the dash's on are that key's head, handed on in key_head. A block sequence
+ * there is the same for its first item ("- # a", "  - x"; "-", "  # a", "  - x" too): the comment sits above it. */
 static void item_heads(struct loader *L, node *n, size_t pos)
 {
     const char *d = L->data;
@@ -434,7 +491,7 @@ static void item_heads(struct loader *L, node *n, size_t pos)
         L->last_end = ls; /* taken: the first key or item on this line finds none */
         return;
     }
-    if (n->kind != N_MAP || n->style != ST_BLOCK)
+    if (n->style != ST_BLOCK)
         return;
     size_t top = ls;
     for (size_t cur = ls; cur > 0;) {
@@ -467,12 +524,22 @@ static void item_heads(struct loader *L, node *n, size_t pos)
     }
 }
 
+/* The head item_heads handed on for the first entry of the collection being read (its first key or item), once. */
+static const char *first_entry_head(struct loader *L)
+{
+    const char *h = L->key_head;
+    if (!h || L->key_head_depth != L->depth)
+        return NULL;
+    L->key_head = NULL;
+    return h;
+}
+
 /* The comment-only documents and stream comments of d[from, to), a stretch between documents, as struct doc_text
  * keeps them: blocks of comment lines (without their indentation; blank lines inside a block kept), each closed by
- * a "---" line in before (the document's own start follows) or opened by one in after. Blocks without a comment
- * go, and so does the rest ("...", directives, the "~" of a null document). The block before the stretch's first
- * "---" is kept only when keep_first: at the start of a stream; after a document it is what followed that
- * document, kept as its foot. NULL when no block is left. */
+ * a "---" line in before (the document's own start follows) or opened by one in after; a "..." line ends a block
+ * as a "---" line does. Blocks without a comment go, and so does the rest (directives, the "~" of a null document).
+ * The block before the stretch's first "---" or "..." is kept only when keep_first: at the start of a stream; after
+ * a document it is what followed that document, kept as its foot. NULL when no block is left. */
 static const char *between_docs(struct loader *L, size_t from, size_t to, bool keep_first, bool before)
 {
     const char *d = L->data;
@@ -492,9 +559,10 @@ static const char *between_docs(struct loader *L, size_t from, size_t to, bool k
             b++;
         size_t te = trim_end(d, b, e);
         i = next;
-        if (b == ls && te - b >= 3 && !memcmp(d + b, "---", 3) &&
+        if (b == ls && te - b >= 3 && (!memcmp(d + b, "---", 3) || !memcmp(d + b, "...", 3)) &&
             (te - b == 3 || d[b + 3] == ' ' || d[b + 3] == '\t')) {
-            /* a document starts: the block before it ends */
+            /* a document starts, or one ends ("..."): the block before it ends, and the comments after a "..."
+             * are no longer the previous document's (its foot ends at the "...") */
             if (in_block && before) {
                 memcpy(s + out, "---\n", 4);
                 out += 4;
@@ -505,7 +573,7 @@ static const char *between_docs(struct loader *L, size_t from, size_t to, bool k
             while (b < te && (d[b] == ' ' || d[b] == '\t'))
                 b++;
             if (b == te || d[b] != '#')
-                continue; /* "--- # text": the text opens the block */
+                continue; /* "--- # text" ("... # text"): the text opens the block */
         }
         if (b < te && d[b] == '#') {
             if (first && !keep_first)
@@ -815,6 +883,9 @@ static int open_collection(struct loader *L, node *n, uint32_t col, size_t start
         L->frames[L->depth - 1].n->kind == N_MAP)
         L->seq_wide = col > L->last_key_col;
     const node *parent = L->depth ? L->frames[L->depth - 1].n : NULL;
+    const char *handed = first_entry_head(L); /* before item_heads, which may hand on one for n's first entry */
+    if (handed)
+        set_extra(L, n, NULL, NULL, handed);
     if (parent && parent->kind == N_SEQ && parent->style == ST_BLOCK && start < L->len)
         item_heads(L, n, start);
     else if (!parent && n->style == ST_FLOW && start < L->len) /* a block root's go to its first key */
@@ -977,19 +1048,30 @@ static int on_scalar(struct loader *L, struct fy_event *e)
         }
         comment = block_header_comment(L, sm->input_pos, from);
     }
-    int block_parent = L->depth && L->frames[L->depth - 1].n->style == ST_BLOCK;
-    if (t && block_parent && (key || L->frames[L->depth - 1].n->kind == N_SEQ)) {
+    const node *parent = L->depth ? L->frames[L->depth - 1].n : NULL;
+    bool block_parent = parent && parent->style == ST_BLOCK;
+    size_t pre = node_start(NULL, e->scalar.tag, e->scalar.anchor);
+    if (t && block_parent && (key || parent->kind == N_SEQ)) {
         size_t start = sm ? sm->input_pos : 0;
         if (style == ST_SINGLE || style == ST_DOUBLE)
             start = start ? start - 1 : 0;
-        size_t pre = node_start(NULL, e->scalar.tag, e->scalar.anchor);
         head = head_comment_at(L, pre < start ? pre : start);
+    } else if (!t && block_parent && pre != SIZE_MAX) { /* "- !!str": what is above it is above its tag */
+        if (key || parent->kind == N_SEQ)
+            head = head_comment_at(L, pre);
+        note_end(L, e->scalar.tag);
+        note_end(L, e->scalar.anchor);
+    } else if (!t && block_parent) { /* a null entry without a token: found by its indicator */
+        bool item = parent->kind == N_SEQ;
+        size_t top, at = null_indicator(L, item ? "-" : key ? "?:" : ":", item || key ? parent->col : 0, &top);
+        if (at != SIZE_MAX && top != SIZE_MAX)
+            head = join_comments(L, top, line_start(L->data, at));
+        if (at != SIZE_MAX && item) /* "- # c": a null item's line comment */
+            comment = comment_at(L, at + 1, 0);
     }
-    if (key && L->key_head && L->key_head_depth == L->depth) {
-        if (!head)
-            head = L->key_head;
-        L->key_head = NULL;
-    }
+    const char *handed = first_entry_head(L);
+    if (handed && !head)
+        head = handed;
     if (key)
         L->last_key_col = col;
     if (key && style == ST_PLAIN && t && !comment && !head && !e->scalar.tag && !e->scalar.anchor) {
@@ -1045,7 +1127,9 @@ static int on_alias(struct loader *L, struct fy_event *e)
                         (unsigned long long)yaml_limits.max_alias_nodes);
         if (in_key_position(L) && copy->kind != N_SCALAR)
             return fail(L->file, line, "a mapping key must be a scalar");
-        L->key_head = NULL;
+        const char *handed = first_entry_head(L);
+        if (handed && !nhead(copy))
+            node_ext_get(L->a, copy)->head = handed;
         key_settle(L, copy);
         note_end(L, t);
         return add_child(L, copy);
@@ -1102,7 +1186,7 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
         return fail(file, line, "%s", bad < text_len ? "invalid UTF-8" : "contains a NUL byte: not text");
     }
     struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1, .line0 = line0,
-                       .foot_from = SIZE_MAX};
+                       .foot_from = SIZE_MAX, .null_miss = SIZE_MAX};
     L.alias_budget = yaml_limits.max_alias_nodes;
     struct parse_error pe = {0};
     struct fy_diag_cfg dcfg;
