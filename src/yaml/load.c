@@ -1064,7 +1064,7 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     } else if (!t && block_parent) { /* a null entry without a token: found by its indicator */
         bool item = parent->kind == N_SEQ;
         size_t top, at = null_indicator(L, item ? "-" : key ? "?:" : ":", item || key ? parent->col : 0, &top);
-        if (at != SIZE_MAX && top != SIZE_MAX)
+        if (at != SIZE_MAX && top != SIZE_MAX && (item || key)) /* (a value's ":" is looked for to pass it) */
             head = join_comments(L, top, line_start(L->data, at));
         if (at != SIZE_MAX && item) /* "- # c": a null item's line comment */
             comment = comment_at(L, at + 1, 0);

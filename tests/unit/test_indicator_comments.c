@@ -104,6 +104,7 @@ static const struct case_ cases[] = {
     {"- a\n- # c\n- b\n", NULL, NULL},
     {"? a\n:\n# h\n?\n: v\n", "a:\n# h\n?\n: v\n", NULL},
     {"\"a\":\n# h\n?\n: v\n", NULL, NULL},
+    {"? 'a'\n:\n# h\n?\n: v\n", "'a':\n# h\n?\n: v\n", NULL}, /* (its token ends before its closing quote) */
     {"k:\n  - a\n  # h\n  -\n  # i\n  - # c\n# j\n?\n: 1\n", NULL, NULL},
     {"- # kh\n  ?\n  : v\n", NULL, NULL},
     {"- - a\n  # h\n  -\n# i\n-\n", NULL, NULL},
@@ -170,6 +171,7 @@ TEST(indicator_comments_on_their_nodes)
     d = loaded("? a\n# h\n:\n?\n: v\n"); /* between a key and its value: not the next key's */
     CHECK(d.n == 1);
     CHECK(!node_head(map_key(d.v[0], 1)));
+    CHECK(!node_head(map_val(d.v[0], 0))); /* nor the value's: the emitter writes none there */
 
     /* after "...": the comment-only part before the next document's "---", or after the last document */
     CHECK_STR(emitted("a: 1\n...\n# x\n---\nb: 2\n", true), "a: 1\n---\n# x\n---\nb: 2\n");
