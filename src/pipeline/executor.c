@@ -189,10 +189,21 @@ static int read_package(run_ctx *R, package *p, pipeline *pl, rlist *items)
     diag_set_step("read Kptfile");
     if (kptfile_pipeline(R->a, p, pl) < 0)
         return -1;
+    /* one copy per object, however many steps name its file: a copy per step made memory steps x object (400
+     * steps naming a 1 MB ConfigMap took 1.2 GB) */
+    const node **copies = NULL;
     for (size_t s = 0; s < pl->n; s++)
         for (size_t i = 0; pl->steps[s].config_path && i < p->own.n; i++)
-            if (!strcmp(p->own.v[i]->path, pl->steps[s].config_path))
-                pl->steps[s].config_as_read = node_clone(R->a, p->own.v[i]->root);
+            if (!strcmp(p->own.v[i]->path, pl->steps[s].config_path)) {
+                if (!copies) {
+                    copies = xmalloc(p->own.n * sizeof *copies);
+                    memset(copies, 0, p->own.n * sizeof *copies);
+                }
+                if (!copies[i])
+                    copies[i] = node_clone(R->a, p->own.v[i]->root);
+                pl->steps[s].config_as_read = copies[i];
+            }
+    free(copies);
     for (size_t i = 0; i < p->own.n; i++)
         push_own(R, pl, p->own.v[i], items);
     return 0;
