@@ -300,15 +300,19 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
             /* Resolved one step at a time from the package, never looking outside it: stat() on the link would
              * tell "broken" from "outside" from "a directory outside" (skipped), an oracle for what exists on the
              * sidecar (a mounted secret, another checkout). */
-            char real[PATH_MAX];
+            /* on the heap: walk recurses once per directory level, and a PATH_MAX buffer in its frame (4.5 KB a
+             * level) overflowed the stack of a package nested 2,000 deep */
+            char *real = xmalloc(PATH_MAX);
             confined where = resolve_beneath(c->root_real, abs, real);
             bool named = !ignored && resource_file_name(name) && !krmignore_match(pkg->ignore, rel, false);
+            bool gone = where == CONFINED_MISSING || (where == CONFINED_OK && stat(real, &st) != 0);
+            free(real);
             if (where == CONFINED_OUTSIDE) {
                 if (named)
                     rc = fail(display_of(c, pkg, rel), 0, "symlink points outside the package; refusing to read it");
                 continue;
             }
-            if (where == CONFINED_MISSING || stat(real, &st) != 0) {
+            if (gone) {
                 if (named)
                     rc = fail(display_of(c, pkg, rel), 0, "broken symlink");
                 continue;
