@@ -76,6 +76,7 @@ int host_limits_from_env(void)
         {"CMP_MAX_REGEX_STEPS", false, UINT32_MAX, "a whole number of pcre2 match steps from 1 to 2^32-1", cmp_limits.max_regex_steps},
         {"CMP_MAX_CHART_FILES", false, SIZE_MAX, "a whole number of files from 1 to 2^64-1", cmp_limits.max_chart_files},
         {"CMP_MAX_CHART_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_chart_bytes},
+        {"CMP_MAX_GLOB_STEPS", false, SIZE_MAX, "a whole number of glob match steps from 1 to 2^64-1", cmp_limits.max_glob_steps},
     };
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (env_number(vars[i].name, vars[i].bytes, vars[i].max, vars[i].rule, &vars[i].value) < 0)
@@ -90,6 +91,7 @@ int host_limits_from_env(void)
     cmp_limits.max_regex_steps = (size_t)vars[7].value;
     cmp_limits.max_chart_files = (size_t)vars[8].value;
     cmp_limits.max_chart_bytes = (size_t)vars[9].value;
+    cmp_limits.max_glob_steps = (size_t)vars[10].value;
     return 0;
 }
 

@@ -121,11 +121,18 @@ static const char *env(const char *name)
 
 extern char **environ;
 
+/* One ARGOCD_ENV_ entry, its name escaped once: an Application may carry thousands, and every setting looks. */
+struct plugin_env_entry {
+    const char *name, *escaped, *value;
+};
+
 struct reader {
     arena *a;
     strtab *st;
     node *params; /* ARGOCD_APP_PARAMETERS, a sequence, or NULL */
     bool escaped; /* the map just read came from PARAM_<NAME>_<KEY> */
+    struct plugin_env_entry *penv;
+    size_t npenv;
 };
 
 static const node *param_entry(struct reader *R, const char *name)
@@ -294,16 +301,29 @@ static const char *plugin_env_name(arena *a, const char *entry)
     return entry[11 + n] == '=' && n ? arena_strndup(a, entry + 11, n) : NULL;
 }
 
+/* The ARGOCD_ENV_ entries of the environment, each name escaped once (settings_load frees the array). */
+static void read_plugin_env(struct reader *R)
+{
+    size_t cap = 0;
+    for (char **e = environ; *e; e++) {
+        const char *name = plugin_env_name(R->a, *e);
+        if (!name)
+            continue;
+        if (R->npenv == cap)
+            R->penv = xrealloc(R->penv, (cap = cap ? 2 * cap : 16) * sizeof *R->penv);
+        R->penv[R->npenv++] = (struct plugin_env_entry){name, settings_escape(R->a, "", name), strchr(*e, '=') + 1};
+    }
+}
+
 /* The setting from plugin env. Argo CD passes an entry's name verbatim, so an Application may write the name as
  * the parameter table shows it (annotation-domain) or as its variable (ANNOTATION_DOMAIN): every ARGOCD_ENV_<x>
  * whose x escapes to the setting's escaped name sets it. Two of them with different values are an error. */
 static int plugin_env(struct reader *R, const setting_def *d, const char **text, const char **from)
 {
     const char *want = settings_escape(R->a, "", d->name);
-    for (char **e = environ; *e; e++) {
-        const char *name = plugin_env_name(R->a, *e);
-        const char *v = name ? strchr(*e, '=') + 1 : NULL;
-        if (!v || !*v || strcmp(settings_escape(R->a, "", name), want))
+    for (size_t i = 0; i < R->npenv; i++) {
+        const char *name = R->penv[i].name, *v = R->penv[i].value;
+        if (!*v || strcmp(R->penv[i].escaped, want))
             continue;
         /* the name is the Application author's, verbatim: shown() keeps a message on one printable line */
         if (*text && strcmp(*text, v))
@@ -443,13 +463,40 @@ static bool known_name(const char *name)
     return false;
 }
 
-static void add_unknown(arena *a, const char **list, const char *name)
+/* The names nobody reads, for one warning line: the first few named, the rest counted. An Application may carry
+ * thousands (a list that grew by copying itself took memory quadratic in them: 8,000 plugin env entries, 0.5 GB). */
+#define UNKNOWN_NAMED 10
+struct unknown {
+    const char *list;
+    size_t n;
+};
+
+static void add_unknown(arena *a, struct unknown *u, const char *name)
 {
-    *list = *list ? arena_printf(a, "%s, \"%s\"", *list, name) : arena_printf(a, "\"%s\"", name);
+    if (u->n++ >= UNKNOWN_NAMED)
+        return;
+    /* the name is the Application author's: shown() keeps the warning one printable line */
+    name = shown(a, name);
+    u->list = u->list ? arena_printf(a, "%s, \"%s\"", u->list, name) : arena_printf(a, "\"%s\"", name);
+}
+
+/* "unknown parameters "a", "b" (and 3 more) and plugin env "C"", or NULL when nothing is unknown */
+static const char *unknown_text(arena *a, const struct unknown *params, const struct unknown *penv)
+{
+    if (!params->n && !penv->n)
+        return NULL;
+    const char *p = params->list, *e = penv->list;
+    if (params->n > UNKNOWN_NAMED)
+        p = arena_printf(a, "%s (and %zu more)", p, params->n - UNKNOWN_NAMED);
+    if (penv->n > UNKNOWN_NAMED)
+        e = arena_printf(a, "%s (and %zu more)", e, penv->n - UNKNOWN_NAMED);
+    return arena_printf(a, "unknown %s%s%s%s%s", params->n ? (params->n > 1 ? "parameters " : "parameter ") : "",
+                        params->n ? p : "", params->n && penv->n ? " and " : "", penv->n ? "plugin env " : "",
+                        penv->n ? e : "");
 }
 
 /* Without ARGOCD_APP_PARAMETERS, the PARAM_ variables no setting reads: a parameter nobody knows. */
-static void unknown_param_vars(arena *a, const char **list)
+static void unknown_param_vars(arena *a, const char *const *escaped, struct unknown *u)
 {
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "PARAM_", 6))
@@ -457,35 +504,36 @@ static void unknown_param_vars(arena *a, const char **list)
         size_t nl = strcspn(*e, "=");
         bool known = false;
         for (int k = 0; k < setting_count && !known; k++) {
-            const char *esc = settings_escape(a, "PARAM_", setting_defs[k].name);
-            size_t el = strlen(esc);
-            known = nl >= el && !strncmp(*e, esc, el) && (nl == el || (*e)[el] == '_');
+            size_t el = strlen(escaped[k]);
+            known = nl >= 6 + el && !strncmp(*e + 6, escaped[k], el) && (nl == 6 + el || (*e)[6 + el] == '_');
         }
         if (!known)
-            add_unknown(a, list, arena_strndup(a, *e, nl));
+            add_unknown(a, u, arena_strndup(a, *e, nl));
     }
 }
 
 /* Plugin env entries no setting reads (a typo, or one left after the setting went): named in the warning. */
-static void unknown_plugin_env(arena *a, const char **list)
+static void unknown_plugin_env(const struct reader *R, const char *const *escaped, struct unknown *u)
 {
-    for (char **e = environ; *e; e++) {
-        const char *name = plugin_env_name(a, *e);
-        if (!name)
-            continue;
-        const char *esc = settings_escape(a, "", name);
+    for (size_t i = 0; i < R->npenv; i++) {
         bool known = false;
         for (int k = 0; k < setting_count && !known; k++)
-            known = !strcmp(esc, settings_escape(a, "", setting_defs[k].name));
+            known = !strcmp(R->penv[i].escaped, escaped[k]);
         if (!known)
-            add_unknown(a, list, shown(a, name));
+            add_unknown(R->a, u, R->penv[i].name);
     }
 }
+
+static int read_settings(struct reader *R, settings *out);
 
 int settings_load(arena *a, strtab *st, settings *out)
 {
     memset(out, 0, sizeof *out);
-    struct reader R = {a, st, NULL, false};
+    struct reader R = {a, st, NULL, false, NULL, 0};
+    const char *escaped[sizeof setting_defs / sizeof *setting_defs];
+    for (int k = 0; k < setting_count; k++)
+        escaped[k] = settings_escape(a, "", setting_defs[k].name);
+    struct unknown params = {0}, penv = {0};
     const char *raw = env("ARGOCD_APP_PARAMETERS");
     if (raw && strcmp(raw, "null")) {
         node *p = NULL;
@@ -504,23 +552,28 @@ int settings_load(arena *a, strtab *st, settings *out)
             if (!is_map(e) || !name)
                 return fail(NULL, 0, "ARGOCD_APP_PARAMETERS: entry %u has no name", i);
             if (!known_name(name))
-                add_unknown(a, &out->unknown, name);
+                add_unknown(a, &params, name);
         }
     } else {
-        unknown_param_vars(a, &out->unknown);
+        unknown_param_vars(a, escaped, &params);
     }
-    const char *env_unknown = NULL;
-    unknown_plugin_env(a, &env_unknown);
-    if (out->unknown || env_unknown) /* one phrase for the warning: unknown parameter "a" and plugin env "B" */
-        out->unknown = arena_printf(a, "unknown %s%s%s%s%s%s", out->unknown ? "parameter" : "",
-                                    out->unknown && strchr(out->unknown, ',') ? "s " : out->unknown ? " " : "",
-                                    out->unknown ? out->unknown : "", out->unknown && env_unknown ? " and " : "",
-                                    env_unknown ? "plugin env " : "", env_unknown ? env_unknown : "");
+    read_plugin_env(&R);
+    unknown_plugin_env(&R, escaped, &penv);
+    out->unknown = unknown_text(a, &params, &penv);
+    int rc = read_settings(&R, out);
+    free(R.penv);
+    return rc;
+}
+
+static int read_settings(struct reader *R, settings *out)
+{
+    arena *a = R->a;
+    strtab *st = R->st;
     for (int i = 0; i < setting_count; i++) {
         const setting_def *d = &setting_defs[i];
         const char *s;
         node *c;
-        if (read_setting(&R, d, &s, &c) < 0)
+        if (read_setting(R, d, &s, &c) < 0)
             return -1;
         if (!strcmp(d->name, "annotation-domain"))
             out->annotation_domain = s;
@@ -532,7 +585,8 @@ int settings_load(arena *a, strtab *st, settings *out)
             out->labels = c;
         else if (!strcmp(d->name, "update-selectors")) {
             if (s && strcmp(s, "true") && strcmp(s, "false"))
-                return fail(NULL, 0, "parameter \"update-selectors\" must be \"true\" or \"false\", got \"%s\"", s);
+                return fail(NULL, 0, "parameter \"update-selectors\" must be \"true\" or \"false\", got \"%s\"",
+                            shown(a, s));
             out->update_selectors = s && !strcmp(s, "true");
         } else if (!strcmp(d->name, "annotations"))
             out->annotations = c;
@@ -540,7 +594,7 @@ int settings_load(arena *a, strtab *st, settings *out)
             out->images = c;
         else if (!strcmp(d->name, "setters")) {
             out->setters = c;
-            out->setters_escaped = R.escaped;
+            out->setters_escaped = R->escaped;
         } else if (!strcmp(d->name, "helm-values")) {
             if (s && *s) {
                 node *v = NULL;
@@ -580,7 +634,8 @@ int settings_load(arena *a, strtab *st, settings *out)
         } else if (!strcmp(d->name, "timeout")) {
             unsigned long long t;
             if (parse_env_number(s ? s : "45", false, 1, 3600, &t) < 0)
-                return fail(NULL, 0, "parameter \"timeout\" must be a number of seconds from 1 to 3600, got \"%s\"", s);
+                return fail(NULL, 0, "parameter \"timeout\" must be a number of seconds from 1 to 3600, got \"%s\"",
+                            shown(a, s ? s : ""));
             out->timeout_seconds = (int)t;
         }
     }

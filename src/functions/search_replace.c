@@ -22,6 +22,8 @@
 #include "functions/function.h"
 #include "functions/regex.h"
 #include "util/buf.h"
+#include "util/diag.h"
+#include "util/fsutil.h"
 #include "util/glob.h"
 
 static const char *const config_keys[] = {"by-value", "by-value-regex", "by-path", "by-file-path", "put-value",
@@ -536,7 +538,13 @@ static int run_search(struct search *S)
         resource *r = S->c->items->v[i];
         if (!r)
             continue;
-        if (S->opt[BY_FILE] && !glob_match(S->opt[BY_FILE], r->path ? r->path : ""))
+        int in_file = S->opt[BY_FILE] ? glob_match(S->opt[BY_FILE], r->path ? r->path : "") : 1;
+        if (in_file < 0)
+            return fn_fail(S->c, S->opt_at[BY_FILE],
+                           "by-file-path \"%s\" took over %zu steps to match against the files' paths (raise it "
+                           "with CMP_MAX_GLOB_STEPS)",
+                           shown(S->c->a, S->opt[BY_FILE]), cmp_limits.max_glob_steps);
+        if (!in_file)
             continue;
         S->r = r;
         if (absolute) {

@@ -61,31 +61,35 @@ krmignore *krmignore_parse(arena *a, const char *text)
     return k;
 }
 
-static bool rule_matches(const struct rule *r, const char *path)
+static int rule_matches(const struct rule *r, const char *path)
 {
     if (r->anchored)
         return glob_match(r->glob, path);
     /* unanchored: the pattern may match starting at any segment */
     for (const char *s = path;;) {
-        if (glob_match(r->glob, s))
-            return true;
+        int m = glob_match(r->glob, s);
+        if (m)
+            return m;
         const char *slash = strchr(s, '/');
         if (!slash)
-            return false;
+            return 0;
         s = slash + 1;
     }
 }
 
-bool krmignore_match(const krmignore *k, const char *path, bool is_dir)
+int krmignore_match(const krmignore *k, const char *path, bool is_dir)
 {
     if (!k)
-        return false;
-    bool ignored = false;
+        return 0;
+    int ignored = 0;
     for (size_t i = 0; i < k->n; i++) {
         const struct rule *r = &k->rules[i];
         if (r->dir_only && !is_dir)
             continue;
-        if (rule_matches(r, path))
+        int m = rule_matches(r, path);
+        if (m < 0)
+            return -1;
+        if (m)
             ignored = !r->negate;
     }
     return ignored;

@@ -267,6 +267,18 @@ static int read_file_into(load_ctx *c, package *pkg, const char *abs, const char
     return rc;
 }
 
+/* krmignore_match, reported when the patterns cost more than the run allows (-1) */
+static int ignore_match(load_ctx *c, package *pkg, const char *rel, bool dir)
+{
+    int m = krmignore_match(pkg->ignore, rel, dir);
+    if (m < 0)
+        fail(display_of(c, pkg, ".krmignore"), 0,
+             "its patterns took over %zu steps to match against the package's paths, at \"%s\" (raise it with "
+             "CMP_MAX_GLOB_STEPS)",
+             cmp_limits.max_glob_steps, shown(c->a, rel));
+    return m;
+}
+
 /* Walks one directory of pkg (reldir relative to the package). Subpackages found are appended to subs.
  * ignored: the directory is excluded by .krmignore, so none of its files are read; kpt still finds the subpackages
  * in it (its subpackage walk knows no .krmignore), and so do we. */
@@ -300,15 +312,24 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
             /* Resolved one step at a time from the package, never looking outside it: stat() on the link would
              * tell "broken" from "outside" from "a directory outside" (skipped), an oracle for what exists on the
              * sidecar (a mounted secret, another checkout). */
-            char real[PATH_MAX];
+            /* on the heap: walk recurses once per directory level, and a PATH_MAX buffer in its frame (4.5 KB a
+             * level) overflowed the stack of a package nested 2,000 deep */
+            char *real = xmalloc(PATH_MAX);
             confined where = resolve_beneath(c->root_real, abs, real);
-            bool named = !ignored && resource_file_name(name) && !krmignore_match(pkg->ignore, rel, false);
+            int ign = !ignored && resource_file_name(name) ? ignore_match(c, pkg, rel, false) : 1;
+            bool named = ign == 0;
+            bool gone = where == CONFINED_MISSING || (where == CONFINED_OK && stat(real, &st) != 0);
+            free(real);
+            if (ign < 0) {
+                rc = -1;
+                continue;
+            }
             if (where == CONFINED_OUTSIDE) {
                 if (named)
                     rc = fail(display_of(c, pkg, rel), 0, "symlink points outside the package; refusing to read it");
                 continue;
             }
-            if (where == CONFINED_MISSING || stat(real, &st) != 0) {
+            if (gone) {
                 if (named)
                     rc = fail(display_of(c, pkg, rel), 0, "broken symlink");
                 continue;
@@ -319,7 +340,12 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
             if (link)
                 continue;
             char *kpt = path_join(c->a, abs, "Kptfile");
-            bool skip = !file_exists(kpt) && (ignored || krmignore_match(pkg->ignore, rel, true));
+            int ign = file_exists(kpt) ? 0 : ignored ? 1 : ignore_match(c, pkg, rel, true);
+            if (ign < 0) {
+                rc = -1;
+                continue;
+            }
+            bool skip = ign == 1;
             /* A Helm chart or a Kustomize overlay inside the package is a source for render-helm-chart or
              * kustomize-build, never resources: templates are not YAML, patches are not whole objects. */
             if (!skip && !file_exists(kpt) && is_source_dir(c->a, abs))
@@ -337,14 +363,19 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
         }
         if (ignored)
             continue;
-        if (S_ISREG(st.st_mode) && c->directory_source && has_suffix(name, ".jsonnet") &&
-            !krmignore_match(pkg->ignore, rel, false)) {
+        bool jsonnet = c->directory_source && has_suffix(name, ".jsonnet");
+        int ign = S_ISREG(st.st_mode) && (jsonnet || resource_file_name(name)) ? ignore_match(c, pkg, rel, false) : 0;
+        if (ign < 0) {
+            rc = -1;
+            continue;
+        }
+        if (S_ISREG(st.st_mode) && jsonnet && !ign) {
             /* Argo CD's directory source would evaluate it; quietly leaving it out would render less than Argo CD */
             rc = fail(display_of(c, pkg, rel), 0, "Jsonnet is not supported: render it to YAML or JSON, or point the "
                                                   "Application at Argo CD's own directory source");
             continue;
         }
-        if (!S_ISREG(st.st_mode) || !resource_file_name(name) || krmignore_match(pkg->ignore, rel, false))
+        if (!S_ISREG(st.st_mode) || !resource_file_name(name) || ign)
             continue;
         if (link && !inside(c->root_real, abs)) {
             rc = fail(display_of(c, pkg, rel), 0, "symlink points outside the package; refusing to read it");

@@ -1,5 +1,6 @@
 #include "pipeline/executor.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,10 +190,21 @@ static int read_package(run_ctx *R, package *p, pipeline *pl, rlist *items)
     diag_set_step("read Kptfile");
     if (kptfile_pipeline(R->a, p, pl) < 0)
         return -1;
+    /* one copy per object, however many steps name its file: a copy per step made memory steps x object (400
+     * steps naming a 1 MB ConfigMap took 1.2 GB) */
+    const node **copies = NULL;
     for (size_t s = 0; s < pl->n; s++)
         for (size_t i = 0; pl->steps[s].config_path && i < p->own.n; i++)
-            if (!strcmp(p->own.v[i]->path, pl->steps[s].config_path))
-                pl->steps[s].config_as_read = node_clone(R->a, p->own.v[i]->root);
+            if (!strcmp(p->own.v[i]->path, pl->steps[s].config_path)) {
+                if (!copies) {
+                    copies = xmalloc(p->own.n * sizeof *copies);
+                    memset(copies, 0, p->own.n * sizeof *copies);
+                }
+                if (!copies[i])
+                    copies[i] = node_clone(R->a, p->own.v[i]->root);
+                pl->steps[s].config_as_read = copies[i];
+            }
+    free(copies);
     for (size_t i = 0; i < p->own.n; i++)
         push_own(R, pl, p->own.v[i], items);
     return 0;
@@ -205,63 +217,78 @@ static bool bfs_rendering(const package *root)
     return v && !strcasecmp(v, "true");
 }
 
-static size_t index_of(package *const *all, size_t n, const package *p)
+/* A package's place in the breadth-first order, found by its address (sorted), never by a scan: a scan per
+ * object and per child made the walk cubic on a deep tree (1,000 nested packages over 8,000 leaves: 54 s). */
+struct pkg_at {
+    uintptr_t p;
+    size_t i;
+};
+
+static int cmp_pkg_at(const void *a, const void *b)
 {
-    for (size_t k = 0; k < n; k++)
-        if (all[k] == p)
-            return k;
-    return n;
+    uintptr_t x = ((const struct pkg_at *)a)->p, y = ((const struct pkg_at *)b)->p;
+    return x < y ? -1 : x > y;
 }
 
-/* the resources of p's descendants, depth-first in subpackage order (kpt's collectDescendants), into input; each
- * descendant marked in desc */
-static void push_subtree(const package *p, package *const *all, const rlist *res, size_t n, bool *desc, rlist *input)
+static size_t index_of(const struct pkg_at *by_addr, size_t n, const package *p)
 {
-    for (size_t c = 0; c < p->nsubs; c++) {
-        size_t k = index_of(all, n, p->subs[c]);
-        desc[k] = true;
-        for (size_t i = 0; i < res[k].n; i++)
-            rlist_push(input, res[k].v[i]);
-        push_subtree(all[k], all, res, n, desc, input);
-    }
+    struct pkg_at key = {(uintptr_t)p, 0};
+    const struct pkg_at *hit = bsearch(&key, by_addr, n, sizeof *by_addr, cmp_pkg_at);
+    return hit ? hit->i : n;
 }
 
 /* kpt.dev/bfs-rendering: "true" on the root Kptfile (kpt's hydrateBfsOrder): every package is read first, then
  * the pipelines run top-down in breadth-first order, each on its own resources followed by its descendants'
  * (as its ancestors left them), and each object goes back to the package it belongs to (an object a step made,
- * to the package of the step). The output is every package's resources in that breadth-first order. */
+ * to the package of the step). The output is every package's resources in that breadth-first order.
+ * all[] is that order, so a package's children are all[first[i]], all[first[i] + 1], ...; the work of one
+ * package is its subtree's, never the whole tree's. */
 static int hydrate_bfs(run_ctx *R, package *root, rlist *out)
 {
     size_t n = 1;
     package **all = xmalloc(sizeof *all);
+    size_t *first = xmalloc(sizeof *first);
     all[0] = root;
     for (size_t i = 0; i < n; i++) {
         all = xrealloc(all, (n + all[i]->nsubs) * sizeof *all);
+        first = xrealloc(first, (n + all[i]->nsubs) * sizeof *first);
+        first[i] = n;
         for (size_t c = 0; c < all[i]->nsubs; c++)
             all[n++] = all[i]->subs[c];
     }
+    struct pkg_at *by_addr = xmalloc(n * sizeof *by_addr);
+    for (size_t i = 0; i < n; i++)
+        by_addr[i] = (struct pkg_at){(uintptr_t)all[i], i};
+    qsort(by_addr, n, sizeof *by_addr, cmp_pkg_at);
     pipeline *pl = xmalloc(n * sizeof *pl);
     rlist *res = xmalloc(n * sizeof *res);
-    bool *desc = xmalloc(n * sizeof *desc);
+    size_t *mark = xmalloc(n * sizeof *mark); /* mark[k] == i + 1: k is i or below it, while i runs */
+    size_t *below = xmalloc(n * sizeof *below);
     memset(res, 0, n * sizeof *res);
+    memset(mark, 0, n * sizeof *mark);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = read_package(R, all[i], &pl[i], &res[i]);
     for (size_t i = 0; i < n && rc == 0; i++) {
         rlist input = {0};
-        memset(desc, 0, n * sizeof *desc);
-        desc[i] = true;
-        for (size_t k = 0; k < res[i].n; k++)
-            rlist_push(&input, res[i].v[k]);
-        push_subtree(all[i], all, res, n, desc, &input);
+        /* i, then its descendants depth-first in subpackage order (kpt's collectDescendants): a stack of indexes,
+         * children pushed last first */
+        size_t top = 0;
+        below[top++] = i;
+        while (top) {
+            size_t k = below[--top];
+            mark[k] = i + 1;
+            for (size_t r = 0; r < res[k].n; r++)
+                rlist_push(&input, res[k].v[r]);
+            res[k].n = 0;
+            for (size_t c = all[k]->nsubs; c-- > 0;)
+                below[top++] = first[k] + c;
+        }
         for (size_t s = 0; s < pl[i].n && rc == 0; s++)
             rc = run_step(R, all[i], &pl[i].steps[s], &input);
-        for (size_t k = 0; k < n; k++)
-            if (desc[k])
-                res[k].n = 0;
         for (size_t m = 0; m < input.n; m++) {
-            size_t k = index_of(all, n, input.v[m]->pkg);
-            rlist_push(&res[k < n && desc[k] ? k : i], input.v[m]);
+            size_t k = index_of(by_addr, n, input.v[m]->pkg);
+            rlist_push(&res[k < n && mark[k] == i + 1 ? k : i], input.v[m]);
         }
         rlist_free(&input);
     }
@@ -270,9 +297,12 @@ static int hydrate_bfs(run_ctx *R, package *root, rlist *out)
             rlist_push(out, res[i].v[k]);
         rlist_free(&res[i]);
     }
-    free(desc);
+    free(below);
+    free(mark);
+    free(by_addr);
     free(res);
     free(pl);
+    free(first);
     free(all);
     return rc;
 }

@@ -22,6 +22,7 @@ limits cmp_limits = {
     .max_output_bytes = 100u << 20,
     .child_timeout_s = 30,
     .max_regex_steps = 1000000,
+    .max_glob_steps = 100000000,
     .max_chart_files = 10000,
     .max_chart_bytes = (size_t)100 << 20,
 };

@@ -15,6 +15,7 @@ typedef struct limits {
     size_t max_chart_files; /* CMP_MAX_CHART_FILES: entries in a local chart and its file:// dependencies */
     size_t max_chart_bytes; /* CMP_MAX_CHART_BYTES: bytes of those files */
     size_t max_regex_steps; /* pcre2's match limit per match; the depth limit is a tenth of it */
+    size_t max_glob_steps;  /* CMP_MAX_GLOB_STEPS: steps of every path glob match of the run together */
 } limits;
 
 extern limits cmp_limits;

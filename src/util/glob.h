@@ -3,6 +3,8 @@
 #define CMP_UTIL_GLOB_H
 #include <stdbool.h>
 
-/* '*' and '?' stay within one path segment, "**" spans segments, [abc] [a-z] [!x] classes, '\' escapes. */
-bool glob_match(const char *pattern, const char *path);
+/* '*' and '?' stay within one path segment, "**" spans segments, [abc] [a-z] [!x] classes, '\' escapes.
+ * 1: a match; 0: none; -1: the matches of this process went over cmp_limits.max_glob_steps (the pattern is the
+ * package author's: the caller fails, naming the pattern and CMP_MAX_GLOB_STEPS). */
+int glob_match(const char *pattern, const char *path);
 #endif

@@ -39,3 +39,15 @@ printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\n  annotations:\
   "$target" >"$pkg/u.yaml"
 check long-path-in-place-target-refused 1 'the path "g{60}\.\.\." is [0-9]+ bytes long' -- render --in-place .
 if [ -e "$pkg/$seg" ]; then echo "FAIL long-path-in-place-nothing-made: $seg/ was created"; else echo "PASS long-path-in-place-nothing-made"; fi
+
+# Attack: overflow the reader's stack. It walks one directory level per call, and a level's frame grew a PATH_MAX
+# buffer (4.5 KB): a chain of one-letter subpackages as deep as PATH_MAX allows (about 2,000) took 9.6 MB of the
+# 8 MB stack and the render died on SIGSEGV. Every level must be read, the deepest object rendered.
+newpkg
+levels=$(( (4096 - ${#pkg} - 20) / 2 ))
+chain=$(printf 'a/%.0s' $(seq "$levels"))
+mkdir -p "$pkg/$chain"
+( cd "$pkg" && d=. && for i in $(seq "$levels"); do d=$d/a
+    printf 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: level%s\n' "$i" >"$d/Kptfile"; done &&
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deepest\n' >"$d/cm.yaml" )
+CASE_ENV="ARGOCD_APP_NAME=attack ARGOCD_APP_SOURCE_PATH=app" check long-path-deepest-nesting 0 '^  name: deepest$'
