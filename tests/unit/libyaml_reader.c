@@ -78,3 +78,22 @@ const char *libyaml_values(arena *a, const char *text)
     buf_free(&out);
     return s;
 }
+
+const char *libyaml_values_no_null_docs(arena *a, const char *text)
+{
+    const char *v = libyaml_values(a, text);
+    if (!v)
+        return NULL;
+    static const char null_doc[] = "---\nnull\n...\n";
+    buf b = {0};
+    for (const char *p = v; *p;) {
+        const char *doc = strstr(p + 1, "---\n");
+        size_t n = doc ? (size_t)(doc - p) : strlen(p);
+        if (n != strlen(null_doc) || strncmp(p, null_doc, n))
+            buf_put(&b, p, n);
+        p += n;
+    }
+    const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
+    buf_free(&b);
+    return s;
+}

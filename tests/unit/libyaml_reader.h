@@ -13,4 +13,6 @@ int libyaml_scalars(arena *a, const char *text, const char **out, int max);
  * "", "~", "null", "Null", "NULL", or tagged !!null), else its tag (or "?" for a plain one, "!" for a quoted or block
  * one) and its text. Anchors and comments are left out. NULL when libyaml refuses the text. */
 const char *libyaml_values(arena *a, const char *text);
+/* libyaml_values without the documents that are a lone null (comment-only ones, which the stream leaves out). */
+const char *libyaml_values_no_null_docs(arena *a, const char *text);
 #endif
