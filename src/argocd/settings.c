@@ -390,7 +390,7 @@ bool settings_stamps(const settings *s, const char *key)
     return false;
 }
 
-static int check_stamp(const char *stamp)
+static int check_stamp(arena *a, const char *stamp)
 {
     if (!strcmp(stamp, "all") || !strcmp(stamp, "none"))
         return 0;
@@ -404,9 +404,9 @@ static int check_stamp(const char *stamp)
         for (const char *const *k = stamp_keys; *k && !ok; k++)
             ok = strlen(*k) == len && !strncmp(*k, p, len);
         if (!ok)
-            return fail(NULL, 0, "parameter \"stamp\": unknown annotation \"%.*s\" (all, none, or a list of app, "
+            return fail(NULL, 0, "parameter \"stamp\": unknown annotation \"%s\" (all, none, or a list of app, "
                                  "app-namespace, project, repo, target-revision, path, revision, package-revision)",
-                        (int)len, p);
+                        shown(a, arena_strndup(a, p, len)));
         p += len;
     }
     return 0;
@@ -639,7 +639,7 @@ static int read_settings(struct reader *R, settings *out)
             out->timeout_seconds = (int)t;
         }
     }
-    if (out->stamp && check_stamp(out->stamp) < 0)
+    if (out->stamp && check_stamp(a, out->stamp) < 0)
         return -1;
     return check_object_values(a, out);
 }
