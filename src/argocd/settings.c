@@ -364,10 +364,17 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
     }
     if (parse_text(R, from, text, d->kind, coll) < 0)
         return -1;
-    for (uint32_t i = 0; i < node_len(*coll); i++)
-        if (d->kind == SETTING_MAP ? !scalar(map_key(*coll, i)) || !scalar(map_val(*coll, i))
-                                   : !scalar(seq_item(*coll, i)))
+    for (uint32_t i = 0; i < node_len(*coll); i++) {
+        const node *v = d->kind == SETTING_MAP ? map_val(*coll, i) : seq_item(*coll, i);
+        if ((d->kind == SETTING_MAP && !scalar(map_key(*coll, i))) || !scalar(v))
             return fail(NULL, 0, "%s (parameter \"%s\") must hold strings only", from, d->name);
+        /* YAML's null has the text "null", which would be written as the label or file name "null" */
+        if (is_null(v))
+            return fail(NULL, 0, "%s (parameter \"%s\") must hold strings only: %s is null (\"\" is the empty string)",
+                        from, d->name,
+                        d->kind == SETTING_MAP ? arena_printf(R->a, "key \"%s\"", shown(R->a, scalar(map_key(*coll, i))))
+                                               : arena_printf(R->a, "item %u", i + 1));
+    }
     return 0;
 }
 
