@@ -343,7 +343,7 @@ static size_t null_indicator(struct loader *L, const char *which, uint32_t col, 
         return SIZE_MAX;
     size_t ls = line_start(d, i);
     bool own = i == ls; /* only blanks and indicators before i on its line */
-    if (!own && (d[i] == '"' || d[i] == '\'')) /* a quoted scalar's token ends before its closing quote */
+    if (!own && i < len && (d[i] == '"' || d[i] == '\'')) /* a quoted scalar's token ends before its closing quote */
         i++;
     if (!own && col) /* the rest of the last token's line */
         i = text_line_end(d, i, len);
