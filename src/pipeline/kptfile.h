@@ -18,9 +18,8 @@ typedef struct step {
     fn_version version;      /* from the image tag, the exec name or `tag:` */
     const char *version_warning; /* the version could not be placed: a warning (diag_warn) when the step runs */
     const char *config_path; /* package-relative, checked */
-    /* The configPath object as the package's file holds it, taken before any step of the package ran: kpt reads
-     * the file when it builds the pipeline and falls back to that copy when an earlier step removed the object. */
-    const node *config_as_read;
+    /* The copies of the configPath object, shared by every step of the package that names its file. */
+    struct config_copies *config_copies;
     const node *config_map;
     selector *selectors;
     size_t nselectors;
@@ -31,6 +30,16 @@ typedef struct step {
     const char *origin; /* the file messages name for the step itself; NULL: the package's Kptfile */
     uint32_t line;
 } step;
+
+/* One per configPath object, however many steps name it: memory stays one object's, not steps x object. */
+typedef struct config_copies {
+    /* The object as the package's file holds it, taken before any step of the package ran: kpt reads the file when
+     * it builds the pipeline and falls back to that copy when an earlier step removed the object. */
+    const node *as_read;
+    /* The copy the last step naming the object was handed; the next one gets it again, brought up to date with
+     * the object (node_refresh_copy), so memory grows with the object's edits, not with the steps. */
+    node *last;
+} config_copies;
 
 typedef struct pipeline {
     step *steps;

@@ -334,6 +334,105 @@ node *node_clone(arena *a, const node *n)
     return clone_rec(a, n);
 }
 
+static bool same_text(const char *x, const char *y)
+{
+    return x == y || (x && y && !strcmp(x, y));
+}
+
+/* Everything node_clone copies (the facts are a cache, not a value); the texts are most often the very same
+ * pointers, as an edit never writes a text in place. */
+bool node_is_copy_of(const node *copy, const node *orig)
+{
+    if (copy == orig)
+        return true;
+    if (!copy || !orig)
+        return false;
+    if (orig->shared) /* node_clone gives a private scalar; clone_rec the shared node itself (handled above) */
+        return !copy->shared && copy->kind == N_SCALAR && copy->style == orig->style && !copy->line &&
+               !copy->col && !copy->below && !node_ext(copy) && same_text(nstr(copy), nstr(orig));
+    if (copy->shared || copy->kind != orig->kind || copy->style != orig->style || copy->below != orig->below ||
+        copy->col != orig->col || copy->line != orig->line)
+        return false;
+    const struct ext *x = node_ext(copy), *y = node_ext(orig);
+    if (x || y) {
+        if (!same_text(ntag(copy), ntag(orig)) || !same_text(ncomment(copy), ncomment(orig)) ||
+            !same_text(nhead(copy), nhead(orig)) || !same_text(nfoot(copy), nfoot(orig)) ||
+            !same_text(nraw(copy), nraw(orig)))
+            return false;
+        const struct doc_text *d = ndoc(copy), *e = ndoc(orig);
+        if (d != e && (!d || !e || !same_text(d->before, e->before) || !same_text(d->after, e->after)))
+            return false;
+    }
+    if (copy->kind == N_SCALAR)
+        return same_text(nstr(copy), nstr(orig));
+    uint32_t n = nkids_n(copy);
+    if (n != nkids_n(orig))
+        return false;
+    uint32_t slots = copy->kind == N_MAP ? 2 * n : n;
+    for (uint32_t i = 0; i < slots; i++) {
+        const node *c = nkids(copy)->v[i], *o = nkids(orig)->v[i];
+        /* clone_rec keeps a shared node (a map's key) as it is: the copy must hold that very node */
+        if (o && o->shared ? c != o : !node_is_copy_of(c, o))
+            return false;
+    }
+    return true;
+}
+
+/* c takes o's kind, style, position, text, tag and comments in place; its entries are refresh_rec's to redo. The
+ * side block is reused when c has one. */
+static void refresh_head(arena *a, node *c, const node *o)
+{
+    struct ext *x = node_ext(c);
+    *c = *o;
+    if (o->extra) {
+        if (!x)
+            x = arena_alloc(a, sizeof *x);
+        *x = *o->ext;
+        c->ext = x;
+    }
+}
+
+static node *refresh_rec(arena *a, node *c, const node *o)
+{
+    if (!o || o->shared) /* clone_rec keeps a shared node itself */
+        return (node *)o;
+    if (!c || c == o || c->shared || c->kind != o->kind)
+        return c == o ? c : clone_rec(a, o);
+    if (o->kind == N_SCALAR) {
+        refresh_head(a, c, o);
+        return c;
+    }
+    struct kids *ck = nkids(c);
+    const struct kids *ok = nkids(o);
+    refresh_head(a, c, o);
+    uint32_t n = ok ? ok->n : 0, had = ck ? ck->n : 0;
+    bool map = o->kind == N_MAP;
+    if (n > (ck ? ck->cap : 0)) { /* grown: room for twice as many, so a map that grows step by step is copied
+                                   * a logarithmic number of times */
+        struct kids *g = kids_new(a, n > 2 * had ? n : 2 * had, map);
+        if (had)
+            memcpy(g->v, ck->v, (size_t)had * (map ? 2 : 1) * sizeof g->v[0]);
+        if (ck)
+            arena_recycle(a, ck, sizeof *ck + (size_t)ck->cap * (map ? 2 : 1) * sizeof ck->v[0]);
+        ck = g;
+    }
+    if (ck) {
+        uint32_t slots = map ? 2 * n : n, kept = map ? 2 * (had < n ? had : n) : (had < n ? had : n);
+        for (uint32_t i = 0; i < slots; i++)
+            ck->v[i] = i < kept ? refresh_rec(a, ck->v[i], ok->v[i]) : clone_rec(a, ok->v[i]);
+        ck->n = n;
+    }
+    set_nkids(c, ck);
+    return c;
+}
+
+node *node_refresh_copy(arena *a, node *copy, const node *orig)
+{
+    if (!orig || orig->shared || !copy || copy->shared)
+        return node_clone(a, orig);
+    return refresh_rec(a, copy, orig);
+}
+
 bool is_map(const node *n)
 {
     return n && n->kind == N_MAP;

@@ -50,6 +50,15 @@ node *node_seq(arena *a);
 /* A deep copy; the shared keys of its maps stay shared (a shared n itself becomes a private copy, without position). */
 node *node_clone(arena *a, const node *n);
 
+/* For a copy kept while its original is edited (a step's config, src/pipeline/executor.c). Turns copy, in place,
+ * into what node_clone(orig) would give now, and returns it (or a new copy when the root itself cannot be kept). Its
+ * nodes are reused where they can be, so memory grows with what changed, not with orig's size (the walk is O(size)).
+ * Nothing else may hold a node of copy: they all change. */
+node *node_refresh_copy(arena *a, node *copy, const node *orig);
+/* True when copy is what node_clone(orig) would give now: the same kinds, texts, styles, tags, comments and
+ * positions. O(size); allocates nothing. */
+bool node_is_copy_of(const node *copy, const node *orig);
+
 /* false for NULL */
 bool is_map(const node *n);
 bool is_seq(const node *n);

@@ -1,4 +1,5 @@
-/* The executor: selection passes each resource once, configPath is the live copy, validators change nothing. */
+/* The executor: selection passes each resource once, configPath is the live copy (as it was when the step started,
+ * one copy however many steps name it), validators change nothing. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -54,6 +55,7 @@ struct world {
     package pkg;
     rlist items;
     run_ctx R;
+    config_copies cfg; /* what read_package gives the steps naming cfg.yaml */
 };
 
 static void world(struct world *w)
@@ -74,6 +76,7 @@ static void world(struct world *w)
     }
     w->R.a = w->a;
     w->R.st = w->st;
+    w->cfg.as_read = node_clone(w->a, w->pkg.own.v[0]->root);
 }
 
 static void unworld(struct world *w)
@@ -102,11 +105,108 @@ TEST(config_path_reads_the_current_in_memory_copy)
     struct world w;
     world(&w);
     step edit = {.fn = &editing, .label = "edit"};
-    step read = {.fn = &reading, .label = "read", .config_path = "cfg.yaml"};
+    step read = {.fn = &reading, .label = "read", .config_path = "cfg.yaml", .config_copies = &w.cfg};
     CHECK(run_step(&w.R, &w.pkg, &edit, &w.items) == 0);
     CHECK(run_step(&w.R, &w.pkg, &read, &w.items) == 0);
     CHECK_STR(config_seen, "edited");
     CHECK(w.items.v[0]->flags & R_CONFIG);
+    unworld(&w);
+}
+
+/* kpt hands a function its config as the step found it: a step that edits the item its config came from keeps
+ * reading the old config; the next step reads the edit. */
+static const char *before_edit, *after_edit;
+static int edit_own_config_item(fn_ctx *c)
+{
+    before_edit = path_str(c->config, "data", "value", NULL);
+    for (size_t i = 0; i < c->items->n; i++)
+        if (!strcmp(res_name(c->items->v[i]), "cfg"))
+            map_set_str(c->a, map_get(c->items->v[i]->root, "data"), "value",
+                        arena_printf(c->a, "%s+", path_str(c->items->v[i]->root, "data", "value", NULL)));
+    after_edit = path_str(c->config, "data", "value", NULL);
+    return 0;
+}
+static const fn_def editing_own = {"edit-own", "", edit_own_config_item};
+
+TEST(config_stays_as_the_step_found_it_and_the_next_step_sees_the_edit)
+{
+    struct world w;
+    world(&w);
+    step s = {.fn = &editing_own, .label = "e", .config_path = "cfg.yaml", .config_copies = &w.cfg};
+    CHECK(run_step(&w.R, &w.pkg, &s, &w.items) == 0);
+    CHECK_STR(before_edit, "v0");
+    CHECK_STR(after_edit, "v0");
+    CHECK(run_step(&w.R, &w.pkg, &s, &w.items) == 0);
+    CHECK_STR(before_edit, "v0+");
+    CHECK_STR(after_edit, "v0+");
+    CHECK_STR(path_str(w.items.v[0]->root, "data", "value", NULL), "v0++");
+    unworld(&w);
+}
+
+static const node *config_given;
+static int note_config(fn_ctx *c)
+{
+    config_given = c->config;
+    return 0;
+}
+static const fn_def noting = {"note", "", note_config};
+
+/* Steps naming one object share one copy of it, brought up to date for each: memory is the object's, not
+ * steps x object. */
+TEST(config_copy_serves_again_brought_up_to_date)
+{
+    struct world w;
+    world(&w);
+    step s = {.fn = &noting, .label = "n", .config_path = "cfg.yaml", .config_copies = &w.cfg};
+    step edit = {.fn = &editing, .label = "edit"};
+    CHECK(run_step(&w.R, &w.pkg, &s, &w.items) == 0);
+    const node *first = config_given;
+    CHECK(first && first != w.items.v[0]->root);
+    CHECK(run_step(&w.R, &w.pkg, &s, &w.items) == 0);
+    CHECK(config_given == first);
+    CHECK(run_step(&w.R, &w.pkg, &edit, &w.items) == 0);
+    size_t before = arena_footprint(w.a);
+    CHECK(run_step(&w.R, &w.pkg, &s, &w.items) == 0);
+    CHECK(config_given == first);
+    CHECK(arena_footprint(w.a) == before);
+    CHECK_STR(path_str(config_given, "data", "value", NULL), "edited");
+    CHECK(node_is_copy_of(config_given, w.items.v[0]->root));
+    unworld(&w);
+}
+
+/* A function may edit the config it was handed (Argo CD's setters parameter edits apply-setters'): the next step
+ * gets a fresh copy, whether the config is the live item or the file as read after an earlier step removed it. */
+static int scribble_config(fn_ctx *c)
+{
+    map_set_str(c->a, map_get(c->config, "data"), "value", "scribbled");
+    return 0;
+}
+static int drop_cfg(fn_ctx *c)
+{
+    for (size_t i = 0; i < c->items->n; i++)
+        if (c->items->v[i] && !strcmp(res_name(c->items->v[i]), "cfg"))
+            c->items->v[i] = NULL;
+    return 0;
+}
+static const fn_def scribbling = {"scribble", "", scribble_config};
+static const fn_def dropping_cfg = {"drop-cfg", "", drop_cfg};
+
+TEST(config_edited_by_its_function_is_not_handed_on)
+{
+    struct world w;
+    world(&w);
+    step scribble = {.fn = &scribbling, .label = "s", .config_path = "cfg.yaml", .config_copies = &w.cfg};
+    step read = {.fn = &reading, .label = "read", .config_path = "cfg.yaml", .config_copies = &w.cfg};
+    step drop = {.fn = &dropping_cfg, .label = "drop"};
+    CHECK(run_step(&w.R, &w.pkg, &scribble, &w.items) == 0);
+    CHECK(run_step(&w.R, &w.pkg, &read, &w.items) == 0);
+    CHECK_STR(config_seen, "v0");
+    CHECK(run_step(&w.R, &w.pkg, &drop, &w.items) == 0);
+    CHECK(w.items.n == 3);
+    CHECK(run_step(&w.R, &w.pkg, &scribble, &w.items) == 0);
+    CHECK(run_step(&w.R, &w.pkg, &read, &w.items) == 0);
+    CHECK_STR(config_seen, "v0");
+    CHECK_STR(path_str(w.cfg.as_read, "data", "value", NULL), "v0");
     unworld(&w);
 }
 

@@ -163,6 +163,74 @@ TEST(clones_keep_shared_keys)
     CHECK(node_equal(copy, m));
 }
 
+/* node_is_copy_of: a copy matches its original until either side changes in anything node_clone copies. */
+static const char *const copy_src = "# top\nm: !!map\n  k: v # c\n  s:\n  - 1\n  - 'two'\n  b: |\n    x\n";
+
+static node *copy_src_parse(void)
+{
+    return parse(copy_src);
+}
+
+TEST(copy_of_sees_every_edit)
+{
+    node *a = copy_src_parse();
+    CHECK(a);
+    CHECK(node_is_copy_of(node_clone(A, a), a));
+    CHECK(node_is_copy_of(node_clone(A, map_key(a, 0)), map_key(a, 0))); /* a shared key copies to a private one */
+    CHECK(!node_is_copy_of(node_clone(A, map_key(a, 0)), map_val(a, 0)));
+    for (int e = 0; e < 9; e++) {
+        node *o = copy_src_parse(), *c = node_clone(A, o);
+        node *m = map_get(o, "m"), *s = map_get(m, "s");
+        switch (e) {
+        case 0: scalar_set(A, map_get(m, "k"), "w", 1, SCALAR_AS_STRING); break;
+        case 1: node_set_style(seq_item(s, 1), ST_DOUBLE); break;
+        case 2: node_set_comment(A, map_get(m, "k"), "d"); break;
+        case 3: node_set_tag(A, m, NULL); break;
+        case 4: node_set_head(A, seq_item(s, 0), "# h"); break;
+        case 5: map_set_str(A, m, "new", "x"); break;
+        case 6: seq_remove(s, 1); break;
+        case 7: node_set_pos(map_get(m, "b"), 9, 1); break;
+        case 8: map_key_own(A, m, 0); break; /* same text, its own node: the copy keeps the shared one */
+        }
+        CHECK(!node_is_copy_of(c, o));
+        CHECK(node_is_copy_of(node_clone(A, o), o));
+        /* and an outdated copy brought up to date is one again, in place */
+        CHECK(node_refresh_copy(A, c, o) == c);
+        CHECK(node_is_copy_of(c, o));
+    }
+}
+
+/* Bringing a copy up to date costs memory for what changed, not for the whole: a big list left alone is kept. */
+TEST(refresh_copy_costs_what_changed)
+{
+    buf b = {0};
+    buf_puts(&b, "metadata:\n  annotations:\n    a: b\nlist:\n");
+    for (int i = 0; i < 20000; i++)
+        buf_printf(&b, "- {k: v%d}\n", i);
+    node *o = parse(arena_strndup(A, b.data, b.len));
+    buf_free(&b);
+    CHECK(o);
+    arena *own = arena_new(); /* the copy's own, to weigh it */
+    node *c = node_clone(own, o);
+    size_t one = arena_footprint(own);
+    node *ann = path_get(o, "metadata", "annotations", NULL);
+    for (int step = 0; step < 50; step++) {
+        map_set_str(A, ann, arena_printf(A, "k%d", step), "v");
+        if (step % 10 == 0)
+            node_set_comment(A, map_get(seq_item(map_get(o, "list"), (uint32_t)step), "k"), "c");
+        CHECK(node_refresh_copy(own, c, o) == c);
+        CHECK(node_is_copy_of(c, o));
+    }
+    CHECK(one > 1000 * 1000 && arena_footprint(own) <= 2 * one); /* a copy per step: 50 times one */
+    /* the other way: the list shrinks, a scalar becomes a map */
+    seq_remove(map_get(o, "list"), 0);
+    map_set(A, o, "metadata", node_str(A, "x"));
+    CHECK(node_refresh_copy(own, c, o) == c);
+    CHECK(node_is_copy_of(c, o));
+    CHECK(node_is_copy_of(node_clone(A, c), c));
+    arena_free(own);
+}
+
 /* Mutators refuse a shared node: cast away the const and watch the child stop, the other maps intact. */
 static int edit_in_child(int what)
 {
