@@ -153,7 +153,9 @@ static int parse_text(struct reader *R, const char *what, const char *text, enum
 {
     node *n = NULL;
     diag_detail not_yaml; /* then it is the short form, unless it was YAML over a limit */
-    if (text[0] == '[' || text[0] == '{' || strchr(text, '\n')) {
+    /* a one-line block map ("team: web") is YAML too, when it cannot be the short form (no '=') */
+    if (text[0] == '[' || text[0] == '{' || strchr(text, '\n') ||
+        (kind == SETTING_MAP && !strchr(text, '=') && strstr(text, ": "))) {
         if (yaml_load_one_into(R->a, R->st, what, text, strlen(text), &n, &not_yaml) == 0 && n &&
             ((kind == SETTING_ARRAY && is_seq(n)) || (kind == SETTING_MAP && is_map(n)))) {
             *out = n;
