@@ -886,12 +886,17 @@ bool node_equal(const node *a, const node *b)
 
 /* ---- comments and tags */
 
+/* A line comment is one line: a line break in the text a program sets (search-replace's put-comment from its
+ * config) becomes a space, or the emitted comment would end and its rest be read as YAML. */
 void node_set_comment(arena *a, node *n, const char *comment)
 {
     NOT_SHARED(n);
     if (!comment && !node_ext(n))
         return;
-    node_ext_get(a, n)->comment = comment ? arena_strdup(a, comment) : NULL;
+    char *c = comment ? arena_strdup(a, comment) : NULL;
+    for (char *p = c; p && (p = strpbrk(p, "\r\n"));)
+        *p++ = ' ';
+    node_ext_get(a, n)->comment = c;
 }
 
 void node_set_head(arena *a, node *n, const char *head)
