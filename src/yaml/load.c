@@ -194,11 +194,11 @@ static const char *comment_at(struct loader *L, size_t pos, int after_colon)
     return arena_strndup(L->a, d + i, e - i);
 }
 
-/* The line comment on a block scalar's header ("k: |- # c"), whose content starts at sm (libfyaml's start mark:
- * the line after the header, or the header's end at the end of the text). The header is read from after the last
- * token before it (the key, or the scalar's tag or anchor: their text may hold "|" or ">"), so that only the
- * indicators ("- ", "? ", ": ") and blanks come before "|" or ">"; NULL when the line holds anything else. */
-static const char *block_header_comment(struct loader *L, size_t sm, size_t from)
+/* Where a block scalar's header indicator ("|" or ">") is, whose content starts at sm (libfyaml's start mark: the
+ * line after the header, or the header's end at the end of the text); SIZE_MAX when its line holds anything else.
+ * The header is read from after the last token before it (the key, or the scalar's tag or anchor: their text may
+ * hold "|" or ">"), so that only the indicators ("- ", "? ", ": ") and blanks come before "|" or ">". */
+static size_t block_header_at(struct loader *L, size_t sm, size_t from, size_t *end)
 {
     const char *d = L->data;
     size_t he = sm;
@@ -215,7 +215,17 @@ static const char *block_header_comment(struct loader *L, size_t sm, size_t from
     while (i < he && (d[i] == ' ' || d[i] == '\t' || d[i] == '-' || d[i] == '?' || d[i] == ':'))
         i++;
     if (i >= he || (d[i] != '|' && d[i] != '>'))
-        return NULL;
+        return SIZE_MAX;
+    *end = he;
+    return i;
+}
+
+/* The line comment on a block scalar's header ("k: |- # c"): after the indicator and its chomping and indentation
+ * marks. */
+static const char *block_header_comment(struct loader *L, size_t at, size_t he)
+{
+    const char *d = L->data;
+    size_t i = at;
     for (i++; i < he && (d[i] == '-' || d[i] == '+' || (d[i] >= '1' && d[i] <= '9'));)
         i++;
     return comment_at(L, i, 0);
@@ -1033,6 +1043,7 @@ static int on_scalar(struct loader *L, struct fy_event *e)
     const char *text = (key || len <= 24) ? intern_facts(L->st, txt, len, &facts) : text_copy(L, txt, len);
     uint32_t line = sm ? (uint32_t)mark_line(L, sm) : 0, col = sm ? (uint32_t)sm->column + 1 : 0;
     const char *comment = NULL, *head = NULL;
+    size_t header = SIZE_MAX; /* a block scalar's "|" or ">": what is above its line is above the scalar */
     if (t && style != ST_LITERAL && style != ST_FOLDED) {
         size_t end = em ? em->input_pos : 0;
         if ((style == ST_SINGLE || style == ST_DOUBLE) && end < L->len && L->data[end] == (style == ST_SINGLE ? '\'' : '"'))
@@ -1046,7 +1057,10 @@ static int on_scalar(struct loader *L, struct fy_event *e)
             if (m && m->input_pos > from && m->input_pos <= sm->input_pos)
                 from = m->input_pos;
         }
-        comment = block_header_comment(L, sm->input_pos, from);
+        size_t he;
+        header = block_header_at(L, sm->input_pos, from, &he);
+        if (header != SIZE_MAX)
+            comment = block_header_comment(L, header, he);
     }
     const node *parent = L->depth ? L->frames[L->depth - 1].n : NULL;
     bool block_parent = parent && parent->style == ST_BLOCK;
@@ -1055,6 +1069,8 @@ static int on_scalar(struct loader *L, struct fy_event *e)
         size_t start = sm ? sm->input_pos : 0;
         if (style == ST_SINGLE || style == ST_DOUBLE)
             start = start ? start - 1 : 0;
+        if (header != SIZE_MAX) /* the content starts below the header line */
+            start = header;
         head = head_comment_at(L, pre < start ? pre : start);
     } else if (!t && block_parent && pre != SIZE_MAX) { /* "- !!str": what is above it is above its tag */
         if (key || parent->kind == N_SEQ)

@@ -161,4 +161,11 @@ TEST(indicator_comments_on_their_nodes)
     d = loaded("a: 1\n# f\n...\n# x\n");
     CHECK(d.n == 1);
     CHECK_STR(node_foot(d.v[0]), "# f");
+
+    /* above a block scalar item: its header line, not its content's first line, is what the comment is above */
+    d = loaded("- a\n# h\n- |-\n  b\n# i\n- !!str >\n  c\n");
+    CHECK(d.n == 1);
+    CHECK_STR(node_head(seq_item(d.v[0], 1)), "# h");
+    CHECK_STR(node_head(seq_item(d.v[0], 2)), "# i");
+    CHECK_STR(emitted("# h\n- b\n\n  c\n", false), "# h\n- |-\n  b\n  c\n");
 }
