@@ -97,3 +97,11 @@ const char *libyaml_values_no_null_docs(arena *a, const char *text)
     buf_free(&b);
     return s;
 }
+
+const char *libyaml_mismatch(arena *a, const char *values, const char *src, const char *back, const char *text)
+{
+    if (back && !strcmp(back, values))
+        return NULL;
+    return arena_printf(a, "libyaml (YAML 1.1) reads\n%s\nfrom\n%s\nbut\n%s\nfrom the written\n%s", values, src,
+                        back ? back : "(refused)", text);
+}

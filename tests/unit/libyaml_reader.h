@@ -15,4 +15,6 @@ int libyaml_scalars(arena *a, const char *text, const char **out, int max);
 const char *libyaml_values(arena *a, const char *text);
 /* libyaml_values without the documents that are a lone null (comment-only ones, which the stream leaves out). */
 const char *libyaml_values_no_null_docs(arena *a, const char *text);
+/* NULL when back (libyaml's values of the written text) equals values (of src); else the message saying how not. */
+const char *libyaml_mismatch(arena *a, const char *values, const char *src, const char *back, const char *text);
 #endif

@@ -74,11 +74,9 @@ TEST(flow_collection_with_null_stays_flow)
             const char *text = emitted(root, in_place);
             CHECK_STR(text, c->out ? c->out : c->src);
             const char *back = libyaml_values(A, text);
-            if (!back || strcmp(back, values)) {
-                char msg[2048];
-                snprintf(msg, sizeof msg, "libyaml (YAML 1.1) reads\n%s\nfrom\n%s\nbut\n%s\nfrom the written\n%s", values,
-                         c->src, back ? back : "(refused)", text);
-                test_fail(__FILE__, __LINE__, msg);
+            const char *why = libyaml_mismatch(A, values, c->src, back, text);
+            if (why) {
+                test_fail(__FILE__, __LINE__, why);
                 return;
             }
             node *again = NULL;

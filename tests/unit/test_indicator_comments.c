@@ -115,11 +115,9 @@ TEST(indicator_comments_round_trip)
             const char *text = emitted(c->src, in_place);
             CHECK_STR(text, want);
             const char *back = libyaml_values_no_null_docs(A, text);
-            if (!back || strcmp(back, values)) {
-                char msg[2048];
-                snprintf(msg, sizeof msg, "libyaml (YAML 1.1) reads\n%s\nfrom\n%s\nbut\n%s\nfrom the written\n%s", values,
-                         c->src, back ? back : "(refused)", text);
-                test_fail(__FILE__, __LINE__, msg);
+            const char *why = libyaml_mismatch(A, values, c->src, back, text);
+            if (why) {
+                test_fail(__FILE__, __LINE__, why);
                 return;
             }
             CHECK_STR(emitted(text, in_place), text); /* read back, the comments stay where they went */
