@@ -10,9 +10,9 @@
  *    dropped, the input item wins. configHome named a directory inside the function's container; helm runs here
  *    with a private configuration of its own, so it is read and not used.
  *  - v0.2.0 and later, latest: the nested schema (chartArgs, templateOptions); a v0.1 flat field in an entry is
- *    ignored with a warning that names its new place. The ConfigMap still takes one valuesFile.
+ *    an error that names its new place. The ConfigMap still takes one valuesFile.
  *  - Every release ignores the keys it does not read (yaml.v3's Unmarshal, the ConfigMap read key by key): here each
- *    gets a warning. nameTemplate is refused: helm's name template has env and expandenv. A rendered object whose group, kind,
+ *    is an error (see refuse_unknown). nameTemplate is refused: helm's name template has env and expandenv. A rendered object whose group, kind,
  *    namespace and name equal an input item's is skipped, so that a second run adds nothing.
  *  - Up to v0.2.1 the catalog split helm's output on "---" lines, which cut manifests holding "---" in a block
  *    string into broken objects; every version here reads the output as a YAML stream, as v0.2.2 and later do.
@@ -81,31 +81,21 @@ static int text_field(fn_ctx *c, const node *parent, const char *key, const char
  * its structs, and the ConfigMap's data key by key: functions/go/render-helm-chart, every release), so under kpt a
  * misspelt key (valueFile for valuesFile) is dropped and the chart renders without it. Here it is an error naming
  * the file, line and key: a warning would not do, as Argo CD shows a plugin's stderr only when it fails, and the
- * chart would be synced as rendered. What is ignored on purpose (chartArgs.auth: credentials are the operator's)
- * gets a warning, printed once the whole config is read, so a config that fails says only why it fails. */
-typedef struct ignored {
-    const node *m;
-    uint32_t k;
-    const char *msg;
-    struct ignored *next;
-} ignored;
-
-typedef struct ignored_keys {
-    ignored *head, **tail;
-} ignored_keys;
-
-static void ignore_key(fn_ctx *c, ignored_keys *ig, const node *m, uint32_t k, const char *msg)
+ * chart would be synced as rendered. */
+/* chartArgs.auth: the catalog reads it, this runner does not (credentials for chart repositories are the
+ * operator's), so one warning per entry once every entry has been read. */
+static void warn_unused_auth(fn_ctx *c, const node *charts)
 {
-    ignored *i = arena_alloc(c->a, sizeof *i);
-    *i = (ignored){m, k, msg, NULL};
-    *ig->tail = i;
-    ig->tail = &i->next;
-}
-
-static void warn_ignored(fn_ctx *c, const ignored_keys *ig)
-{
-    for (const ignored *i = ig->head; i; i = i->next)
-        fn_warn_key(c, i->m, i->k, "%s", i->msg);
+    for (uint32_t i = 0; i < node_len(charts); i++) {
+        const node *args = map_get(seq_item(charts, i), "chartArgs");
+        const node *auth = map_get(args, "auth");
+        for (uint32_t k = 0; auth && !is_null(auth) && k < node_len(args); k++)
+            if (scalar_is(map_key(args, k), "auth"))
+                fn_warn_key(c, args, k,
+                            "helmCharts[%u].chartArgs.auth is not used here: credentials for chart repositories are "
+                            "the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)",
+                            i);
+    }
 }
 
 static bool listed(const char *const *list, const char *key)
@@ -236,7 +226,7 @@ static int refuse_name_template(fn_ctx *c, const node *parent, const char *shown
 }
 
 /* A v0.1 flat helmCharts entry. */
-static int read_chart_v01(fn_ctx *c, ignored_keys *ig, const node *entry, uint32_t index, const node *globals,
+static int read_chart_v01(fn_ctx *c, const node *entry, uint32_t index, const node *globals,
                           chart *ch)
 {
     memset(ch, 0, sizeof *ch);
@@ -264,7 +254,7 @@ static int read_chart_v01(fn_ctx *c, ignored_keys *ig, const node *entry, uint32
     return check_values(c, ch, entry);
 }
 
-static int read_chart(fn_ctx *c, ignored_keys *ig, const node *entry, uint32_t index, const node *globals, chart *ch)
+static int read_chart(fn_ctx *c, const node *entry, uint32_t index, const node *globals, chart *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->at = entry;
@@ -287,15 +277,6 @@ static int read_chart(fn_ctx *c, ignored_keys *ig, const node *entry, uint32_t i
         refuse_unknown(c, topt, arena_printf(c->a, "%stemplateOptions.", where), release, template_options_keys) < 0 ||
         refuse_unknown(c, values, arena_printf(c->a, "%stemplateOptions.values.", where), release, values_keys) < 0)
         return -1;
-    const node *auth = map_get(args, "auth");
-    if (auth && !is_null(auth))
-        for (uint32_t k = 0; k < node_len(args); k++)
-            if (scalar_is(map_key(args, k), "auth"))
-                ignore_key(c, ig, args, k,
-                           arena_printf(c->a,
-                                        "%schartArgs.auth is not used here: credentials for chart repositories are "
-                                        "the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)",
-                                        where));
     const char *description;
     if (text_field(c, args, "name", "chartArgs.name", &ch->name, &ch->name_at) < 0 ||
         text_field(c, args, "version", "chartArgs.version", &ch->version, &ch->version_at) < 0 ||
@@ -329,7 +310,7 @@ static int read_chart(fn_ctx *c, ignored_keys *ig, const node *entry, uint32_t i
 }
 
 /* The ConfigMap form: one chart, flat keys. v0.1 knows fewer keys, and one valuesFile. */
-static int read_configmap_chart(fn_ctx *c, ignored_keys *ig, const node *data, bool v01, chart *ch)
+static int read_configmap_chart(fn_ctx *c, const node *data, bool v01, chart *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->at = data;
@@ -767,12 +748,10 @@ static int run(fn_ctx *c)
     helm = arena_strdup(c->a, helm);
     if (!helm_environment(c->host))
         return fn_fail(c, NULL, "cannot create a temporary directory for helm");
-    ignored_keys ig = {NULL, &ig.head};
     if (config_is(c->config, "ConfigMap", "")) {
         chart ch;
-        if (read_configmap_chart(c, &ig, map_get(c->config, "data"), v01, &ch) < 0)
+        if (read_configmap_chart(c, map_get(c->config, "data"), v01, &ch) < 0)
             return -1;
-        warn_ignored(c, &ig);
         if (render_chart(c, helm, &ch) < 0)
             return -1;
         drop_rendered_duplicates(c, before, v01);
@@ -794,10 +773,11 @@ static int run(fn_ctx *c)
     /* every entry is read before helm first runs: a config error is found before any chart is fetched */
     chart *all = arena_alloc(c->a, node_len(charts) * sizeof *all);
     for (uint32_t i = 0; i < node_len(charts); i++)
-        if ((v01 ? read_chart_v01(c, &ig, seq_item(charts, i), i, globals, &all[i])
-                 : read_chart(c, &ig, seq_item(charts, i), i, globals, &all[i])) < 0)
+        if ((v01 ? read_chart_v01(c, seq_item(charts, i), i, globals, &all[i])
+                 : read_chart(c, seq_item(charts, i), i, globals, &all[i])) < 0)
             return -1;
-    warn_ignored(c, &ig);
+    if (!v01) /* (v0.1 refuses chartArgs) */
+        warn_unused_auth(c, charts);
     for (uint32_t i = 0; i < node_len(charts); i++)
         if (render_chart(c, helm, &all[i]) < 0)
             return -1;
