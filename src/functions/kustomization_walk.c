@@ -189,6 +189,19 @@ static long pct_decode(const char *s, size_t n, bool plus, char *out)
     return (long)k;
 }
 
+/* A decoded part as a message shows it: escaped whole (a NUL in it shows as \x00 instead of ending it), cut as shown()
+ * cuts. */
+static const char *shown_decoded(walk *w, const char *s, size_t n)
+{
+    buf b = {0};
+    text_escape(&b, s, n > SHOWN_MAX ? SHOWN_MAX : n);
+    if (n > SHOWN_MAX)
+        buf_puts(&b, "...");
+    const char *out = arena_strndup(w->a, b.data ? b.data : "", b.len);
+    buf_free(&b);
+    return out;
+}
+
 /* A decoded part that git would read as an option, or that holds a byte no ref or URL part may hold (NUL included:
  * the part ends there for git). */
 static bool decoded_option_shaped(const char *s, size_t n)
@@ -228,7 +241,7 @@ static int check_remote_git_args(walk *w, const at *where, const char *v)
         host = at_sign + 1; /* user@host */
     if (decoded_option_shaped(dec, (size_t)d) || option_shaped(dec) || *host == '-')
         return bad(w, where, "\"%s\" has a part that git would read as a command-line option once decoded "
-                             "(\"%s\")", shown_v, shown(w->a, dec));
+                             "(\"%s\")", shown_v, shown_decoded(w, dec, (size_t)d));
     if (repo_len == len)
         return 0;
     const char *q = v + repo_len + 1;
@@ -248,7 +261,7 @@ static int check_remote_git_args(walk *w, const at *where, const char *v)
                                      "(kustomize would drop the whole query, ref included)", shown_v);
             if (decoded_option_shaped(dec, (size_t)k))
                 return bad(w, where, "\"%s\" has a part that git would read as a command-line option once decoded "
-                                     "(\"%s\")", shown_v, shown(w->a, dec));
+                                     "(\"%s\")", shown_v, shown_decoded(w, dec, (size_t)k));
         }
         q += plen + (q[plen] == '&');
     }

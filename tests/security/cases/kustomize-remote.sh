@@ -73,7 +73,7 @@ grep -q '^\[fetch\]\[--depth=1\]\[https://127.0.0.1:1/org/repo\]\[--upload-pack=
   result kustomize-remote-option-encoded-is-real yes || result kustomize-remote-option-encoded-is-real no "$(head -c 300 "$tmp/git.log" 2>&1)"
 opt='has a part that git would read as a command-line option once decoded'
 for case in 'ref|?ref=%2D%2Dupload-pack=touch%20pwned|"--upload-pack=touch pwned"' 'version|?version=%2d%2dupload-pack=x|"--upload-pack=x"' \
-  'encoded-key|?%72ef=%2Dx|"-x"' 'second-ref|?ref=v1&ref=%2Dx|"-x"' 'plus|?ref=+--x|" --x"' 'nul|?ref=v1%00--x|"v1'; do
+  'encoded-key|?%72ef=%2Dx|"-x"' 'second-ref|?ref=v1&ref=%2Dx|"-x"' 'plus|?ref=+--x|" --x"' 'nul|?ref=v1%00--x|"v1\\x00--x"'; do
   IFS='|' read -r name query shown <<<"$case"
   printf 'resources:\n  - https://127.0.0.1:1/org/repo%s\n' "$query" >"$pkg/ov/kustomization.yaml"
   CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check "kustomize-remote-option-encoded-$name" 1 "resources\[0\]: \".*\" $opt \($shown"
