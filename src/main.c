@@ -13,6 +13,7 @@
 #include "functions/kustomize_helm_guard.h"
 #include "git/git.h"
 #include "render/render.h"
+#include "util/buf.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 
@@ -48,26 +49,43 @@ static const char usage[] =
 
 static size_t warnings_said;
 
+/* Every line main writes to stderr goes through here: Argo CD shows it (argocd app get, the UI, the logs), and what
+ * it quotes comes from the package, a child's stderr or the command line, so each byte that could act on a terminal
+ * or break the line is written as a visible escape (text_escape in util/diag.h). Text already escaped by shown()
+ * comes out the same. */
+static void say(const char *head, const char *text)
+{
+    buf b = {0};
+    buf_puts(&b, "cmp-generate: ");
+    buf_puts(&b, head);
+    text_escape(&b, text, strlen(text));
+    buf_putc(&b, '\n');
+    fwrite(b.data, 1, b.len, stderr);
+    buf_free(&b);
+}
+
 /* The warnings recorded since the last call (functions and the render record them; only main prints), in order. */
 static void say_warnings(void)
 {
     for (const char *w; (w = diag_warning(warnings_said)); warnings_said++)
-        fprintf(stderr, "cmp-generate: warning: %s\n", w);
+        say("warning: ", w);
 }
 
 /* The run's one error line, after the warnings recorded before it failed. */
 static void say_error(const char *prefix)
 {
     say_warnings();
-    fprintf(stderr, "cmp-generate: %s%s\n", prefix, diag_message());
+    say(prefix, diag_message());
 }
 
 /* One usage line for cmd ("" for the top level, "pkg " for pkg), then where the help is. Returns 2, the usage status. */
 static int usage_error_of(const char *cmd, const char *fmt, const char *arg)
 {
-    fprintf(stderr, "cmp-generate: %s%s", cmd, *cmd ? ": " : "");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see cmp-generate %s%s--help)\n", cmd, *cmd ? " " : "");
+    char head[64], line[2048];
+    snprintf(head, sizeof head, "%s%s", cmd, *cmd ? ": " : "");
+    snprintf(line, sizeof line, fmt, arg);
+    say(head, line);
+    fprintf(stderr, "(see cmp-generate %s%s--help)\n", cmd, *cmd ? " " : "");
     return 2;
 }
 
@@ -270,7 +288,7 @@ static int cmd_pkg(int argc, char **argv)
         rc = 1;
     } else {
         say_warnings();
-        fprintf(stderr, "cmp-generate: pkg get: %s%s@%s (%.12s) -> %s\n", r.repo, r.directory, r.ref, r.commit, r.dest);
+        say("pkg get: ", arena_printf(a, "%s%s@%s (%.12s) -> %s", r.repo, r.directory, r.ref, r.commit, r.dest));
     }
     arena_free(a);
     return rc;

@@ -27,16 +27,10 @@ static const char *env(const char *name)
     return v && *v ? v : NULL;
 }
 
-/* The value as the error shows it: short, printable, one line (it comes from the operator, not from a secret). */
+/* The value as the error shows it: short, escaped, one line (it comes from the operator, not from a secret). */
 static const char *operator_value_shown(const char *v, char *out, size_t cap)
 {
-    size_t n = 0, len = strlen(v);
-    for (; n < len && n + 4 < cap && n < 40; n++)
-        out[n] = v[n] >= 0x20 && v[n] < 0x7f ? v[n] : '?';
-    if (n < len)
-        out[n++] = '.', out[n++] = '.', out[n++] = '.';
-    out[n] = 0;
-    return out;
+    return shown_in(out, cap, v, 40);
 }
 
 static int env_number(const char *name, bool bytes, unsigned long long max, const char *rule, unsigned long long *dst)
@@ -46,7 +40,7 @@ static int env_number(const char *name, bool bytes, unsigned long long max, cons
         return 0; /* empty is unset: how a manifest clears a variable it inherits */
     unsigned long long n;
     if (parse_env_number(v, bytes, 1, max, &n) < 0) {
-        char shown_buf[48];
+        char shown_buf[40 * 6 + 4];
         return fail(NULL, 0, "%s must be %s (got \"%s\")", name, rule, operator_value_shown(v, shown_buf, sizeof shown_buf));
     }
     *dst = n;

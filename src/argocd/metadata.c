@@ -27,14 +27,10 @@ int check_annotation_domain(const char *d)
     const char *why = dns_subdomain_rule(d);
     if (!why)
         return 0;
-    char cut[84]; /* as shown() cuts it: one printable line, at most 80 bytes and "..." */
-    size_t n = strlen(d), keep = n > 80 ? 80 : n;
-    for (size_t i = 0; i < keep; i++)
-        cut[i] = (unsigned char)d[i] < 0x20 || d[i] == 0x7f ? '?' : d[i];
-    memcpy(cut + keep, n > keep ? "..." : "", n > keep ? 4 : 1);
+    char cut[SHOWN_MAX * 6 + 4];
     return fail(NULL, 0, "parameter \"annotation-domain\": \"%s\" is not a DNS subdomain, which the keys <domain>/app, "
                          "... need: %s",
-                cut, why);
+                shown_in(cut, sizeof cut, d, SHOWN_MAX), why);
 }
 
 static bool bookkeeping_annotation(const char *k)

@@ -160,6 +160,114 @@ static bool option_shaped(const char *v)
     return !strncasecmp(v, "git::-", 6);
 }
 
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* s[0..n) with %XX decoded (and '+' as a space when plus), into out (n + 1 bytes); its length, or -1 when a '%' does
+ * not start two hex digits (Go's url.QueryUnescape refuses it; git keeps it as written). */
+
+static long pct_decode(const char *s, size_t n, bool plus, char *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int hi = i + 2 < n ? hexval(s[i + 1]) : -1, lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+            if (hi < 0 || lo < 0)
+                return -1;
+            out[k++] = (char)(hi << 4 | lo);
+            i += 2;
+        } else {
+            out[k++] = plus && s[i] == '+' ? ' ' : s[i];
+        }
+    }
+    out[k] = 0;
+    return (long)k;
+}
+
+/* A decoded part as a message shows it: escaped whole (a NUL in it shows as \x00 instead of ending it), cut as shown()
+ * cuts. */
+static const char *shown_decoded(walk *w, const char *s, size_t n)
+{
+    buf b = {0};
+    text_escape(&b, s, n > SHOWN_MAX ? SHOWN_MAX : n);
+    if (n > SHOWN_MAX)
+        buf_puts(&b, "...");
+    const char *out = arena_strndup(w->a, b.data ? b.data : "", b.len);
+    buf_free(&b);
+    return out;
+}
+
+/* A decoded part that git would read as an option, or that holds a byte no ref or URL part may hold (NUL included:
+ * the part ends there for git). */
+static bool decoded_option_shaped(const char *s, size_t n)
+{
+    if (n && s[0] == '-')
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f)
+            return true;
+    return false;
+}
+
+/* A remote URL's parts as they reach git, decoded. kustomize cuts the URL at its first '?': the part before it is
+ * the repository, given to git as written (git remote add, git fetch), and git percent-decodes it itself (an ssh://
+ * host "%2Do..." is "-o..." to it); the query is read with Go's url.ParseQuery, which decodes %XX and '+' in its keys
+ * and values, and the ref (or version) value is git fetch's last argument: "?ref=%2D%2Dupload-pack=..." reaches git
+ * as "--upload-pack=...". So each part is checked decoded, as git gets it, not as written: none may start with '-'
+ * (nor the repository's host) or hold a control byte or space. A '%' that does not decode and a ';' in the query are
+ * refused: Go's parser fails on them, and kustomize then drops the whole query (ref included) and fetches HEAD, so
+ * it would read the URL otherwise than we do. The path after "//" is not decoded by kustomize and never an argument
+ * of git. 0 when every part is fine. */
+static int check_remote_git_args(walk *w, const at *where, const char *v)
+{
+    const char *shown_v = shown(w->a, v);
+    if (option_shaped(v))
+        return bad(w, where, "\"%s\" has a part that git would read as a command-line option", shown_v);
+    size_t len = strlen(v), repo_len = strcspn(v, "?");
+    char *dec = arena_alloc(w->a, len + 1);
+    long d = pct_decode(v, repo_len, false, dec);
+    if (d < 0)
+        return bad(w, where, "\"%s\" has a '%%' that does not start a two-digit hex escape (git decodes the "
+                             "repository URL: it is checked decoded, and this one does not decode)", shown_v);
+    const char *host = strstr(dec, "://");
+    host = host ? host + 3 : dec;
+    const char *at_sign = strchr(host, '@'), *slash = strchr(host, '/');
+    if (at_sign && (!slash || at_sign < slash))
+        host = at_sign + 1; /* user@host */
+    if (decoded_option_shaped(dec, (size_t)d) || option_shaped(dec) || *host == '-')
+        return bad(w, where, "\"%s\" has a part that git would read as a command-line option once decoded "
+                             "(\"%s\")", shown_v, shown_decoded(w, dec, (size_t)d));
+    if (repo_len == len)
+        return 0;
+    const char *q = v + repo_len + 1;
+    if (strchr(q, ';'))
+        return bad(w, where, "\"%s\" has a ';' in its query, which kustomize's URL parser refuses: it would then "
+                             "drop the whole query (ref included) and fetch the default branch", shown_v);
+    while (*q) {
+        size_t plen = strcspn(q, "&"), klen = strcspn(q, "=&");
+        for (int part = 0; part < 2; part++) { /* the key, then the value */
+            const char *s = part ? q + klen + 1 : q;
+            size_t n = part ? (klen < plen ? plen - klen - 1 : 0) : klen;
+            if (part && klen >= plen)
+                break;
+            long k = pct_decode(s, n, true, dec);
+            if (k < 0)
+                return bad(w, where, "\"%s\" has a '%%' that does not start a two-digit hex escape in its query "
+                                     "(kustomize would drop the whole query, ref included)", shown_v);
+            if (decoded_option_shaped(dec, (size_t)k))
+                return bad(w, where, "\"%s\" has a part that git would read as a command-line option once decoded "
+                                     "(\"%s\")", shown_v, shown_decoded(w, dec, (size_t)k));
+        }
+        q += plen + (q[plen] == '&');
+    }
+    return 0;
+}
+
 static bool seen(walk *w, const char *key)
 {
     for (size_t i = 0; i < w->nseen; i++)
@@ -305,8 +413,8 @@ static int check_ref(walk *w, const at *where, const char *base, const char *v, 
         if (!w->p->remote)
             return bad(w, where, "\"%s\" is a remote source (URL); remote sources are off on this sidecar (the "
                                  "operator allows them with CMP_ALLOW_REMOTE_SOURCES=true)", shown(w->a, v));
-        if (option_shaped(v))
-            return bad(w, where, "\"%s\" has a part that git would read as a command-line option", shown(w->a, v));
+        if (check_remote_git_args(w, where, v) < 0)
+            return -1;
         char *joined = clean_join(w, base, v);
         struct stat st;
         if (!joined || lstat(joined, &st) != 0)

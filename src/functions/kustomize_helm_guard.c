@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/diag.h"
+
 extern char **environ;
 
 /* ---- the values helm accepts, as helm and Kubernetes define them ---- */
@@ -146,17 +148,13 @@ const char *helm_kube_version_rule(const char *s)
 static const char *g_root, *g_tmp;
 
 /* One line on stderr (kustomize passes it on) and the same line in g_tmp for the step's message. The argument
- * came from the package, so it is shown shortened and without control characters. */
+ * came from the package, so it is shown shortened and escaped (shown_in, the one escaping path). */
 static int refuse(int i, const char *arg, const char *rule)
 {
-    char shown[100], line[700];
-    size_t k = 0;
-    for (const char *p = arg ? arg : ""; *p && k < 80; p++)
-        shown[k++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
-    shown[k] = 0;
+    char quoted[SHOWN_MAX * 6 + 4], line[1100];
     if (arg)
-        snprintf(line, sizeof line, "helm guard refused argument %d \"%s%s\" that kustomize passed to helm: %s", i,
-                 shown, arg[k] ? "..." : "", rule);
+        snprintf(line, sizeof line, "helm guard refused argument %d \"%s\" that kustomize passed to helm: %s", i,
+                 shown_in(quoted, sizeof quoted, arg, SHOWN_MAX), rule);
     else
         snprintf(line, sizeof line, "helm guard: %s", rule);
     fprintf(stderr, "cmp-generate: %s\n", line);

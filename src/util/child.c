@@ -758,6 +758,8 @@ const char *stderr_summary(const buf *err, char *out, size_t outlen)
     while (n && (err->data[n - 1] == '\n' || err->data[n - 1] == ' '))
         n--;
     size_t start = n > outlen - 1 ? n - (outlen - 1) : 0;
+    for (int back = 0; start && back < 3 && ((unsigned char)err->data[start] & 0xc0) == 0x80; back++)
+        start++; /* the tail starts at a whole character (the rest is escaped where it is printed) */
     size_t k = 0;
     for (size_t i = start; i < n && k < outlen - 1; i++) {
         char c = err->data[i];

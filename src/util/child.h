@@ -73,6 +73,7 @@ void child_abort_all(void);
  * (NULL: /usr/local/bin:/usr/bin:/bin). Returns NULL when absent; the result lives until the next call. */
 const char *find_tool(const char *explicit, const char *search_path, const char *name);
 
-/* Last lines of a child's stderr, trimmed to one line for an error message. */
+/* Last lines of a child's stderr as one line for an error message: its line breaks, CRs and TABs become spaces; every
+ * other byte stays as the child wrote it, for main to escape when it prints the line. */
 const char *stderr_summary(const buf *err, char *out, size_t outlen);
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/arena.h"
+#include "util/buf.h"
 
 static diag_detail the_error; /* the render's: what main prints */
 static diag_detail *current = &the_error;
@@ -23,14 +24,6 @@ const char *diag_step(void)
     return step;
 }
 
-/* One line: Argo CD shows stderr in the UI and logs it as a field. */
-static void one_line(char *s)
-{
-    for (char *p = s; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-}
-
 int fail(const char *file, int line, const char *fmt, ...)
 {
     diag_detail *d = current;
@@ -44,7 +37,6 @@ int fail(const char *file, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(d->message, sizeof d->message, fmt, ap);
     va_end(ap);
-    one_line(d->message);
     size_t n = 0;
     char *t = d->text;
     if (file && *file) {
@@ -59,7 +51,6 @@ int fail(const char *file, int line, const char *fmt, ...)
         snprintf(t + n, sizeof d->text - n, "%s", d->message);
     else
         t[sizeof d->text - 1] = 0;
-    one_line(t);
     return -1;
 }
 
@@ -121,7 +112,6 @@ void diag_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    one_line(w);
     warnings = xrealloc(warnings, (nwarnings + 1) * sizeof *warnings);
     warnings[nwarnings++] = w;
 }
@@ -131,12 +121,91 @@ const char *diag_warning(size_t i)
     return i < nwarnings ? warnings[i] : NULL;
 }
 
+/* The length of the UTF-8 character at s[0..n), or 0 when the bytes there are not one (strict: no overlong form, no
+ * surrogate, nothing over U+10FFFF); its code point in *cp. */
+static size_t utf8_char(const unsigned char *s, size_t n, unsigned *cp)
+{
+    unsigned c = s[0];
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    if (len == 1 || len > n || c < 0xc2 || c > 0xf4)
+        return 0;
+    unsigned v = c & (0x7f >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        v = v << 6 | (s[i] & 0x3f);
+    }
+    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+/* Characters that act on a terminal or on how a line reads, beyond C0 and DEL: the C1 controls (U+0080-U+009F: CSI,
+ * OSC, NEL...), the Unicode line and paragraph separators, and the bidirectional overrides and isolates, which
+ * reorder the text shown around them. */
+static bool hidden_char(unsigned cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* The character at s[0..n) as it is shown: into piece (at least 8 bytes), its length returned; *used: its bytes. */
+static size_t escape_one(const unsigned char *s, size_t n, char *piece, size_t *used)
+{
+    unsigned c = s[0], cp;
+    *used = 1;
+    if (c >= 0x20 && c < 0x7f) {
+        piece[0] = (char)c;
+        return 1;
+    }
+    if (c == '\n' || c == '\r' || c == '\t') {
+        piece[0] = '\\';
+        piece[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+        return 2;
+    }
+    size_t len = c < 0x80 ? 0 : utf8_char(s, n, &cp);
+    if (!len) /* C0 (ESC, BEL, NUL...), DEL, or a byte that is not UTF-8: the byte alone, the next one afresh */
+        return (size_t)snprintf(piece, 8, "\\x%02x", c);
+    *used = len;
+    if (hidden_char(cp))
+        return (size_t)snprintf(piece, 8, "\\u%04x", cp);
+    memcpy(piece, s, len);
+    return len;
+}
+
+void text_escape(buf *out, const char *s, size_t n)
+{
+    char piece[8];
+    for (size_t i = 0, used; i < n; i += used)
+        buf_put(out, piece, escape_one((const unsigned char *)s + i, n - i, piece, &used));
+}
+
+const char *shown_in(char *out, size_t cap, const char *s, size_t max)
+{
+    size_t n = strlen(s), keep = n > max ? max : n;
+    /* a cut inside a character would leave half of it, which would then show as bytes */
+    for (int back = 0; keep < n && keep > 0 && back < 3 && ((unsigned char)s[keep] & 0xc0) == 0x80; back++)
+        keep--;
+    const char *more = keep < n ? "..." : "";
+    size_t k = 0, used;
+    char piece[8];
+    for (size_t i = 0; i < keep; i += used) {
+        size_t len = escape_one((const unsigned char *)s + i, keep - i, piece, &used);
+        if (k + len + 4 > cap) { /* no escape or character cut in two */
+            more = "...";
+            break;
+        }
+        memcpy(out + k, piece, len);
+        k += len;
+    }
+    if (cap)
+        snprintf(out + k, cap - k, "%s", more);
+    return out;
+}
+
 const char *shown(struct arena *a, const char *s)
 {
-    size_t n = strlen(s), keep = n > 80 ? 80 : n;
-    char *out = arena_alloc(a, keep + 4);
-    for (size_t i = 0; i < keep; i++)
-        out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-    memcpy(out + keep, n > keep ? "..." : "", n > keep ? 4 : 1);
-    return out;
+    size_t cap = SHOWN_MAX * 6 + 4;
+    return shown_in(arena_alloc(a, cap), cap, s, SHOWN_MAX);
 }

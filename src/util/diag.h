@@ -52,8 +52,19 @@ int diag_raise(const diag_detail *d);
 void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The i-th warning recorded (from 0), or NULL past the last. */
 const char *diag_warning(size_t i);
-/* s made fit for a one-line message: control characters as '?', cut at 80 bytes with "...". For text an author
- * wrote (a name, a parameter) quoted in a message or warning. */
+/* The one escaping path for what reaches stderr (main writes every line through it; shown() uses it for text quoted
+ * in a message): appends s[0..n) to out with every byte that could act on a terminal or break the line shown as a
+ * visible escape: CR, LF and TAB as \r, \n, \t; the other C0 controls (ESC, BEL, NUL...) and DEL as \x1b, \x07...;
+ * the C1 controls, U+2028/U+2029 and the bidirectional overrides and isolates as \u009b, \u2028...; a byte that is
+ * not part of valid UTF-8 as \xff. The backslash itself is left as it is, so escaping twice changes nothing more
+ * than escaping once: text escaped early (shown) is escaped again at the end unchanged. */
+struct buf;
+void text_escape(struct buf *out, const char *s, size_t n);
+/* Text an author wrote (a name, a parameter) quoted in a message or warning: cut at SHOWN_MAX bytes (on a character
+ * boundary) with "...", escaped as text_escape does. shown_in writes it into out (cap bytes: SHOWN_MAX * 6 + 4 holds
+ * any; a smaller one cuts the text short, never inside an escape). */
+#define SHOWN_MAX 80
 struct arena;
 const char *shown(struct arena *a, const char *s);
+const char *shown_in(char *out, size_t cap, const char *s, size_t max);
 #endif

@@ -5,13 +5,19 @@
 #include <string.h>
 
 typedef void (*test_fn)(void);
-void test_register(const char *name, test_fn fn);
+/* Each test starts from a clean state, whatever ran before it or failed halfway: the harness resets diag, and a
+ * test file with state of its own (yaml_unit.h's arena) sets test_file_setup, which the harness calls before each
+ * of that file's tests. A test that passes only after another one (it used what that one made) would fail alone,
+ * which is how the harness reruns tests once a process fails at exit. The pointer is registered, not its value, as
+ * constructors run in no set order. */
+void test_register(const char *name, test_fn fn, test_fn *setup);
 void test_fail(const char *file, int line, const char *what);
 extern int test_failed_now;
+static test_fn test_file_setup __attribute__((unused));
 
 #define TEST(name)                                                                                                     \
     static void name(void);                                                                                            \
-    __attribute__((constructor)) static void register_##name(void) { test_register(#name, name); }                    \
+    __attribute__((constructor)) static void register_##name(void) { test_register(#name, name, &test_file_setup); } \
     static void name(void)
 
 #define CHECK(cond)                                                                                                    \

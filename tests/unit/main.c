@@ -20,6 +20,7 @@
 struct test {
     const char *name;
     test_fn fn;
+    test_fn *setup; /* its file's test_file_setup */
     bool wanted;
     bool done;
     bool failed;
@@ -30,10 +31,10 @@ static int ntests;
 int test_failed_now;
 static char fail_msg[8192];
 
-void test_register(const char *name, test_fn fn)
+void test_register(const char *name, test_fn fn, test_fn *setup)
 {
     if (ntests < 512)
-        tests[ntests++] = (struct test){.name = name, .fn = fn};
+        tests[ntests++] = (struct test){.name = name, .fn = fn, .setup = setup};
 }
 
 void test_fail(const char *file, int line, const char *what)
@@ -61,6 +62,8 @@ static void child(int fd, int from, int to)
             continue;
         test_failed_now = 0;
         diag_reset();
+        if (*tests[i].setup)
+            (*tests[i].setup)();
         tests[i].fn();
         char head[32];
         int n = snprintf(head, sizeof head, "%d\t%d\t", i, test_failed_now ? 1 : 0);

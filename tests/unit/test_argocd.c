@@ -213,9 +213,9 @@ TEST(unknown_parameters_are_reported_not_fatal)
     CHECK_STR(s.stamp, "app");
     CHECK_STR(s.unknown, "unknown parameter \"PARAM_COLOUR\" and plugin env \"COLOR\"");
     unsetenv("ARGOCD_ENV_COLOR");
-    setenv("ARGOCD_ENV_CO\nLOR", "blue", 1); /* the author's name, verbatim: the warning stays one printable line */
+    setenv("ARGOCD_ENV_CO\nLOR", "blue", 1); /* the author's name, verbatim: shown escaped, one line */
     CHECK(settings_load(a, st, &s) == 0);
-    CHECK_STR(s.unknown, "unknown parameter \"PARAM_COLOUR\" and plugin env \"CO?LOR\"");
+    CHECK_STR(s.unknown, "unknown parameter \"PARAM_COLOUR\" and plugin env \"CO\\nLOR\"");
     unsetenv("ARGOCD_ENV_CO\nLOR");
     setenv("ARGOCD_ENV_STAMP", "none", 1); /* two spellings, two values: which one was meant is not ours to guess */
     CHECK(settings_load(a, st, &s) < 0);

@@ -1,16 +1,19 @@
 /* The error convention (util/diag.h): fail() records, a caller with a fallback captures what its tries record into a
  * detail of its own, and warnings are kept in order for main to print. */
 #include "check.h"
+#include "util/arena.h"
+#include "util/buf.h"
 #include "util/diag.h"
 #include "yaml/load.h"
 
-TEST(diag_fail_keeps_the_first_error_on_one_line)
+/* The record keeps the text as it was given; main escapes the whole line when it prints it (text_escape). */
+TEST(diag_fail_keeps_the_first_error)
 {
     diag_set_step("read");
     CHECK(fail("a.yaml", 3, "bad %s\nvalue", "x") == -1);
     CHECK(fail("b.yaml", 4, "second") == -1);
     CHECK(diag_failed());
-    CHECK_STR(diag_message(), "a.yaml:3: read: bad x value");
+    CHECK_STR(diag_message(), "a.yaml:3: read: bad x\nvalue");
     diag_reset();
     CHECK(!diag_failed());
     CHECK_STR(diag_message(), "");
@@ -121,9 +124,53 @@ TEST(diag_warnings_are_kept_in_order)
     diag_warn("second\nline"); /* a capture takes errors only */
     diag_restore(outer);
     CHECK_STR(diag_warning(0), "first 1");
-    CHECK_STR(diag_warning(1), "second line");
+    CHECK_STR(diag_warning(1), "second\nline"); /* as given: main escapes it */
     CHECK(diag_warning(2) == NULL);
     CHECK(!diag_failed());
     diag_reset();
     CHECK(diag_warning(0) == NULL);
+}
+
+static const char *escaped(const char *s, size_t n)
+{
+    static char out[512];
+    buf b = {0};
+    text_escape(&b, s, n);
+    snprintf(out, sizeof out, "%.*s", (int)b.len, b.data ? b.data : "");
+    buf_free(&b);
+    return out;
+}
+
+/* The one escaping path for stderr: nothing that acts on a terminal or breaks the line gets through as itself. */
+TEST(text_escape_shows_every_control_as_an_escape)
+{
+    /* C0: line breaks and TAB by name, ESC, BEL, NUL and the rest as \xHH; DEL too */
+    const char c0[] = "a\nb\rc\td\x1b[31me\x07" "f\0g\x01\x1f\x7fh";
+    CHECK_STR(escaped(c0, sizeof c0 - 1), "a\\nb\\rc\\td\\x1b[31me\\x07f\\x00g\\x01\\x1f\\x7fh");
+    /* C1 written as UTF-8 (CSI U+009B, OSC U+009D, NEL U+0085), line and paragraph separators, bidi overrides */
+    const char c1[] = "\xc2\x9b" "31m\xc2\x9d\xc2\x85|\xe2\x80\xa8\xe2\x80\xa9|\xe2\x80\xae\xe2\x81\xa6";
+    CHECK_STR(escaped(c1, sizeof c1 - 1), "\\u009b31m\\u009d\\u0085|\\u2028\\u2029|\\u202e\\u2066");
+    /* raw C1 bytes and other invalid UTF-8 (a lone continuation, an overlong form, a surrogate, a cut sequence):
+     * each byte on its own; valid UTF-8 stays as it is, and so does the backslash */
+    const char bad[] = "\x9b\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82|\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\x";
+    CHECK_STR(escaped(bad, sizeof bad - 1),
+              "\\x9b\\x80|\\xc0\\xaf|\\xed\\xa0\\x80|\\xe2\\x82|\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\x");
+    /* escaping what is escaped changes nothing: shown() text escaped again by main comes out the same */
+    char once[512];
+    snprintf(once, sizeof once, "%s", escaped(bad, sizeof bad - 1));
+    CHECK_STR(escaped(once, strlen(once)), once);
+}
+
+TEST(shown_cuts_on_a_character_and_escapes)
+{
+    arena *a = arena_new();
+    char s[100];
+    memset(s, 'x', 79);
+    memcpy(s + 79, "\xc3\xa9\x1b", 4); /* an e-acute across the 80-byte cut, then ESC */
+    s[83] = 0;
+    CHECK_STR(shown(a, s), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...");
+    CHECK_STR(shown(a, "evil\nline\x1b]0;t\x07"), "evil\\nline\\x1b]0;t\\x07");
+    char small[16];
+    CHECK_STR(shown_in(small, sizeof small, "ab\x1b\x1b\x1b\x1b", 80), "ab\\x1b\\x1b..."); /* no escape cut in two */
+    arena_free(a);
 }

@@ -12,7 +12,6 @@
 
 static void init(void)
 {
-    yaml_unit_init();
 }
 
 static const char *emitted(const node *root, bool keep)

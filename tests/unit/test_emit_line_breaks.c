@@ -47,7 +47,6 @@ static const char *const specials[] = {
 
 TEST(line_separators_read_back_the_same_in_yaml11_and_yaml12)
 {
-    yaml_unit_init();
     const int styles[] = {ST_STRING, ST_PLAIN, ST_SINGLE, ST_DOUBLE, ST_LITERAL, ST_FOLDED};
     for (int i = 0; specials[i]; i++) {
         for (size_t st = 0; st < sizeof styles / sizeof *styles; st++) {
@@ -79,7 +78,6 @@ TEST(line_separators_read_back_the_same_in_yaml11_and_yaml12)
 /* The package author's comment "# note<LS>  injected: 1" must not become a key for a 1.1 reader. */
 TEST(line_separators_never_end_a_comment)
 {
-    yaml_unit_init();
     const char *seps[] = {"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9", NULL};
     for (int i = 0; seps[i]; i++) {
         const char *src = arena_printf(A, "a: 1\n# head%s  injected: 1\nb: 2 # line%s  injected2: 2\nc: 3\n", seps[i],

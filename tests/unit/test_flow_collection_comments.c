@@ -11,7 +11,6 @@
 
 static node *load(const char *text)
 {
-    yaml_unit_init();
     node *n = NULL;
     return yaml_load_one(A, ST, "t.yaml", text, strlen(text), &n) < 0 ? NULL : n;
 }

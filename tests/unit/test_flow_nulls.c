@@ -62,7 +62,6 @@ static const struct case_ cases[] = {
 
 TEST(flow_collection_with_null_stays_flow)
 {
-    yaml_unit_init();
     for (int i = 0; cases[i].src; i++) {
         const struct case_ *c = &cases[i];
         node *root = NULL;
@@ -90,7 +89,6 @@ TEST(flow_collection_with_null_stays_flow)
 /* A program's null (an empty plain scalar) in a flow list or map it adds to. */
 TEST(flow_collection_with_a_made_null)
 {
-    yaml_unit_init();
     node *root = NULL;
     const char *src = "k: [a]\nm: {a: 1}\n";
     CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &root) == 0 && root);

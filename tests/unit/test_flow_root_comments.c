@@ -29,7 +29,6 @@ static int emit_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
 /* Every document of src, emitted as the stream (in_place false) or an in-place write; NULL when it does not load. */
 static const char *emitted(const char *src, bool in_place, bool comments)
 {
-    yaml_unit_init();
     struct docs d = {.o = {.comments = comments, .documents = in_place, .keep_style = in_place}};
     diag_reset();
     int rc = yaml_load(A, ST, "t.yaml", src, strlen(src), emit_doc, &d);
@@ -80,7 +79,6 @@ static const struct case_ cases[] = {
 
 TEST(flow_root_comments_round_trip)
 {
-    yaml_unit_init();
     for (int i = 0; cases[i].src; i++) {
         const struct case_ *c = &cases[i];
         const char *values = libyaml_values_no_null_docs(A, c->src);
@@ -102,7 +100,6 @@ TEST(flow_root_comments_round_trip)
 
 TEST(flow_root_foot_holds_its_lines)
 {
-    yaml_unit_init();
     node *n = NULL;
     const char *src = "{a: 1} # c\n# d\n";
     CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &n) == 0 && n);
@@ -127,7 +124,6 @@ TEST(flow_root_foot_holds_its_lines)
 
 TEST(flow_root_comments_restyled_by_a_program)
 {
-    yaml_unit_init();
     const char *srcs[] = {"{a: 1} # c\n# d\n", "{a: 1}\n# d\n", "# h\n[1]\n", "# h\n{a: 1}\n"};
     const char *want[] = {"a: 1\n# c\n# d\n", "a: 1\n# d\n", "# h\n- 1\n", "# h\na: 1\n"};
     for (int i = 0; i < 4; i++) {

@@ -28,7 +28,6 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
 
 static struct docs loaded(const char *src)
 {
-    yaml_unit_init();
     struct docs d = {0};
     diag_reset();
     if (yaml_load(A, ST, "t.yaml", src, strlen(src), take_doc, &d) < 0)
@@ -99,7 +98,6 @@ static const struct case_ cases[] = {
 
 TEST(indicator_comments_round_trip)
 {
-    yaml_unit_init();
     for (int i = 0; cases[i].src; i++) {
         const struct case_ *c = &cases[i];
         const char *values = libyaml_values_no_null_docs(A, c->src);

@@ -15,7 +15,6 @@
 
 static node *parse(const char *text)
 {
-    yaml_unit_init();
     node *n = NULL;
     if (yaml_load_one(A, ST, "keys.yaml", text, strlen(text), &n) < 0)
         return NULL;

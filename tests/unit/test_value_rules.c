@@ -253,7 +253,7 @@ TEST(annotation_domain_is_a_dns_subdomain)
     CHECK(strstr(diag_message(), "parameter \"annotation-domain\": \"Not_A_Domain\" is not a DNS subdomain"));
     diag_reset();
     CHECK(check_annotation_domain("bad\ndomain") < 0);
-    CHECK(strstr(diag_message(), "\"bad?domain\""));
+    CHECK(strstr(diag_message(), "\"bad\\ndomain\""));
     diag_reset();
 }
 

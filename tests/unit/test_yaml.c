@@ -11,7 +11,6 @@
 
 static void setup(void)
 {
-    yaml_unit_init();
 }
 
 static node *parse(const char *text)

@@ -59,5 +59,42 @@ CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check kustomize-remote-allowed-by
 printf 'resources:\n  - https://git.example.com/org/repo?ref=--upload-pack=touch\n' >"$pkg/ov/kustomization.yaml"
 CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check kustomize-remote-option-shaped 1 \
   'resources\[0\]: ".*" has a part that git would read as a command-line option'
+
+# 6. ... and as git gets them: kustomize decodes the query (Go's url.ParseQuery: %XX, '+' for a space) and hands the
+#    ref to git fetch as its last argument, so "%2D%2D" is "--" there; git decodes the repository URL itself. A fake
+#    git on kustomize's PATH shows what reaches it.
+mkdir -p "$tmp/fakegit"
+printf '#!/bin/sh\nfor a in "$@"; do printf "[%%s]" "$a"; done >>"%s/git.log"; echo >>"%s/git.log"\n' "$tmp" "$tmp" >"$tmp/fakegit/git"
+chmod +x "$tmp/fakegit/git"
+printf 'resources:\n  - https://127.0.0.1:1/org/repo?ref=%%2D%%2Dupload-pack=touch%%20pwned\n' >"$pkg/ov/kustomization.yaml"
+rm -f "$tmp/git.log"
+(cd "$pkg" && env -i PATH="$tmp/fakegit:$tools:/usr/bin:/bin" HOME="$tmp/home" TMPDIR="$tmp" timeout 60 kubectl kustomize ov) >/dev/null 2>&1
+grep -q '^\[fetch\]\[--depth=1\]\[https://127.0.0.1:1/org/repo\]\[--upload-pack=touch pwned\]$' "$tmp/git.log" 2>/dev/null &&
+  result kustomize-remote-option-encoded-is-real yes || result kustomize-remote-option-encoded-is-real no "$(head -c 300 "$tmp/git.log" 2>&1)"
+opt='has a part that git would read as a command-line option once decoded'
+for case in 'ref|?ref=%2D%2Dupload-pack=touch%20pwned|"--upload-pack=touch pwned"' 'version|?version=%2d%2dupload-pack=x|"--upload-pack=x"' \
+  'encoded-key|?%72ef=%2Dx|"-x"' 'second-ref|?ref=v1&ref=%2Dx|"-x"' 'plus|?ref=+--x|" --x"' 'nul|?ref=v1%00--x|"v1\\x00--x"'; do
+  IFS='|' read -r name query shown <<<"$case"
+  printf 'resources:\n  - https://127.0.0.1:1/org/repo%s\n' "$query" >"$pkg/ov/kustomization.yaml"
+  CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check "kustomize-remote-option-encoded-$name" 1 "resources\[0\]: \".*\" $opt \($shown"
+done
+# a host that ssh would read as an option ("-oProxyCommand=..."), percent-encoded: git decodes it before ssh
+printf 'resources:\n  - ssh://git@%%2DoProxyCommand=touch%%20pwned/org/repo.git\n' >"$pkg/ov/kustomization.yaml"
+CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check kustomize-remote-option-encoded-ssh-host 1 "resources\[0\]: \".*\" $opt"
+# what does not decode cleanly: Go refuses it, and kustomize then fetches HEAD, ignoring the whole query
+printf 'resources:\n  - https://127.0.0.1:1/org/repo?ref=v1%%zz\n' >"$pkg/ov/kustomization.yaml"
+CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check kustomize-remote-bad-escape 1 \
+  "resources\[0\]: \".*\" has a '%' that does not start a two-digit hex escape in its query"
+printf 'resources:\n  - https://127.0.0.1:1/org/%%2repo?ref=v1\n' >"$pkg/ov/kustomization.yaml"
+CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check kustomize-remote-bad-escape-repository 1 \
+  "resources\[0\]: \".*\" has a '%' that does not start a two-digit hex escape"
+printf 'resources:\n  - https://127.0.0.1:1/org/repo?ref=--x;a=b\n' >"$pkg/ov/kustomization.yaml"
+CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check kustomize-remote-semicolon 1 'resources\[0\]: ".*" has a part that git would read'
+printf 'resources:\n  - https://127.0.0.1:1/org/repo?ref=v1;a=b\n' >"$pkg/ov/kustomization.yaml"
+CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check kustomize-remote-semicolon-drops-ref 1 \
+  "resources\[0\]: \".*\" has a ';' in its query, which kustomize's URL parser refuses"
+# an escape that decodes to something harmless passes the check and reaches kustomize (git fails: nothing listens)
+printf 'resources:\n  - https://127.0.0.1:1/org/repo?ref=release%%2F1.0&timeout=5\n' >"$pkg/ov/kustomization.yaml"
+CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=true" check kustomize-remote-encoded-ref-allowed 1 'kustomize build ov failed'
 CASE_ENV="$argo CMP_ALLOW_REMOTE_SOURCES=1" check kustomize-remote-operator-typo 1 \
   'CMP_ALLOW_REMOTE_SOURCES on the sidecar must be true or false'
