@@ -99,6 +99,11 @@ const char *sl_error(const sl_vm *vm)
     return vm->err;
 }
 
+const char *sl_error_message(const sl_vm *vm)
+{
+    return vm->msg;
+}
+
 /* ---- text buffers ---- */
 void sb_init(sbuf *b, sl_vm *vm)
 {

@@ -54,6 +54,13 @@ const char *arg_str(sl_vm *vm, const char *fn, sl_val v, size_t *len)
     return sl_str_data(v, len);
 }
 
+static void want_iterable(sl_vm *vm, const char *fn, sl_val v)
+{
+    int t = TYPE(v);
+    if (t != SL_LIST && t != SL_TUPLE && t != SL_DICT && t != SL_SET && t != SL_RANGE && t != SL_ELEMS)
+        sl_fail(vm, "%s: got %s, want iterable", fn, sl_type_name(v));
+}
+
 static void no_kw(sl_vm *vm, const char *fn, int nkw)
 {
     if (nkw)
@@ -489,6 +496,8 @@ BUILTIN(list)
     no_kw(vm, "list", nkw);
     if (nargs > 1)
         sl_fail(vm, "list: got %d arguments, want at most 1", nargs);
+    if (nargs)
+        want_iterable(vm, "list", args[0]);
     if (!nargs)
         return sl_list(vm, 0);
     size_t n;
@@ -633,6 +642,8 @@ BUILTIN(set)
     no_kw(vm, "set", nkw);
     if (nargs > 1)
         sl_fail(vm, "set: got %d arguments, want at most 1", nargs);
+    if (nargs)
+        want_iterable(vm, "set", args[0]);
     sl_val s = mk_dict(vm, SL_SET);
     if (nargs) {
         size_t n;
@@ -737,6 +748,8 @@ BUILTIN(tuple)
     no_kw(vm, "tuple", nkw);
     if (nargs > 1)
         sl_fail(vm, "tuple: got %d arguments, want at most 1", nargs);
+    if (nargs)
+        want_iterable(vm, "tuple", args[0]);
     if (!nargs)
         return mk_tuple(vm, 0);
     if (TYPE(args[0]) == SL_TUPLE)

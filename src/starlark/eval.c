@@ -12,6 +12,7 @@
 int module_global(sl_vm *vm, sl_module *m, const char *name, bool add);
 
 enum { NORMAL, BREAK, CONTINUE, RETURN };
+enum { STACK_BUDGET = 4 << 20 };
 
 sl_vm *sl_new(const sl_limits *lim, uint64_t seed)
 {
@@ -257,8 +258,12 @@ static const char *plural(int n) { return n == 1 ? "" : "s"; }
 static sl_val exec_function(sl_vm *vm, sl_func_o *fn, int nargs, sl_val *args, int nkw, sl_val *kw)
 {
     sl_funcinfo *fi = fn->fi;
+    char here;
     if (vm->depth >= vm->lim.max_depth)
         sl_fail(vm, "calls nested more than %u deep (CMP_STARLARK_MAX_DEPTH)", vm->lim.max_depth);
+    /* whatever the limit says, the C stack is what the calls really use (each call is several C frames deep) */
+    if (vm->stack_base && vm->stack_base - &here > STACK_BUDGET)
+        sl_fail(vm, "calls nested too deep (%u) for the interpreter's stack (CMP_STARLARK_MAX_DEPTH)", vm->depth);
     sl_val *locals = vm_alloc(vm, (size_t)(fi->nlocals ? fi->nlocals : 1) * sizeof(sl_val));
     int named = fi->npos + fi->nkwonly;
     /* positional */
@@ -1042,7 +1047,8 @@ static void assign(sl_vm *vm, sl_frame *f, ast *t, sl_val v)
             sl_fail(vm, "too many values to unpack (got %zu, want %d)", n, t->n);
         /* copy: assigning may change the list being unpacked */
         sl_val *copy = vm_alloc_raw(vm, (n ? n : 1) * sizeof(sl_val));
-        memcpy(copy, items, n * sizeof(sl_val));
+        if (n)
+            memcpy(copy, items, n * sizeof(sl_val));
         for (int i = 0; i < t->n; i++)
             assign(vm, f, t->list[i], copy[i]);
         return;
@@ -1072,7 +1078,8 @@ static void list_extend(sl_vm *vm, sl_val l, sl_val v)
         sl_fail(vm, "unknown binary op: list += %s", sl_type_name(v));
     sl_val *items = iter_all(vm, v, &n);
     sl_val *copy = vm_alloc_raw(vm, (n ? n : 1) * sizeof(sl_val));
-    memcpy(copy, items, n * sizeof(sl_val));
+    if (n)
+        memcpy(copy, items, n * sizeof(sl_val));
     vm_steps(vm, n / 16);
     for (size_t i = 0; i < n; i++)
         sl_list_append(vm, l, copy[i]);
@@ -1216,15 +1223,17 @@ static int exec_block(sl_vm *vm, sl_frame *f, ast **body, int n, sl_val *ret)
 int sl_exec(sl_vm *vm, const char *name, const char *src, size_t len)
 {
     sl_catch c;
-    c.outer = NULL;
+    c.outer = vm->catcher;
     c.iters = vm->niters;
     c.depth = vm->depth;
     c.frame = NULL;
     vm->catcher = &c;
     vm->file = name;
     vm->frame = NULL;
+    char here;
+    vm->stack_base = &here;
     if (setjmp(c.jb)) {
-        vm->catcher = NULL;
+        vm->catcher = c.outer;
         return -1;
     }
     ast *file = parse_file(vm, src, len);
@@ -1248,7 +1257,26 @@ int sl_exec(sl_vm *vm, const char *name, const char *src, size_t len)
         if (mod->globals[i])
             sl_freeze(mod->globals[i]);
     vm->frame = NULL;
-    vm->catcher = NULL;
+    vm->catcher = c.outer;
+    return 0;
+}
+
+int sl_protect(sl_vm *vm, const char *name, void (*fn)(sl_vm *vm, void *arg), void *arg)
+{
+    sl_catch c;
+    c.outer = vm->catcher;
+    c.iters = vm->niters;
+    c.depth = vm->depth;
+    c.frame = vm->frame;
+    vm->catcher = &c;
+    if (!vm->file)
+        vm->file = name;
+    if (setjmp(c.jb)) {
+        vm->catcher = c.outer;
+        return -1;
+    }
+    fn(vm, arg);
+    vm->catcher = c.outer;
     return 0;
 }
 

@@ -164,6 +164,7 @@ struct sl_vm {
     int nmods, modcap;
     sl_module *last;
     int nest; /* repr/compare recursion */
+    char *stack_base; /* where the running sl_exec started: the C stack calls may use is measured from here */
     char err[1024];
     char msg[900];
 };

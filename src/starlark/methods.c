@@ -185,7 +185,8 @@ METHOD(l_extend)
     size_t n;
     sl_val *items = iter_all(vm, a[0], &n);
     sl_val *copy = vm_alloc_raw(vm, (n ? n : 1) * sizeof(sl_val));
-    memcpy(copy, items, n * sizeof(sl_val));
+    if (n)
+        memcpy(copy, items, n * sizeof(sl_val));
     vm_steps(vm, n / 16);
     for (size_t i = 0; i < n; i++)
         sl_list_append(vm, self, copy[i]);

@@ -221,8 +221,6 @@ static void target(resolver *r, ast *t, bool aug)
     case E_LIST:
         if (aug)
             vm_fail_at(r->vm, t->line, t->col, "cannot use augmented assignment with %s", t->kind == E_LIST ? "list" : "tuple");
-        if (t->kind == E_LIST && t->n == 0)
-            vm_fail_at(r->vm, t->line, t->col, "can't assign to []");
         for (int i = 0; i < t->n; i++)
             target(r, t->list[i], false);
         break;

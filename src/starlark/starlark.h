@@ -39,6 +39,11 @@ void sl_add_module(sl_vm *vm, const char *name, sl_val module);
 /* Runs src as file `name`: 0, or -1 with sl_error set. The module's globals are frozen afterwards. */
 int sl_exec(sl_vm *vm, const char *name, const char *src, size_t len);
 const char *sl_error(const sl_vm *vm);
+/* the same without its position: what go.starlark.net's EvalError.Error() gives */
+const char *sl_error_message(const sl_vm *vm);
+/* Runs fn(vm, arg) so that an error of the VM's (a budget running out while values are made outside sl_exec)
+ * returns -1 with sl_error set instead of ending the process. name is the file errors name. */
+int sl_protect(sl_vm *vm, const char *name, void (*fn)(sl_vm *vm, void *arg), void *arg);
 /* The global `name` of the last sl_exec, or NULL. */
 sl_val sl_global(sl_vm *vm, const char *name);
 uint64_t sl_steps_used(const sl_vm *vm);
@@ -69,6 +74,9 @@ sl_val sl_struct(sl_vm *vm, const char *ctor, int n, const char *const *names, c
 
 /* a module value (what load() binds, or the spec tests' module()): named members, repr <module "name"> */
 sl_val sl_module_value(sl_vm *vm, const char *name, int n, const char *const *names, const sl_val *vals);
+
+/* go.starlark.net's json module: encode, decode */
+sl_val sl_json_module(sl_vm *vm);
 
 bool sl_truth(sl_val v);
 /* int64 value of an int (false when it does not fit) */
