@@ -29,7 +29,7 @@ BENCH_DEBS := valgrind
 PKGS       := libfyaml libpcre2-8 libgit2 zlib
 STATIC_PKGS := libfyaml libpcre2-8 zlib
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = -Wl,-Bstatic $(shell pkg-config --static --libs $(STATIC_PKGS) 2>/dev/null) -Wl,-Bdynamic
+PKG_LIBS    = -Wl,-Bstatic $(shell pkg-config --static --libs $(STATIC_PKGS) 2>/dev/null) -lm -Wl,-Bdynamic
 
 WARN       := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 DEFS       := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DCMP_VERSION='"$(VERSION)"'
@@ -72,8 +72,15 @@ $(BUILD)/rel/unit-tests: $(UNIT_SRCS:%.c=$(BUILD)/rel/%.o) $(REL_OBJS)
 $(BUILD)/san/unit-tests: $(UNIT_SRCS:%.c=$(BUILD)/san/%.o) $(SAN_OBJS)
 	$(CC) $(OPT) $(SAN) -o $@ $^ $(PKG_LIBS) -lyaml
 
-asan: $(BIN_DIR)/cmp-generate-asan $(BUILD)/san/unit-tests
-unit: $(BUILD)/rel/unit-tests
+# the Starlark spec-test driver (tests/starlark): go.starlark.net's test files run through src/starlark
+$(BUILD)/rel/starlark-spec: $(BUILD)/rel/tests/starlark/spec.o $(REL_OBJS)
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/san/starlark-spec: $(BUILD)/san/tests/starlark/spec.o $(SAN_OBJS)
+	$(CC) $(OPT) $(SAN) -o $@ $^ $(PKG_LIBS)
+
+asan: $(BIN_DIR)/cmp-generate-asan $(BUILD)/san/unit-tests $(BUILD)/san/starlark-spec
+unit: $(BUILD)/rel/unit-tests $(BUILD)/rel/starlark-spec
 
 # deps, then the build, never side by side (make -j would compile before the headers are installed)
 run:

@@ -71,6 +71,11 @@ int host_limits_from_env(void)
         {"CMP_MAX_CHART_FILES", false, SIZE_MAX, "a whole number of files from 1 to 2^64-1", cmp_limits.max_chart_files},
         {"CMP_MAX_CHART_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_chart_bytes},
         {"CMP_MAX_GLOB_STEPS", false, SIZE_MAX, "a whole number of glob match steps from 1 to 2^64-1", cmp_limits.max_glob_steps},
+        {"CMP_STARLARK_MAX_STEPS", false, SIZE_MAX, "a whole number of steps from 1 to 2^64-1", cmp_limits.starlark_max_steps},
+        {"CMP_STARLARK_MAX_MEMORY_MB", false, 1u << 20, "a whole number of MB from 1 to 1048576", cmp_limits.starlark_max_memory_mb},
+        /* each nested call costs the C stack; the interpreter also stops at 4 MB of it whatever this says */
+        {"CMP_STARLARK_MAX_DEPTH", false, 100000, "a whole number of calls from 1 to 100000", cmp_limits.starlark_max_depth},
+        {"CMP_STARLARK_MAX_LEN", false, SIZE_MAX, "a whole number of elements from 1 to 2^64-1", cmp_limits.starlark_max_len},
     };
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (env_number(vars[i].name, vars[i].bytes, vars[i].max, vars[i].rule, &vars[i].value) < 0)
@@ -86,6 +91,10 @@ int host_limits_from_env(void)
     cmp_limits.max_chart_files = (size_t)vars[8].value;
     cmp_limits.max_chart_bytes = (size_t)vars[9].value;
     cmp_limits.max_glob_steps = (size_t)vars[10].value;
+    cmp_limits.starlark_max_steps = (size_t)vars[11].value;
+    cmp_limits.starlark_max_memory_mb = (size_t)vars[12].value;
+    cmp_limits.starlark_max_depth = (size_t)vars[13].value;
+    cmp_limits.starlark_max_len = (size_t)vars[14].value;
     return 0;
 }
 
@@ -158,6 +167,10 @@ void host_from_env(fn_host *h)
     h->allow_remote_values = flag(env("CMP_ALLOW_REMOTE_VALUES")) == 1;
     h->max_chart_files = cmp_limits.max_chart_files;
     h->max_chart_bytes = cmp_limits.max_chart_bytes;
+    h->starlark_max_steps = cmp_limits.starlark_max_steps;
+    h->starlark_max_memory_mb = cmp_limits.starlark_max_memory_mb;
+    h->starlark_max_depth = cmp_limits.starlark_max_depth;
+    h->starlark_max_len = cmp_limits.starlark_max_len;
     h->helm_credentials_dir = env("CMP_HELM_CREDENTIALS_DIR");
     h->helm_plain_http_registries = env("CMP_HELM_PLAIN_HTTP_REGISTRIES");
     h->release_name = release_name(h->app_name);

@@ -39,6 +39,8 @@ typedef struct fn_host {
     bool allow_remote_values; /* CMP_ALLOW_REMOTE_VALUES=true: valuesFiles may be http(s) URLs that helm fetches */
     size_t max_chart_files;   /* CMP_MAX_CHART_FILES: entries in a local chart and its file:// dependencies */
     size_t max_chart_bytes;   /* CMP_MAX_CHART_BYTES: bytes of their files (both checked by host_limits_from_env) */
+    /* starlark: CMP_STARLARK_MAX_STEPS, _MAX_MEMORY_MB, _MAX_DEPTH, _MAX_LEN (0 in a host made by hand: defaults) */
+    size_t starlark_max_steps, starlark_max_memory_mb, starlark_max_depth, starlark_max_len;
     /* CMP_HELM_CREDENTIALS_DIR: a directory (a mounted Secret) with helm's repositories.yaml (credentials per chart
      * repository URL, and the names @alias dependencies use) and/or a registry config.json; NULL when unset. Only
      * helm reads the secrets in it, through files: they never reach an argument, a message or the package. */

@@ -25,6 +25,7 @@ extern const fn_def fn_drop_comments;
 extern const fn_def fn_format;
 extern const fn_def fn_no_op;
 extern const fn_def fn_set_name_prefix;
+extern const fn_def fn_starlark;
 
 static const fn_def *const registry[] = {
     &fn_apply_replacements,
@@ -46,6 +47,7 @@ static const fn_def *const registry[] = {
     &fn_set_labels,
     &fn_set_name_prefix,
     &fn_set_namespace,
+    &fn_starlark,
     &fn_upsert_resource,
     NULL,
 };

@@ -25,6 +25,10 @@ limits cmp_limits = {
     .max_glob_steps = 100000000,
     .max_chart_files = 10000,
     .max_chart_bytes = (size_t)100 << 20,
+    .starlark_max_steps = 100000000,
+    .starlark_max_memory_mb = 512,
+    .starlark_max_depth = 1000,
+    .starlark_max_len = (size_t)64 << 20,
 };
 
 static size_t total_read, objects_read;

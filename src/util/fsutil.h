@@ -16,6 +16,8 @@ typedef struct limits {
     size_t max_chart_bytes; /* CMP_MAX_CHART_BYTES: bytes of those files */
     size_t max_regex_steps; /* pcre2's match limit per match; the depth limit is a tenth of it */
     size_t max_glob_steps;  /* CMP_MAX_GLOB_STEPS: steps of every path glob match of the run together */
+    /* a starlark step's script (src/starlark): steps, MB of memory, nested calls, elements of one value */
+    size_t starlark_max_steps, starlark_max_memory_mb, starlark_max_depth, starlark_max_len;
 } limits;
 
 extern limits cmp_limits;

@@ -98,7 +98,7 @@ TEST(exec_commands_map_to_builtins)
     CHECK(!fn_exec_ref(a, "/bin/sh -c set-labels", &why) && strstr(why, "/bin/sh"));
     CHECK(!fn_exec_ref(a, "set-labels --output /etc/passwd", &why) && strstr(why, "arguments"));
     CHECK(!fn_exec_ref(a, "cmp-generate render .", &why) && strstr(why, "fn NAME"));
-    CHECK(!fn_exec_ref(a, "cmp-generate fn starlark", &why) && strstr(why, "starlark"));
+    CHECK(!fn_exec_ref(a, "cmp-generate fn gatekeeper", &why) && strstr(why, "gatekeeper"));
     CHECK(!fn_exec_ref(a, "cmp-generate fn 'set-labels", &why) && strstr(why, "quote"));
     CHECK(!fn_exec_ref(a, "   ", &why));
     arena_free(a);

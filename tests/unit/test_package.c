@@ -43,7 +43,7 @@ TEST(function_names_resolve_by_basename)
             return;
         }
     }
-    CHECK(fn_lookup(fn_basename(a, "gcr.io/kpt-fn/starlark:v0.4")) == NULL);
+    CHECK(fn_lookup(fn_basename(a, "gcr.io/kpt-fn/gatekeeper:v0.2")) == NULL);
     CHECK(strstr(fn_names(a), "set-annotations"));
     arena_free(a);
 }
