@@ -346,3 +346,14 @@ int helm_confine_archive(fn_ctx *c, const node *at, const char *tgz, const char 
         return -1;
     return check_archive_file(&w, tgz, name, (size_t)st.st_size);
 }
+
+int helm_confine_guard(const char *root, const char *chart_dir, size_t max_files, size_t max_bytes)
+{
+    arena *a = arena_new();
+    fn_host h = {.repo_root = root, .max_chart_files = max_files, .max_chart_bytes = max_bytes};
+    fn_ctx c = {.a = a, .st = strtab_new(a), .config_file = "", .host = &h}; /* "": no config to name */
+    int rc = helm_confine_dir(&c, NULL, chart_dir);
+    strtab_release(c.st);
+    arena_free(a);
+    return rc;
+}
