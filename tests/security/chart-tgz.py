@@ -26,6 +26,7 @@ or gzip reader other than Go's (archive/tar, compress/gzip, which helm uses) may
   global-comment  a PAX global header with a comment only, as `git archive` writes, before the schema
   sparse          the schema as an old GNU sparse file ('S')
   trailing-junk   bytes that are not gzip after the last member
+  duplicate       a harmless values.schema.json, then the schema under the same name (helm keeps the last)
 The header checksums are right: Go refuses a header whose checksum is wrong.
 """
 import gzip
@@ -130,6 +131,8 @@ def main():
                      at=((386, octal(0, 12)), (398, octal(len(schema), 12)), (483, octal(len(schema), 12))))
     elif trick == "trailing-junk":
         body = entry(sch, schema)
+    elif trick == "duplicate":
+        body = entry(sch, b'{"type": "object"}') + entry(sch, schema)
     else:
         sys.exit("unknown trick " + trick)
     if members is None:

@@ -28,7 +28,7 @@ found='charts/c/charts/sub-0\.1\.0\.tgz:sub.values\.schema\.json[^:]*:1: .*chart
 refused='chart "app/charts/c": archive app/charts/c/charts/sub-0\.1\.0\.tgz is refused: '
 
 # read as Go reads them: the schema is found and its "$ref" refused
-for t in two-members nul-size base256-size pax-size pax-path gnu-long-name dot-suffix backslash dir-size; do
+for t in two-members nul-size base256-size pax-size pax-path gnu-long-name dot-suffix backslash dir-size duplicate; do
   trick "$t"; is_real "helm-archive-$t-is-real"
   check "helm-archive-$t" 1 "$found"; fetched "helm-archive-$t"
 done
