@@ -349,7 +349,8 @@ int main(int argc, char **argv)
      * author's reach (see functions/kustomize_helm_guard.h) */
     const char *guard_helm = getenv(HELM_GUARD_HELM);
     if (guard_helm)
-        return helm_guard_main(argc, argv, guard_helm, getenv(HELM_GUARD_ROOT), getenv(HELM_GUARD_TMP));
+        return helm_guard_main(argc, argv, guard_helm, getenv(HELM_GUARD_ROOT), getenv(HELM_GUARD_TMP),
+                               getenv(HELM_GUARD_LIMITS));
     int rc = run(argc, argv);
     say_warnings();
     return rc;

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include "functions/confine.h"
+#include "functions/helm_archive.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/load.h"
@@ -87,85 +87,38 @@ static int check_schema(walk *w, const char *display, const char *text, size_t l
     return 0;
 }
 
-static unsigned long long octal(const unsigned char *p, size_t n)
-{
-    unsigned long long v = 0;
-    size_t i = 0;
-    while (i < n && p[i] == ' ')
-        i++;
-    for (; i < n && p[i] >= '0' && p[i] <= '7'; i++)
-        v = v * 8 + (unsigned)(p[i] - '0');
-    return v;
-}
-
 static int scan_archive(walk *w, const char *display, const unsigned char *gz, size_t len, int nesting);
 
-/* A tar stream, as Go's archive/tar reads what helm packages: ustar names with their prefix, GNU long names and PAX
- * path records. Only what helm reads is looked at: values.schema.json files and the archives under charts/. */
-static int scan_tar(walk *w, const char *display, const unsigned char *t, size_t n, int nesting)
+typedef struct scan {
+    walk *w;
+    const char *display;
+    int nesting;
+} scan;
+
+/* Is a chart file (as helm names it) a subchart archive helm loads: charts/<name>.tgz, at any depth (a subchart
+ * directory's own charts/ too), where <name> does not start with '_' or '.' (helm skips those)? */
+static bool subchart_archive(const char *name)
 {
-    char name[4096];
-    const char *long_name = NULL;
-    size_t long_len = 0;
-    for (size_t off = 0; off + 512 <= n;) {
-        const unsigned char *h = t + off;
-        size_t z = 0;
-        while (z < 512 && !h[z])
-            z++;
-        if (z == 512)
-            break;
-        if (h[124] & 0x80)
-            return fn_fail(w->c, w->at, "chart \"%s\": archive %s has an entry too large to check", w->chart, display);
-        unsigned long long size = octal(h + 124, 12);
-        char type = (char)h[156];
-        size_t data = off + 512;
-        if (size > n - data)
-            return fn_fail(w->c, w->at, "chart \"%s\": archive %s is truncated", w->chart, display);
-        if (long_name) {
-            snprintf(name, sizeof name, "%.*s", (int)long_len, long_name);
-        } else if (!memcmp(h + 257, "ustar", 5) && h[345]) {
-            snprintf(name, sizeof name, "%.155s/%.100s", (const char *)h + 345, (const char *)h);
-        } else {
-            snprintf(name, sizeof name, "%.100s", (const char *)h);
-        }
-        const char *body = (const char *)t + data;
-        if (type == 'L') {
-            long_name = body;
-            long_len = strnlen(body, (size_t)size);
-        } else if (type == 'x') {
-            long_name = NULL;
-            for (size_t p = 0; p < size;) { /* records: "<len> <key>=<value>\n" */
-                unsigned long long rl = 0;
-                size_t q = p;
-                while (q < size && body[q] >= '0' && body[q] <= '9')
-                    rl = rl * 10 + (unsigned)(body[q++] - '0');
-                if (!rl || rl > size - p || q >= size || body[q] != ' ')
-                    break;
-                if (p + rl - (q + 1) > 5 && !memcmp(body + q + 1, "path=", 5)) {
-                    long_name = body + q + 6;
-                    long_len = p + rl - 1 - (q + 6);
-                }
-                p += rl;
-            }
-        } else if (type != 'K') { /* 'K': a GNU long link name, between an 'L' and its entry */
-            long_name = NULL;
-            if (count(w, (size_t)size) < 0)
-                return -1;
-            if (type == '0' || type == '\0' || type == '7') {
-                const char *b = base_name(name);
-                const char *parent = b - name >= 7 ? b - 7 : NULL;
-                char *inner = arena_printf(w->c->a, "%s:%s", display, name);
-                if (!strcmp(b, "values.schema.json") && check_schema(w, inner, body, (size_t)size) < 0)
-                    return -1;
-                size_t bl = strlen(b);
-                if (bl > 4 && !strcmp(b + bl - 4, ".tgz") && parent && !strncmp(parent, "charts/", 7) &&
-                    (parent == name || parent[-1] == '/') &&
-                    scan_archive(w, inner, (const unsigned char *)body, (size_t)size, nesting + 1) < 0)
-                    return -1;
-            }
-        }
-        off = data + (size_t)((size + 511) / 512 * 512);
-    }
+    const char *b = base_name(name);
+    size_t bl = strlen(b);
+    return bl >= 4 && !strcmp(b + bl - 4, ".tgz") && b[0] != '_' && b[0] != '.' && b - name >= 7 &&
+           !strncmp(b - 7, "charts/", 7) && (b - 7 == name || b[-8] == '/');
+}
+
+/* An entry of an archive, as helm reads it (helm_archive.c): counted; schemas and subchart archives looked into. */
+static int scan_entry(void *ctx, const helm_archive_entry *e)
+{
+    scan *s = ctx;
+    walk *w = s->w;
+    if (count(w, e->size) < 0)
+        return -1;
+    if (!e->name)
+        return 0;
+    char *inner = arena_printf(w->c->a, "%s:%s", s->display, shown(w->c->a, e->raw));
+    if (!strcmp(base_name(e->name), "values.schema.json"))
+        return check_schema(w, inner, (const char *)e->data, e->size);
+    if (subchart_archive(e->name))
+        return scan_archive(w, inner, e->data, e->size, s->nesting + 1);
     return 0;
 }
 
@@ -174,42 +127,21 @@ static int scan_archive(walk *w, const char *display, const unsigned char *gz, s
     if (nesting > MAX_ARCHIVE_NESTING)
         return fn_fail(w->c, w->at, "chart \"%s\": archive %s nests archives more than %d deep", w->chart, display,
                        MAX_ARCHIVE_NESTING);
-    z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
-        return fn_fail(w->c, w->at, "chart \"%s\": cannot unpack archive %s", w->chart, display);
-    size_t cap = 1 << 16, n = 0, budget = w->max_bytes - w->bytes;
-    unsigned char *out = xmalloc(cap);
-    zs.next_in = (unsigned char *)gz;
-    zs.avail_in = (uInt)(len > 0x7fffffff ? 0x7fffffff : len);
-    int zr = Z_OK;
-    while (zr != Z_STREAM_END) {
-        if (n == cap) {
-            if (cap > budget) {
-                inflateEnd(&zs);
-                free(out);
-                return fn_fail(w->c, w->at,
-                               "chart \"%s\": archive %s unpacks to more than %zu bytes (limit max-chart-bytes; "
-                               "raise it with CMP_MAX_CHART_BYTES)",
-                               w->chart, display, w->max_bytes);
-            }
-            out = xrealloc(out, cap *= 2);
-        }
-        zs.next_out = out + n;
-        zs.avail_out = (uInt)(cap - n);
-        zr = inflate(&zs, Z_NO_FLUSH);
-        n = cap - zs.avail_out;
-        if (zr != Z_OK && zr != Z_STREAM_END) {
-            inflateEnd(&zs);
-            free(out);
-            return fn_fail(w->c, w->at, "chart \"%s\": archive %s is not a valid .tgz (helm could not load it either)",
-                           w->chart, display);
-        }
+    scan s = {w, display, nesting};
+    const char *why = NULL;
+    switch (helm_archive_read(w->c->a, gz, len, w->max_bytes - w->bytes, scan_entry, &s, &why)) {
+    case HELM_ARCHIVE_OK:
+        return 0;
+    case HELM_ARCHIVE_TOO_LARGE:
+        return fn_fail(w->c, w->at,
+                       "chart \"%s\": archive %s unpacks to more than %zu bytes (limit max-chart-bytes; raise it "
+                       "with CMP_MAX_CHART_BYTES)",
+                       w->chart, display, w->max_bytes);
+    case HELM_ARCHIVE_REFUSED:
+        return fn_fail(w->c, w->at, "chart \"%s\": archive %s is refused: %s", w->chart, display, why);
+    default:
+        return -1;
     }
-    inflateEnd(&zs);
-    int rc = scan_tar(w, display, out, n, nesting);
-    free(out);
-    return rc;
 }
 
 static int check_archive_file(walk *w, const char *path, const char *display, size_t size)
@@ -413,4 +345,15 @@ int helm_confine_archive(fn_ctx *c, const node *at, const char *tgz, const char 
     if (count(&w, (size_t)st.st_size) < 0)
         return -1;
     return check_archive_file(&w, tgz, name, (size_t)st.st_size);
+}
+
+int helm_confine_guard(const char *root, const char *chart_dir, size_t max_files, size_t max_bytes)
+{
+    arena *a = arena_new();
+    fn_host h = {.repo_root = root, .max_chart_files = max_files, .max_chart_bytes = max_bytes};
+    fn_ctx c = {.a = a, .st = strtab_new(a), .config_file = "", .host = &h}; /* "": no config to name */
+    int rc = helm_confine_dir(&c, NULL, chart_dir);
+    strtab_release(c.st);
+    arena_free(a);
+    return rc;
 }

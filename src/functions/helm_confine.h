@@ -16,4 +16,10 @@ int helm_confine_dir(fn_ctx *c, const node *at, const char *chart_dir);
 /* A chart archive helm pulled from a chart repository (shown as name in messages): the same checks on its
  * contents. */
 int helm_confine_archive(fn_ctx *c, const node *at, const char *tgz, const char *name);
+
+/* helm_confine_dir for the kustomize helm guard (kustomize_helm_guard.c), which runs as its own process with no
+ * step: the chart at chart_dir (a real path) under root, with the operator's max_files and max_bytes (0: the
+ * defaults). 0, or -1 with the reason recorded by fail(): "<file>:<line>: <message>" when a file is at fault, else
+ * the message alone. */
+int helm_confine_guard(const char *root, const char *chart_dir, size_t max_files, size_t max_bytes);
 #endif

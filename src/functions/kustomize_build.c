@@ -68,7 +68,7 @@ static int restrictor_choice(fn_ctx *c, const node *data, const fn_host *h, cons
 /* kustomize wraps helm's stderr in its own; when our guard refused, its own line is the message. 1 when it did. */
 static int guard_refused(fn_ctx *c, const char *tmp, const char *what)
 {
-    char line[700];
+    char line[1100];
     FILE *f = fopen(arena_printf(c->a, "%s/%s", tmp, HELM_GUARD_REFUSAL), "re");
     if (!f)
         return 0;
@@ -152,6 +152,7 @@ static int run(fn_ctx *c)
         env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_HELM, helm ? helm : "");
         env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_ROOT, pol.root);
         env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_TMP, tmp);
+        env[e++] = arena_printf(c->a, "%s=%zu %zu", HELM_GUARD_LIMITS, h->max_chart_files, h->max_chart_bytes);
     }
     argv[n] = NULL;
     env[e] = NULL;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "functions/helm_confine.h"
 #include "util/diag.h"
 
 extern char **environ;
@@ -146,6 +147,7 @@ const char *helm_kube_version_rule(const char *s)
 /* ---- the guard ---- */
 
 static const char *g_root, *g_tmp;
+static size_t g_max_files, g_max_bytes; /* the operator's chart limits (0: the defaults) */
 
 /* One line on stderr (kustomize passes it on) and the same line in g_tmp for the step's message. The argument
  * came from the package, so it is shown shortened and escaped (shown_in, the one escaping path). */
@@ -365,6 +367,17 @@ static int check_template(int argc, char **argv)
             snprintf(named, sizeof named, "the chart's symlink \"%s\" leads outside the repository", where);
         return refuse(i, argv[i], where[0] ? named : why);
     }
+    /* what render-helm-chart checks before helm runs, values.schema.json "$ref"s first (in the chart's directory
+     * and in its archives, read as helm reads them): the same code, for the same reasons */
+    char real[PATH_MAX];
+    if (!realpath(argv[i], real))
+        return refuse(i, argv[i], "cannot be resolved");
+    diag_detail d;
+    diag_detail *outer = diag_capture(&d);
+    int bad = helm_confine_guard(within(real, g_root) ? g_root : g_tmp, real, g_max_files, g_max_bytes);
+    diag_restore(outer);
+    if (bad) /* the message names the chart relative to the repository; the argument would show our directories */
+        return refuse(0, NULL, d.text);
     for (i++; i < argc; i++) {
         const char *a = argv[i];
         int rc = 0;
@@ -398,12 +411,23 @@ static bool drop_var(const char *e)
     return false;
 }
 
-int helm_guard_main(int argc, char **argv, const char *helm, const char *root, const char *tmp)
+int helm_guard_main(int argc, char **argv, const char *helm, const char *root, const char *tmp, const char *limits)
 {
     g_root = root;
     g_tmp = tmp;
     if (!root || root[0] != '/' || !tmp || tmp[0] != '/')
         return refuse(0, NULL, "started without its repository root and temporary directory");
+    if (limits) { /* two whole numbers, as kustomize-build writes them */
+        char *end;
+        unsigned long long f = strtoull(limits, &end, 10), b = 0;
+        bool ok = limits[0] >= '0' && limits[0] <= '9' && *end == ' ' && end[1] >= '0' && end[1] <= '9';
+        if (ok)
+            b = strtoull(end + 1, &end, 10);
+        if (!ok || *end || f > SIZE_MAX || b > SIZE_MAX)
+            return refuse(0, NULL, "started with chart limits that are not two whole numbers");
+        g_max_files = (size_t)f;
+        g_max_bytes = (size_t)b;
+    }
     if (argc < 2)
         return refuse(1, "", "no helm command");
     int rc;

@@ -16,6 +16,7 @@
 #define HELM_GUARD_HELM "CMP_HELM_GUARD_HELM" /* the real helm ("" when none was found) */
 #define HELM_GUARD_ROOT "CMP_HELM_GUARD_ROOT" /* the repository root (realpath): charts and values stay inside */
 #define HELM_GUARD_TMP "CMP_HELM_GUARD_TMP"   /* kustomize's TMPDIR (realpath): values copies, remote clones */
+#define HELM_GUARD_LIMITS "CMP_HELM_GUARD_LIMITS" /* "FILES BYTES": the operator's max-chart-files and -bytes */
 /* Where the guard finds out why: kustomize wraps helm's stderr in its own, so the step reads this file instead. */
 #define HELM_GUARD_REFUSAL "helm-guard-refused"
 
@@ -28,6 +29,7 @@ const char *helm_repo_rule(const char *s);
 const char *helm_api_version_rule(const char *s);
 const char *helm_kube_version_rule(const char *s);
 
-/* The guard (argv as kustomize ran it). Execs helm, or prints one line and returns 1. */
-int helm_guard_main(int argc, char **argv, const char *helm, const char *root, const char *tmp);
+/* The guard (argv as kustomize ran it; limits: HELM_GUARD_LIMITS's value, NULL for the defaults). Execs helm, or
+ * prints one line and returns 1. */
+int helm_guard_main(int argc, char **argv, const char *helm, const char *root, const char *tmp, const char *limits);
 #endif

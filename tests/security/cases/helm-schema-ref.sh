@@ -63,3 +63,40 @@ printf '#!/bin/sh\nif [ "$1 $2" = "dependency build" ]; then for a; do d=$a; don
 step 'name: c'
 CASE_ENV="$argocd HELM_BIN=$tmp/helm-registry" check helm-schema-ref-in-fetched-dependency 1 'charts/c/charts/dep-0\.1\.0\.tgz:dep/values\.schema\.json:1: .*reaches outside the schema'
 fetched helm-schema-ref-in-fetched-dependency
+
+# under kustomize, when the operator turns helm on there: kustomize hands helm the chart through our guard, which
+# checks the same schemas (in the chart's directory and in its archives) before it runs helm
+kpkg() {
+  newpkg
+  printf 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: attack\npipeline:\n  mutators:\n    - image: kustomize-build\n      configMap:\n        path: ov\n' >"$pkg/Kptfile"
+  mkdir -p "$pkg/ov"; printf 'helmCharts:\n  - name: c\n    releaseName: web\n' >"$pkg/ov/kustomization.yaml"
+}
+# kchart DIR [SCHEMA]: a chart as kustomize wants it (it reads the chart's values.yaml itself)
+kchart() { mkchart "$1" "$(printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kcm\ndata:\n  release: {{ .Release.Name | quote }}')"; printf 'replicas: 1\n' >"$1/values.yaml"; [ -z "${2:-}" ] || printf '%s' "$2" >"$1/values.schema.json"; }
+kenv="$argocd CMP_KUSTOMIZE_ENABLE_HELM=true"
+kpkg; kchart "$pkg/ov/charts/c" "{\"\$ref\": \"http://127.0.0.1:$port/schema.json\"}"
+(cd "$pkg" && env -i PATH="$tools:/usr/bin:/bin" HOME="$tmp/home" TMPDIR="$tmp" timeout 60 \
+  kubectl kustomize ov --enable-helm --helm-command "$tools/helm" >/dev/null 2>&1)
+grep -q 'schema\.json' "$httplog" && echo "PASS kustomize-helm-schema-ref-is-real" ||
+  echo "FAIL kustomize-helm-schema-ref-is-real: kubectl kustomize did not make helm fetch the schema"
+: >"$httplog"
+CASE_ENV=$kenv check kustomize-helm-schema-ref 1 \
+  'kustomize build ov: helm guard: app/ov/charts/c/values\.schema\.json:1: chart "app/ov/charts/c": "\$ref": "http://127\.0\.0\.1:[0-9]+/schema\.json" reaches outside the schema'
+fetched kustomize-helm-schema-ref
+# in a subchart archive, one helm packaged and one whose schema sits in a second gzip member
+kpkg; kchart "$pkg/ov/charts/c"; mkdir -p "$pkg/ov/charts/c/charts"
+helmx package -d "$pkg/ov/charts/c/charts" "$tmp/build/sub" >/dev/null
+CASE_ENV=$kenv check kustomize-helm-schema-ref-in-archive 1 \
+  'kustomize build ov: helm guard: app/ov/charts/c/charts/sub-0\.1\.0\.tgz:sub/values\.schema\.json:1: chart "app/ov/charts/c": "\$ref": "http://.*" reaches outside the schema'
+fetched kustomize-helm-schema-ref-in-archive
+rm "$pkg/ov/charts/c/charts/sub-0.1.0.tgz"
+python3 "$here/chart-tgz.py" "$pkg/ov/charts/c/charts/sub-0.1.0.tgz" two-members sub "{\"\$ref\": \"http://127.0.0.1:$port/schema.json\"}"
+CASE_ENV=$kenv check kustomize-helm-schema-ref-in-second-gzip-member 1 \
+  'kustomize build ov: helm guard: app/ov/charts/c/charts/sub-0\.1\.0\.tgz:sub/values\.schema\.json:1: .*reaches outside the schema'
+fetched kustomize-helm-schema-ref-in-second-gzip-member
+# the operator's chart limits hold in the guard too
+CASE_ENV="$kenv CMP_MAX_CHART_FILES=3" check kustomize-helm-guard-chart-limit 1 \
+  'kustomize build ov: helm guard: chart "app/ov/charts/c" has more than 3 files and directories.*CMP_MAX_CHART_FILES'
+# what stays allowed: references inside the schema
+kpkg; kchart "$pkg/ov/charts/c" '{"type": "object", "properties": {"r": {"$ref": "#/definitions/s"}}, "definitions": {"s": {"type": "string"}}}'
+CASE_ENV=$kenv check kustomize-helm-schema-ref-local-allowed 0 'release: "?web"?$'
