@@ -92,6 +92,19 @@ static const char *not_printable_ascii(const char *s)
     return NULL;
 }
 
+/* The code point of the UTF-8 sequence at p (valid: the loader checked the text). */
+static unsigned first_rune(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (p[0] < 0x80)
+        return p[0];
+    if (p[0] < 0xE0)
+        return (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+    if (p[0] < 0xF0)
+        return (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+    return (p[0] & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu);
+}
+
 static int check_node(const go_reader *r, const node *n, const go_struct *t, const step *where);
 
 static int check_sanitized(const go_reader *r, const node *v, const step *where)
@@ -100,15 +113,15 @@ static int check_sanitized(const go_reader *r, const node *v, const step *where)
     uint32_t count = is_seq(v) ? node_len(v) : 1;
     for (uint32_t i = 0; i < count; i++) {
         const node *s = is_seq(v) ? seq_item(v, i) : one[0];
-        const char *text = scalar(s);
-        if (!text || is_null(s) || !not_printable_ascii(text))
+        const char *text = scalar(s), *odd = text && !is_null(s) ? not_printable_ascii(text) : NULL;
+        if (!odd)
             continue;
         step item = {where, NULL, i};
         return refuse(r, is_seq(v) ? &item : where, (int)node_line(s),
-                      "\"%s\" is refused: %s drops or rewrites its control, space and non-ASCII characters after "
-                      "reading it (sanitizeString), so it would use another text than was checked; write it in "
-                      "printable ASCII",
-                      shown(r->a, text), r->tool);
+                      "\"%s\" is refused: it holds U+%04X, and %s drops or rewrites control, space and non-ASCII "
+                      "characters after reading (sanitizeString), so it would use another text than was checked; "
+                      "write it in printable ASCII",
+                      shown(r->a, text), first_rune(odd), r->tool);
     }
     return 0;
 }

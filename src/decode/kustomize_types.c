@@ -8,7 +8,9 @@
  * against it: tests/security/cases/decode-differential.sh decodes, with the real kubectl, every struct level of
  * the Kustomization with each field of the table set to null (kustomize decodes a kustomization with
  * DisallowUnknownFields, so a name it does not know is an error) and every field of each plugin struct set to a
- * value of the wrong type (plugin configs ignore unknown names; a known one then fails naming its Go field). Names
+ * value of the wrong type (plugin configs ignore unknown names; a known one then fails naming its Go field). The
+ * other way round, a one-off run (not in the suite: some 3,700 kustomize runs) put each of the 157 json names of
+ * kubectl's kustomize-style struct tags at every level of the Kustomization: kustomize knew none beyond these. Names
  * from newer kustomize releases (Label.includeVolumeClaimTemplates, HelmChart.debug and devel, Selector.skip,
  * SecretArgs.stringData, FieldOptions.fullText ...) are not in v5.4.2 and not here; a folded spelling of one is
  * an unknown field to kustomize (an error in a kustomization, ignored in a plugin config).

@@ -91,9 +91,10 @@ TEST(decode_chart_files)
     CHECK(strstr(decode_refusal("dependencies:\n- name: b\n  Repository: x\n", &go_helm_lock),
                  "dependencies[0]: \"Repository\" is refused"));
     CHECK(strstr(decode_refusal("dependencies:\n- name: b\n  repository: \"file://.\\u200b./x\"\n", m),
-                 "k.yaml:3: dependencies[0].repository: \"file://.\xe2\x80\x8b./x\" is refused: kustomize drops or "
-                 "rewrites its control, space and non-ASCII characters"));
-    CHECK(strstr(decode_refusal("dependencies:\n- name: b\n  tags: [a, \"b\\tc\"]\n", m), "dependencies[0].tags[1]"));
+                 "k.yaml:3: dependencies[0].repository: \"file://.\xe2\x80\x8b./x\" is refused: it holds U+200B, "
+                 "and kustomize drops or rewrites control, space and non-ASCII characters"));
+    CHECK(strstr(decode_refusal("dependencies:\n- name: b\n  tags: [a, \"b\\tc\"]\n", m),
+                 "dependencies[0].tags[1]: \"b?c\" is refused: it holds U+0009"));
     CHECK(!decode_refusal("description: caf\xc3\xa9\nmaintainers:\n- name: J\xc3\xb6rg\n", m));
 }
 

@@ -213,7 +213,7 @@ printf 'dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: "file:
 rawhelm "$pkg/charts/app"; real decode-chart-sanitized-repository-is-real
 step 'name: app'
 check decode-chart-sanitized-repository 1 \
-  'app/charts/app/Chart\.yaml:7: .*dependencies\[0\]\.repository: ".*" is refused: helm drops or rewrites its control, space and non-ASCII'
+  'app/charts/app/Chart\.yaml:7: .*dependencies\[0\]\.repository: ".*" is refused: it holds U\+200B, and helm drops or rewrites control, space and non-ASCII'
 leaked && echo "FAIL decode-chart-sanitized-repository: the chart outside the repository reached the output"
 
 # 16. legitimate: a chart with a file:// dependency inside the repository, capitalised annotation keys, a lock
