@@ -1,45 +1,68 @@
-/* The rules of decode.h over one of our trees. Every node is visited once; a map is matched against the struct of
- * its level, and any other collection is walked for the rules that need no schema (tags, merge keys, keys that are
+/* The rules of decode.h over one of our trees. Every node is visited once, depth first; a map is matched against
+ * the struct of its level, and every node is held to the rules that need no schema (tags, merge keys, keys that are
  * collections), which hold at every depth. */
 #include "decode/decode.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/buf.h"
 #include "util/diag.h"
 #include "yaml/load.h"
 
-/* Where a node sits, for messages: a chain up the C stack, turned into text only when something is refused. */
-typedef struct step {
-    const struct step *up;
-    const char *key; /* a map entry's key; NULL for a sequence item */
-    uint32_t index;
-} step;
+/* The way down to the node being looked at, on a stack of our own: nesting as deep as the loader allows
+ * (CMP_MAX_DEPTH, up to 100,000 levels) must not overflow the C stack. Frame 0 is the document; each other frame is
+ * reached from the one below it by a key or an item's index, which messages turn into a field path. */
+typedef struct frame {
+    const node *n;
+    const go_struct *t;     /* n is decoded into this struct (a map's keys are its fields), or NULL */
+    const go_struct *items; /* n is a list of this struct, or NULL */
+    const char *key;        /* how n is reached: a map key, or NULL for an item */
+    uint32_t index;         /* the item's index */
+    uint32_t next;          /* the next entry or item of n to look at */
+    bool visited;           /* n's own rules have run */
+    bool sanitized;         /* helm rewrites the text after decoding (GO_SANITIZED) */
+} frame;
 
-static void put_path(const go_reader *r, buf *b, const step *s)
+typedef struct walk {
+    const go_reader *r;
+    frame *v;
+    size_t n, cap;
+} walk;
+
+static void push(walk *w, frame f)
 {
-    if (!s)
-        return;
-    put_path(r, b, s->up);
-    if (s->key)
-        buf_printf(b, "%s%s", b->len ? "." : "", shown(r->a, s->key));
-    else
-        buf_printf(b, "[%u]", s->index);
+    if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 64;
+        w->v = xrealloc(w->v, w->cap * sizeof *w->v);
+    }
+    w->v[w->n++] = f;
 }
 
-static int refuse(const go_reader *r, const step *where, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int refuse(const go_reader *r, const step *where, int line, const char *fmt, ...)
+/* The path of frames 1 .. depth-1 ("patches[1].target"), prefixed with the reader's at. */
+static int refuse(const walk *w, size_t depth, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int refuse(const walk *w, size_t depth, int line, const char *fmt, ...)
 {
+    const go_reader *r = w->r;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     buf path = {0};
-    put_path(r, &path, where);
+    for (size_t i = 1; i < depth; i++) {
+        if (depth > 25 && i == 9) { /* the first and last 8 steps of a deep path keep the message readable */
+            buf_printf(&path, "...(%zu levels)...", depth - 17);
+            i = depth - 9;
+            continue;
+        }
+        if (w->v[i].key)
+            buf_printf(&path, "%s%s", path.len ? "." : "", shown(r->a, w->v[i].key));
+        else
+            buf_printf(&path, "[%u]", w->v[i].index);
+    }
     const char *at = r->at ? r->at : "";
     int rc = fail(r->file, r->line ? r->line : line, "%s%s%s%s%s", at, *at && path.len ? " " : "", buf_cstr(&path),
                   *at || path.len ? ": " : "", msg);
@@ -105,110 +128,106 @@ static unsigned first_rune(const char *s)
     return (p[0] & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu);
 }
 
-static int check_node(const go_reader *r, const node *n, const go_struct *t, const step *where);
-
-static int check_sanitized(const go_reader *r, const node *v, const step *where)
+/* A map entry's key: refused for what the Go reader would make of it. f: the field it is the exact name of, or
+ * NULL. */
+static int check_key(const walk *w, const node *m, const go_struct *t, uint32_t i, const go_field **f)
 {
-    const node *one[1] = {v};
-    uint32_t count = is_seq(v) ? node_len(v) : 1;
-    for (uint32_t i = 0; i < count; i++) {
-        const node *s = is_seq(v) ? seq_item(v, i) : one[0];
-        const char *text = scalar(s), *odd = text && !is_null(s) ? not_printable_ascii(text) : NULL;
-        if (!odd)
-            continue;
-        step item = {where, NULL, i};
-        return refuse(r, is_seq(v) ? &item : where, (int)node_line(s),
+    const go_reader *r = w->r;
+    const node *k = map_key(m, i);
+    int line = (int)map_key_line(m, i);
+    *f = NULL;
+    if (!is_scalar(k))
+        return refuse(w, w->n, line, "a key that is a %s is refused: %s reads only string keys",
+                      is_map(k) ? "mapping" : "sequence", r->tool);
+    const char *key = scalar(k);
+    if (node_tag(k))
+        return refuse(w, w->n, line,
+                      "the key \"%s\" has the tag \"%s\", which is refused: %s decodes tagged text by rules of its "
+                      "own, so it could read another key than was checked; write the key untagged",
+                      shown(r->a, key), shown(r->a, node_tag(k)), r->tool);
+    if (!strcmp(key, "<<") && node_style(k) == ST_PLAIN)
+        return refuse(w, w->n, line,
+                      "the merge key \"<<\" is refused: %s merges it by rules of its own, so it could read other "
+                      "fields than were checked; write the keys out",
+                      r->tool);
+    const go_field *folded = NULL;
+    for (const go_field *g = t ? t->fields : NULL; g && g->name && !*f; g++) {
+        if (!strcmp(key, g->name))
+            *f = g;
+        else if (!folded && go_fold_equal(key, g->name))
+            folded = g;
+    }
+    if (*f || !folded)
+        return 0;
+    long exact = map_index(m, folded->name);
+    char also[160] = "";
+    if (exact >= 0)
+        snprintf(also, sizeof also, ", which \"%s\" on line %u sets too (only one of them counts)", folded->name,
+                 map_key_line(m, (uint32_t)exact));
+    const char *odd = strstr(key, "\xC5\xBF")       ? "; its \"\xC5\xBF\" is U+017F, read as s"
+                      : strstr(key, "\xE2\x84\xAA") ? "; its \"\xE2\x84\xAA\" is U+212A (Kelvin sign), read as k"
+                                                   : "";
+    return refuse(w, w->n, line,
+                  "\"%s\" is refused: %s reads it as the field \"%s\" (keys are matched ignoring case%s)%s; write "
+                  "\"%s\"",
+                  shown(r->a, key), r->tool, folded->name, odd, also, folded->name);
+}
+
+/* The rules of the node on top of the stack itself: its tag, and helm's sanitizing of its text. */
+static int check_own(const walk *w)
+{
+    const go_reader *r = w->r;
+    const frame *f = &w->v[w->n - 1];
+    const char *tag = node_tag(f->n);
+    if (tag)
+        return refuse(w, w->n, (int)node_line(f->n),
+                      "the tag \"%s\" is refused: %s decodes tagged values by rules of its own (\"!!binary\" text is "
+                      "base64 to decode), so it could read another value than was checked; write the value untagged",
+                      shown(r->a, tag), r->tool);
+    const char *text = f->sanitized && is_scalar(f->n) && !is_null(f->n) ? scalar(f->n) : NULL;
+    const char *odd = text ? not_printable_ascii(text) : NULL;
+    if (odd)
+        return refuse(w, w->n, (int)node_line(f->n),
                       "\"%s\" is refused: it holds U+%04X, and %s drops or rewrites control, space and non-ASCII "
                       "characters after reading (sanitizeString), so it would use another text than was checked; "
                       "write it in printable ASCII",
                       shown(r->a, text), first_rune(odd), r->tool);
-    }
-    return 0;
-}
-
-static int check_map(const go_reader *r, const node *m, const go_struct *t, const step *where)
-{
-    for (uint32_t i = 0; i < node_len(m); i++) {
-        const node *k = map_key(m, i);
-        int line = (int)map_key_line(m, i);
-        if (!is_scalar(k))
-            return refuse(r, where, line, "a key that is a %s is refused: %s reads only string keys",
-                          is_map(k) ? "mapping" : "sequence", r->tool);
-        const char *key = scalar(k);
-        if (node_tag(k))
-            return refuse(r, where, line,
-                          "the key \"%s\" has the tag \"%s\", which is refused: %s decodes tagged text by rules of "
-                          "its own, so it could read another key than was checked; write the key untagged",
-                          shown(r->a, key), shown(r->a, node_tag(k)), r->tool);
-        if (!strcmp(key, "<<") && node_style(k) == ST_PLAIN)
-            return refuse(r, where, line,
-                          "the merge key \"<<\" is refused: %s merges it by rules of its own, so it could read other "
-                          "fields than were checked; write the keys out",
-                          r->tool);
-        const go_field *f = NULL, *folded = NULL;
-        for (const go_field *g = t ? t->fields : NULL; g && g->name && !f; g++) {
-            if (!strcmp(key, g->name))
-                f = g;
-            else if (!folded && go_fold_equal(key, g->name))
-                folded = g;
-        }
-        if (!f && folded) {
-            long exact = map_index(m, folded->name);
-            char also[160] = "";
-            if (exact >= 0)
-                snprintf(also, sizeof also, ", which \"%s\" on line %u sets too (only one of them counts)",
-                         folded->name, map_key_line(m, (uint32_t)exact));
-            const char *odd = strstr(key, "\xC5\xBF")   ? "; its \"\xC5\xBF\" is U+017F, read as s"
-                              : strstr(key, "\xE2\x84\xAA") ? "; its \"\xE2\x84\xAA\" is U+212A (Kelvin sign), read as k"
-                                                          : "";
-            return refuse(r, where, line,
-                          "\"%s\" is refused: %s reads it as the field \"%s\" (keys are matched ignoring case%s)%s; "
-                          "write \"%s\"",
-                          shown(r->a, key), r->tool, folded->name, odd, also, folded->name);
-        }
-        step here = {where, key, 0};
-        const node *v = map_val(m, i);
-        if (f && (f->flags & GO_SANITIZED) && check_sanitized(r, v, &here) < 0)
-            return -1;
-        if (f && (f->flags & GO_LIST) && f->of && is_seq(v)) {
-            if (node_tag(v))
-                return check_node(r, v, NULL, &here);
-            for (uint32_t j = 0; j < node_len(v); j++) {
-                step item = {&here, NULL, j};
-                if (check_node(r, seq_item(v, j), f->of, &item) < 0)
-                    return -1;
-            }
-        } else if (check_node(r, v, f && !(f->flags & GO_LIST) ? f->of : NULL, &here) < 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* t: the struct n is decoded into, or NULL (data, scalars, or a shape the tool refuses itself). */
-static int check_node(const go_reader *r, const node *n, const go_struct *t, const step *where)
-{
-    if (!n)
-        return 0;
-    const char *tag = node_tag(n);
-    if (tag)
-        return refuse(r, where, (int)node_line(n),
-                      "the tag \"%s\" is refused: %s decodes tagged values by rules of its own (\"!!binary\" text is "
-                      "base64 to decode), so it could read another value than was checked; write the value untagged",
-                      shown(r->a, tag), r->tool);
-    if (is_map(n))
-        return check_map(r, n, t, where);
-    for (uint32_t i = 0; is_seq(n) && i < node_len(n); i++) {
-        step item = {where, NULL, i};
-        if (check_node(r, seq_item(n, i), NULL, &item) < 0)
-            return -1;
-    }
     return 0;
 }
 
 int go_check_doc(const go_reader *r, const node *doc, const go_struct *t)
 {
-    return check_node(r, doc, t, NULL);
+    if (!doc)
+        return 0;
+    walk w = {.r = r};
+    int rc = 0;
+    push(&w, (frame){.n = doc, .t = t});
+    while (rc == 0 && w.n) {
+        frame *f = &w.v[w.n - 1];
+        if (!f->visited) {
+            f->visited = true;
+            if ((rc = check_own(&w)) < 0)
+                break;
+        }
+        const node *n = f->n;
+        uint32_t i = f->next++;
+        if (is_map(n) && i < node_len(n)) {
+            const go_field *field;
+            const go_struct *in = f->t;
+            if ((rc = check_key(&w, n, in, i, &field)) < 0)
+                break;
+            bool list = field && (field->flags & GO_LIST);
+            push(&w, (frame){.n = map_val(n, i), .t = field && !list ? field->of : NULL,
+                             .items = list ? field->of : NULL, .key = scalar(map_key(n, i)),
+                             .sanitized = field && (field->flags & GO_SANITIZED)});
+        } else if (is_seq(n) && i < node_len(n)) {
+            push(&w, (frame){.n = seq_item(n, i), .t = f->items, .index = i, .sanitized = f->sanitized});
+        } else {
+            w.n--;
+        }
+    }
+    free(w.v);
+    return rc;
 }
 
 int go_check_text(const go_reader *r, const char *text, size_t len)
@@ -223,8 +242,9 @@ int go_check_text(const go_reader *r, const char *text, size_t len)
             what = "U+0085 (next line)";
         else if (p[0] == 0xE2 && i + 2 < len && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9))
             what = p[2] == 0xA8 ? "U+2028 (line separator)" : "U+2029 (paragraph separator)";
+        walk w = {.r = r};
         if (what)
-            return refuse(r, NULL, line,
+            return refuse(&w, 0, line,
                           "the character %s is refused: %s's YAML reader (YAML 1.1) ends a line there and ours "
                           "(YAML 1.2) does not, so it would read other keys than were checked; in a quoted value "
                           "write it as an escape",

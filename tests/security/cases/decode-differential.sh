@@ -119,6 +119,14 @@ CASE_ENV="$argo CMP_KUSTOMIZE_ENABLE_HELM=true" check decode-folded-helm-release
   "ov/kustomization\\.yaml:3: .*helmCharts\\[0\\]: \"ReleaseName\" $refused \"releaseName\""
 [ -e "$marker" ] && echo "FAIL decode-folded-helm-release-name: the post-renderer ran"
 
+# 8b. nesting as deep as the operator allows (CMP_MAX_DEPTH=100000) is walked to the bottom without a crash: the
+#     checks keep their way down on the heap, not on the C stack
+kpkg
+{ printf 'resources: [mine.yaml]\nx: '; printf '%.0s[' $(seq 99990); printf '!!str deepest'; printf '%.0s]' $(seq 99990); echo; } \
+  >"$pkg/ov/kustomization.yaml"
+CASE_ENV="$argo CMP_MAX_DEPTH=100000" check decode-deep-nesting 1 \
+  'ov/kustomization\.yaml:2: .*: x(\[0\]){7}\.\.\.\(99975 levels\)\.\.\.(\[0\]){8}: the tag "!!str" is refused'
+
 # 9. legitimate: exact spellings render, and keys of data maps are data (a label key may be "App" or "Resources")
 kpkg
 kust $'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - mine.yaml\ncommonLabels:\n  App: web\n  Resources: "many"\ncommonAnnotations:\n  Owner: team-a\nconfigMapGenerator:\n  - name: settings\n    literals: [LEVEL=debug]\n    options:\n      labels:\n        Tier: Front\npatches:\n  - target: {kind: ConfigMap, name: mine}\n    patch: |-\n      - op: add\n        path: /data\n        value: {Key: "v"}\n'
