@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "decode/decode.h"
 #include "functions/confine.h"
 #include "functions/helm_archive.h"
 #include "util/diag.h"
@@ -266,7 +267,7 @@ static int check_dependencies(walk *w, const char *chart_real)
         node *doc = NULL;
         if (read_text_file(path, display, &text, &len) < 0)
             return -1;
-        int rc = yaml_load_one(w->c->a, w->c->st, display, text, len, &doc);
+        int rc = go_load_chart_file(w->c->a, w->c->st, display, files[f], text, len, &doc); /* as helm reads it */
         free(text);
         if (rc < 0)
             return -1;

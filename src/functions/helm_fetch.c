@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "decode/decode.h"
 #include "functions/confine.h"
 #include "functions/external.h"
 #include "functions/helm_confine.h"
@@ -481,7 +482,7 @@ static int load_dep_files(fn_ctx *c, const char *chart_dir, dep_files *d)
         d->display[i] = repo_relative(c, path);
         if (read_text_file(path, d->display[i], &text, &len) < 0)
             return -1;
-        int rc = yaml_load_one(c->a, c->st, d->display[i], text, len, &doc);
+        int rc = go_load_chart_file(c->a, c->st, d->display[i], dep_file_names[i], text, len, &doc);
         free(text);
         if (rc < 0)
             return -1;
@@ -653,7 +654,7 @@ bool helm_chart_has_dependencies(fn_ctx *c, const char *dir)
     diag_detail *outer = diag_capture(&why);
     int rc = read_text_file(real, repo_relative(c, real), &text, &len);
     if (rc == 0) {
-        rc = yaml_load_one(c->a, c->st, "Chart.yaml", text, len, &doc);
+        rc = go_load_chart_file(c->a, c->st, "Chart.yaml", "Chart.yaml", text, len, &doc);
         free(text);
     }
     diag_restore(outer);

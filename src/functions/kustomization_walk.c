@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "decode/decode.h"
 #include "functions/kustomize_helm_guard.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -299,7 +300,11 @@ static int config_doc(void *ud, node *root, uint32_t index, uint32_t line, int s
 {
     docs_ud *d = ud;
     (void)index, (void)line, (void)seq_wide;
-    return is_map(root) ? check_config(d->w, d->file, root, d->base, d->where, d->depth) : 0;
+    if (!is_map(root)) {
+        go_reader r = {d->w->a, d->file, "kustomize", 0, ""};
+        return go_check_doc(&r, root, NULL);
+    }
+    return check_config(d->w, d->file, root, d->base, d->where, d->depth);
 }
 
 /* A file of generator or transformer configs; their paths are relative to base (the kustomization using them). */
@@ -314,7 +319,9 @@ static int scan_config_file(walk *w, const char *real, const char *base, const a
         return -1;
     at here = {disp, NULL, ""};
     docs_ud d = {w, disp, base, &here, depth};
-    int rc = yaml_load(w->a, w->st, disp, text, len, config_doc, &d);
+    go_reader r = {w->a, disp, "kustomize", 0, ""};
+    int rc = go_check_text(&r, text, len) < 0 ? -1
+             : yaml_load_flags(w->a, w->st, disp, text, len, YAML_KEEP_MERGE_KEYS, config_doc, &d);
     free(text);
     return rc;
 }
@@ -348,10 +355,13 @@ static int walk_dir(walk *w, const char *dir, int depth, const char *cfg_base, c
     size_t len;
     if (read_text_file(real, disp, &text, &len) < 0)
         return -1;
+    /* read as kustomize reads it before any field is looked at (src/decode) */
     node *k = NULL;
-    int rc = yaml_load_one(w->a, w->st, disp, text, len, &k);
+    go_reader r = {w->a, disp, "kustomize", 0, ""};
+    int rc = go_check_text(&r, text, len) < 0 ? -1
+             : yaml_load_one_flags(w->a, w->st, disp, text, len, YAML_KEEP_MERGE_KEYS, &k);
     free(text);
-    if (rc < 0)
+    if (rc < 0 || go_check_doc(&r, k, &go_kustomization) < 0)
         return -1;
     if (!k)
         return 0;
@@ -370,7 +380,10 @@ static int inline_yaml(walk *w, const at *where, const char *v, node **out)
     if (!strchr(v, ':') && !strchr(v, '{'))
         return 0;
     diag_detail not_yaml; /* dropped, unless over a limit: then it is a path */
-    if (yaml_load_one_into(w->a, w->st, "inline", v, strlen(v), &n, &not_yaml) < 0)
+    diag_detail *outer = diag_capture(&not_yaml);
+    int rc = yaml_load_one_flags(w->a, w->st, "inline", v, strlen(v), YAML_KEEP_MERGE_KEYS, &n);
+    diag_restore(outer);
+    if (rc < 0)
         return yaml_over_limit(&not_yaml) ? bad(w, where, "inline YAML, line %d: %s", not_yaml.line, not_yaml.message)
                                           : 0;
     *out = is_map(n) ? n : NULL;
@@ -387,6 +400,10 @@ static int check_ref(walk *w, const at *where, const char *base, const char *v, 
     if (!*v)
         return bad(w, where, "is empty");
     if (kind == E_PLUGIN || kind == E_PATCH) {
+        /* text kustomize may read as YAML: line breaks of YAML 1.1 would make it other YAML than ours */
+        go_reader r = {w->a, where->file, "kustomize", where->n ? (int)node_line(where->n) : w->line, where->field};
+        if (go_check_text(&r, v, strlen(v)) < 0)
+            return -1;
         node *inl;
         if (inline_yaml(w, where, v, &inl) < 0)
             return -1;
@@ -670,7 +687,14 @@ static int check_chart(walk *w, const char *file, const node *chart, const node 
  * the builtin kinds that read files, with paths relative to base. */
 static int check_config(walk *w, const char *file, const node *doc, const char *base, const at *where, int depth)
 {
+    /* kyaml finds the kind by its exact name; the plugin then decodes the config as encoding/json does */
     const char *kind = path_str(doc, "kind", NULL);
+    const char *in = where->field[0] ? arena_printf(w->a, "%s (%s)", where->field, kind ? kind : "inline config")
+                     : kind          ? kind
+                                     : "";
+    go_reader r = {w->a, file, "kustomize", w->line, in};
+    if (go_check_doc(&r, doc, go_kustomize_plugin(kind)) < 0)
+        return -1;
     if (!kind)
         return 0;
     const char *prefix = where->field[0] ? arena_printf(w->a, "%s (%s) ", where->field, kind) : arena_printf(w->a, "%s ", kind);

@@ -46,6 +46,7 @@ struct loader {
     uint32_t line0;    /* lines of the stream before data (load_part: a piece of a longer stream) */
     uint32_t last_key_col;
     bool bad_tag;
+    unsigned flags;       /* enum yaml_load_flags */
     const char *key_head; /* the comment lines after a "- " that go to the first key or item of the block below it */
     size_t key_head_depth;
     size_t stream_from; /* where the text after the last document handed over begins (struct doc_text) */
@@ -867,7 +868,7 @@ static int finish_collection(struct loader *L)
         long dup = len > 1 ? first_duplicate(v, len) : -1;
         if (dup >= 0)
             return fail(L->file, (int)map_key_line(n, (uint32_t)dup), "duplicate key \"%s\"", nstr(v[2 * dup]));
-        if (apply_merge_keys(L, n) < 0)
+        if (!(L->flags & YAML_KEEP_MERGE_KEYS) && apply_merge_keys(L, n) < 0)
             return -1;
     }
     close_anchor(L, n);
@@ -1186,8 +1187,17 @@ static void on_diag(struct fy_diag *diag, void *user, const char *text, size_t l
     snprintf(pe->msg, sizeof pe->msg, "%s", msg);
 }
 
+static int load_run(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0,
+                    uint32_t *index, unsigned flags, yaml_doc_fn fn, void *ud);
+
 int load_part(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0, uint32_t *index,
               yaml_doc_fn fn, void *ud)
+{
+    return load_run(a, st, file, data, len, line0, index, 0, fn, ud);
+}
+
+static int load_run(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0,
+                    uint32_t *index, unsigned flags, yaml_doc_fn fn, void *ud)
 {
     /* Text that did not come through read_text_file (parameters, stdin, a tool's output) is checked here: the
      * parser must never see a NUL or invalid UTF-8 (libfyaml can loop on some of it). */
@@ -1202,7 +1212,7 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
         return fail(file, line, "%s", bad < text_len ? "invalid UTF-8" : "contains a NUL byte: not text");
     }
     struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1, .line0 = line0,
-                       .foot_from = SIZE_MAX, .null_miss = SIZE_MAX};
+                       .foot_from = SIZE_MAX, .null_miss = SIZE_MAX, .flags = flags};
     L.alias_budget = yaml_limits.max_alias_nodes;
     struct parse_error pe = {0};
     struct fy_diag_cfg dcfg;
@@ -1336,8 +1346,14 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
 
 int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t len, yaml_doc_fn fn, void *ud)
 {
+    return yaml_load_flags(a, st, file, data, len, 0, fn, ud);
+}
+
+int yaml_load_flags(arena *a, strtab *st, const char *file, const char *data, size_t len, unsigned flags,
+                    yaml_doc_fn fn, void *ud)
+{
     uint32_t index = 0;
-    return load_part(a, st, file, data, len, 0, &index, fn, ud);
+    return load_run(a, st, file, data, len, 0, &index, flags, fn, ud);
 }
 
 struct one {
@@ -1356,8 +1372,14 @@ static int take_one(void *ud, node *root, uint32_t index, uint32_t line, int seq
 
 int yaml_load_one(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out)
 {
+    return yaml_load_one_flags(a, st, file, data, len, 0, out);
+}
+
+int yaml_load_one_flags(arena *a, strtab *st, const char *file, const char *data, size_t len, unsigned flags,
+                        node **out)
+{
     struct one o = {NULL, file};
-    int rc = yaml_load(a, st, file, data, len, take_one, &o);
+    int rc = yaml_load_flags(a, st, file, data, len, flags, take_one, &o);
     *out = o.n;
     return rc;
 }

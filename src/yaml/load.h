@@ -37,6 +37,15 @@ void yaml_stream_free(yaml_stream *s);
 
 /* Convenience: exactly one document (or none: *out = NULL). */
 int yaml_load_one(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out);
+
+/* For text that a Go tool (kustomize, helm) reads after us, whose reader differs from ours where src/decode says:
+ * YAML_KEEP_MERGE_KEYS leaves each merge key ("<<: *base") in its map as an ordinary plain "<<" key instead of
+ * merging it, so that the caller sees it and can refuse it (go-yaml merges by rules of its own). */
+enum yaml_load_flags { YAML_KEEP_MERGE_KEYS = 1 };
+int yaml_load_flags(arena *a, strtab *st, const char *file, const char *data, size_t len, unsigned flags,
+                    yaml_doc_fn fn, void *ud);
+int yaml_load_one_flags(arena *a, strtab *st, const char *file, const char *data, size_t len, unsigned flags,
+                        node **out);
 /* yaml_load_one for a caller with a fallback (text that may be YAML or something else): what went wrong goes into
  * *why, which the caller owns and raises (diag_raise), rewords or drops; the render's error is left alone. */
 int yaml_load_one_into(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out,
