@@ -107,9 +107,11 @@ finish() {
 } 2>/dev/null
 
 # finish_now: like finish for a process about to exit, but returns the moment it does (a blocking wait, with a
-# 20 s guard), so leftovers 0 right after shows what was still there when it exited.
+# 120 s guard against a hang only: on a loaded machine the SIGINT cleanup of 5,000 scratch files once took over
+# 20 s and the guard's SIGKILL, not our code, decided the verdict), so leftovers 0 right after shows what was still
+# there when it exited.
 finish_now() {
-  (sleep 20; kill -KILL -- "-$pid") >/dev/null 2>&1 & local guard=$!
+  (sleep 120; kill -KILL -- "-$pid") >/dev/null 2>&1 & local guard=$!
   wait "$pid"; rc=$?
   kill "$guard"; wait "$guard"
 } 2>/dev/null
