@@ -24,6 +24,7 @@ typedef struct frame {
     uint32_t next;          /* the next entry or item of n to look at */
     bool visited;           /* n's own rules have run */
     bool sanitized;         /* helm rewrites the text after decoding (GO_SANITIZED) */
+    bool typed;             /* n is (an item of) a known field that is not data: decoded into a string or struct */
 } frame;
 
 typedef struct walk {
@@ -173,6 +174,104 @@ static int check_key(const walk *w, const node *m, const go_struct *t, uint32_t 
                   shown(r->a, key), r->tool, folded->name, odd, also, folded->name);
 }
 
+/* What go-yaml v2 (YAML 1.1) makes of a plain scalar when it is not a string: NULL for a string (or null, which both
+ * readers leave out), else "number" or "boolean". sigs.k8s.io/yaml then hands a number or boolean bound for a Go
+ * string field to encoding/json as Go's own text for it (FormatInt, FormatFloat(v, 'g', -1, 32), "true"/"false"), so
+ * "1e3", "0x3e8", "1_000", "+1000", "01750" and "1000.0" all become the string "1000", while our reader keeps the
+ * text as written: a path checked as "1e3" would be opened as "1000". resolve.go's rules: '_' removed, then an int
+ * as strconv.ParseInt/ParseUint(s, 0, 64) reads one (sign, 0x 0o 0b or a leading 0 for octal), a float as
+ * yamlStyleFloat `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$` or .inf/.nan, YAML 1.1's booleans. */
+static bool digits_of(const char *s, const char *set)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!strchr(set, *s))
+            return false;
+    return true;
+}
+
+static bool go_yaml_float(const char *s)
+{
+    static const char *const named[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
+                                        ".nan", ".NaN", ".NAN", NULL};
+    for (int i = 0; named[i]; i++)
+        if (!strcmp(s, named[i]))
+            return true;
+    if (*s == '+' || *s == '-')
+        s++;
+    size_t whole = strspn(s, "0123456789");
+    if (!whole) {
+        if (*s != '.' || !strchr("0123456789", s[1]) || !s[1])
+            return false;
+        s++;
+        s += strspn(s, "0123456789");
+    } else {
+        s += whole;
+        if (*s == '.')
+            s += 1 + strspn(s + 1, "0123456789");
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        size_t e = strspn(s, "0123456789");
+        if (!e)
+            return false;
+        s += e;
+    }
+    return !*s;
+}
+
+static bool go_yaml_int(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        return digits_of(s + 2, "0123456789abcdefABCDEF");
+    if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
+        return digits_of(s + 2, "01234567");
+    if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
+        return digits_of(s + 2, "01");
+    if (s[0] == '0')
+        return !s[1] || digits_of(s + 1, "01234567");
+    return digits_of(s, "0123456789");
+}
+
+static const char *go_yaml_non_string(arena *a, const char *text)
+{
+    static const char *const bools[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+                                        "true", "True", "TRUE", "false", "False", "FALSE",
+                                        "on", "On", "ON", "off", "Off", "OFF", NULL};
+    for (int i = 0; bools[i]; i++)
+        if (!strcmp(text, bools[i]))
+            return "boolean";
+    if (!*text || !strchr("+-.0123456789", *text))
+        return NULL;
+    buf b = {0};
+    for (const char *p = text; *p; p++)
+        if (*p != '_')
+            buf_putc(&b, *p);
+    const char *plain = arena_strndup(a, b.data ? b.data : "", b.len);
+    buf_free(&b);
+    return go_yaml_int(plain) || go_yaml_float(plain) ? "number" : NULL;
+}
+
+/* A plain scalar Go gets back as the very text we checked: a boolean written "true" or "false", an int written as
+ * FormatInt writes it (no sign but '-', no leading zero, no '_', 18 digits at most so that no range question
+ * arises). Anything else YAML 1.1 reads as a number or boolean is refused in a field Go decodes into a string. */
+static const char *go_text_differs(arena *a, const char *text)
+{
+    const char *kind = go_yaml_non_string(a, text);
+    if (!kind)
+        return NULL;
+    if (!strcmp(kind, "boolean"))
+        return strcmp(text, "true") && strcmp(text, "false") ? kind : NULL;
+    const char *d = text[0] == '-' ? text + 1 : text;
+    bool canonical = digits_of(d, "0123456789") && strlen(d) <= 18 && (d[0] != '0' || (!d[1] && d == text));
+    return canonical ? NULL : kind;
+}
+
 /* The rules of the node on top of the stack itself: its tag, and helm's sanitizing of its text. */
 static int check_own(const walk *w)
 {
@@ -192,6 +291,15 @@ static int check_own(const walk *w)
                       "characters after reading (sanitizeString), so it would use another text than was checked; "
                       "write it in printable ASCII",
                       shown(r->a, text), first_rune(odd), r->tool);
+    const char *kind = f->typed && is_scalar(f->n) && !is_null(f->n) && node_style(f->n) == ST_PLAIN
+                           ? go_text_differs(r->a, scalar(f->n))
+                           : NULL;
+    if (kind)
+        return refuse(w, w->n, (int)node_line(f->n),
+                      "\"%s\" is refused: %s reads it (YAML 1.1) as a %s and, for a text field, uses its own text "
+                      "for that %s (\"1e3\", \"0x3e8\" and \"1_000\" all become \"1000\"; \"yes\" becomes "
+                      "\"true\"), not the text that was checked; quote it",
+                      shown(r->a, scalar(f->n)), r->tool, kind, kind);
     return 0;
 }
 
@@ -219,9 +327,11 @@ int go_check_doc(const go_reader *r, const node *doc, const go_struct *t)
             bool list = field && (field->flags & GO_LIST);
             push(&w, (frame){.n = map_val(n, i), .t = field && !list ? field->of : NULL,
                              .items = list ? field->of : NULL, .key = scalar(map_key(n, i)),
-                             .sanitized = field && (field->flags & GO_SANITIZED)});
+                             .sanitized = field && (field->flags & GO_SANITIZED),
+                             .typed = field && !(field->flags & (GO_DATA | GO_UNREAD))});
         } else if (is_seq(n) && i < node_len(n)) {
-            push(&w, (frame){.n = seq_item(n, i), .t = f->items, .index = i, .sanitized = f->sanitized});
+            push(&w, (frame){.n = seq_item(n, i), .t = f->items, .index = i, .sanitized = f->sanitized,
+                             .typed = f->typed});
         } else {
             w.n--;
         }

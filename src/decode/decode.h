@@ -14,6 +14,9 @@
  *   - a key that is not a scalar;
  *   - NEL, LS and PS characters anywhere in the text: YAML 1.1 readers end a line there (go-yaml turns a comment's
  *     rest, or a value's, into keys), ours does not;
+ *   - a plain scalar YAML 1.1 reads as a number or boolean in a field Go decodes into a string (unless it is the
+ *     very text Go writes for it: "1000", "true"): sigs.k8s.io/yaml hands Go's own text for the value on, so
+ *     "path: 1e3" is the file "1000" to kustomize (found by an attacker's review; check.c has the resolution rules);
  *   - for fields helm rewrites after decoding (a dependency's repository, name, version ...: sanitizeString drops
  *     non-printable characters, so "file://.<U+200B>./" becomes "file://../"), anything but printable ASCII.
  * The struct tables come from the tools' own Go types (kustomize_types.c, helm_types.c, with the versions they
@@ -33,6 +36,8 @@ enum go_field_flags {
     GO_LIST = 1,      /* a list: of `of` when set, else of scalars or data */
     GO_DATA = 2,      /* a map or interface{}: its keys are data, never fields */
     GO_SANITIZED = 4, /* helm's sanitizeString rewrites the string (or each string of the list) after decoding */
+    GO_UNREAD = 8,    /* no check of ours reads it, and the tool's users write numbers there unquoted ("appVersion:
+                       * 1.0"): exempt from the rule on numbers a text field turns into Go's own text (check.c) */
 };
 
 /* One field of a Go struct as encoding/json sees it: the json name, with the fields of embedded structs flattened

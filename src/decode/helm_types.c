@@ -10,14 +10,16 @@
  *
  * After decoding, helm's Metadata.Validate runs sanitizeString over a dependency's name, version, repository,
  * condition and tags (GO_SANITIZED): Unicode spaces become ' ' and non-printable runes are dropped, so a
- * "file://.<U+200B>./" repository is checked as a directory named ".<U+200B>." and used as "..". */
+ * "file://.<U+200B>./" repository is checked as a directory named ".<U+200B>." and used as "..". Of these files our
+ * checks read only the dependencies; every other field is GO_UNREAD. */
 #include <string.h>
 
 #include "decode/decode.h"
 
 #define END {NULL, NULL, 0}
 
-static const go_field maintainer_fields[] = {{"name", NULL, 0}, {"email", NULL, 0}, {"url", NULL, 0}, END};
+static const go_field maintainer_fields[] = {{"name", NULL, GO_UNREAD}, {"email", NULL, GO_UNREAD},
+                                             {"url", NULL, GO_UNREAD}, END};
 static const go_struct maintainer = {"chart.Maintainer", maintainer_fields};
 
 static const go_field dependency_fields[] = {
@@ -26,37 +28,37 @@ static const go_field dependency_fields[] = {
     {"repository", NULL, GO_SANITIZED},
     {"condition", NULL, GO_SANITIZED},
     {"tags", NULL, GO_LIST | GO_SANITIZED},
-    {"enabled", NULL, 0},
-    {"import-values", NULL, GO_LIST | GO_DATA},
-    {"alias", NULL, 0},
+    {"enabled", NULL, GO_UNREAD},
+    {"import-values", NULL, GO_LIST | GO_DATA | GO_UNREAD},
+    {"alias", NULL, GO_UNREAD},
     END,
 };
 static const go_struct dependency = {"chart.Dependency", dependency_fields};
 
 static const go_field metadata_fields[] = {
-    {"name", NULL, 0},
-    {"home", NULL, 0},
-    {"sources", NULL, GO_LIST},
-    {"version", NULL, 0},
-    {"description", NULL, 0},
-    {"keywords", NULL, GO_LIST},
-    {"maintainers", &maintainer, GO_LIST},
-    {"icon", NULL, 0},
-    {"apiVersion", NULL, 0},
-    {"condition", NULL, 0},
-    {"tags", NULL, 0},
-    {"appVersion", NULL, 0},
-    {"deprecated", NULL, 0},
-    {"annotations", NULL, GO_DATA},
-    {"kubeVersion", NULL, 0},
+    {"name", NULL, GO_UNREAD},
+    {"home", NULL, GO_UNREAD},
+    {"sources", NULL, GO_LIST | GO_UNREAD},
+    {"version", NULL, GO_UNREAD},
+    {"description", NULL, GO_UNREAD},
+    {"keywords", NULL, GO_LIST | GO_UNREAD},
+    {"maintainers", &maintainer, GO_LIST | GO_UNREAD},
+    {"icon", NULL, GO_UNREAD},
+    {"apiVersion", NULL, GO_UNREAD},
+    {"condition", NULL, GO_UNREAD},
+    {"tags", NULL, GO_UNREAD},
+    {"appVersion", NULL, GO_UNREAD},
+    {"deprecated", NULL, GO_UNREAD},
+    {"annotations", NULL, GO_DATA | GO_UNREAD},
+    {"kubeVersion", NULL, GO_UNREAD},
     {"dependencies", &dependency, GO_LIST},
-    {"type", NULL, 0},
+    {"type", NULL, GO_UNREAD},
     END,
 };
 const go_struct go_helm_metadata = {"chart.Metadata", metadata_fields};
 
 static const go_field lock_fields[] = {
-    {"generated", NULL, 0}, {"digest", NULL, 0}, {"dependencies", &dependency, GO_LIST}, END,
+    {"generated", NULL, GO_UNREAD}, {"digest", NULL, GO_UNREAD}, {"dependencies", &dependency, GO_LIST}, END,
 };
 const go_struct go_helm_lock = {"chart.Lock", lock_fields};
 

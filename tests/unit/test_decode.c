@@ -79,6 +79,42 @@ TEST(decode_refuses_what_go_reads_otherwise)
     CHECK(!decode_refusal("kind: LabelTransformer\nLabels: {a: b}\n", go_kustomize_plugin("LabelTransformer")));
 }
 
+/* sigs.k8s.io/yaml hands a YAML 1.1 number or boolean bound for a Go string to encoding/json as Go's own text for it:
+ * "path: 1e3" is the file "1000" to kustomize. Refused where we read the field; data maps and helm's other fields
+ * are left alone. */
+TEST(decode_refuses_numbers_go_rewrites_as_text)
+{
+    const go_struct *p = go_kustomize_plugin("PatchTransformer");
+    static const char *const rewritten[] = {"1e3", "0x3e8", "0X3E8", "1_000", "+1000", "01750", "0o1750", "0b1111101000",
+                                            "1000.0", "1000.", ".5", "-.5e1", ".inf", "-.Inf", ".nan", "-0", "00", "08",
+                                            "1234567890123456789", "yes", "Y", "on", "OFF", "True", "FALSE", NULL};
+    for (int i = 0; rewritten[i]; i++) {
+        char doc[160];
+        snprintf(doc, sizeof doc, "kind: PatchTransformer\npath: %s\n", rewritten[i]);
+        const char *why = decode_refusal(doc, p);
+        CHECK(why && strstr(why, "k.yaml:2: path: \"") && strstr(why, "as a ") && strstr(why, "quote it"));
+    }
+    static const char *const kept[] = {"1000", "0", "-12", "true", "false", "'1e3'", "\"0x3e8\"", "1.2.3", "1e3.yaml",
+                                       "v1", "-x", ".", "0x", "1e", "+", "_", "0o9", "0b2", "1_000.yaml", NULL};
+    for (int i = 0; kept[i]; i++) {
+        char doc[160];
+        snprintf(doc, sizeof doc, "kind: PatchTransformer\npath: %s\n", kept[i]);
+        const char *why = decode_refusal(doc, p);
+        CHECK_STR(why ? why : "(kept)", "(kept)");
+    }
+    CHECK(strstr(decode_refusal("kind: PatchStrategicMergeTransformer\npaths: [a.yaml, 1e3]\n",
+                                go_kustomize_plugin("PatchStrategicMergeTransformer")),
+                 "k.yaml:2: paths[1]: \"1e3\" is refused: kustomize reads it (YAML 1.1) as a number"));
+    CHECK(strstr(decode_refusal("resources: [0x10]\n", &go_kustomization), "resources[0]: \"0x10\" is refused"));
+    CHECK(!decode_refusal("commonLabels: {v: 1e3, on: yes}\nreplicas:\n- {name: web, count: 3}\n", &go_kustomization));
+    CHECK(!decode_refusal("Foo: 1e3\n", &go_kustomization)); /* no field: kustomize refuses it itself */
+    const go_struct *m = go_helm_chart_file("Chart.yaml");
+    /* (this helper names every reader kustomize) */
+    CHECK(!decode_refusal("name: a\nversion: 0.1.0\nappVersion: 1.0\n", m)); /* helm's own fields: not read by us */
+    CHECK(strstr(decode_refusal("dependencies:\n- name: b\n  version: 1.10\n", m),
+                 "k.yaml:3: dependencies[0].version: \"1.10\" is refused: kustomize reads it (YAML 1.1) as a number"));
+}
+
 TEST(decode_chart_files)
 {
     const go_struct *m = go_helm_chart_file("Chart.yaml");

@@ -81,6 +81,26 @@ raw --load-restrictor LoadRestrictionsNone; is_real decode-folded-inline-config-
 CASE_ENV="$argo $none" check decode-folded-inline-config 1 \
   "ov/kustomization\\.yaml:3: .*generators\\[0\\] \\(ConfigMapGenerator\\): \"fileS\" $refused \"files\""
 
+# 4b. a number where a config's path goes (found by an attacker's review): sigs.k8s.io/yaml hands a YAML 1.1 number
+#     bound for a Go string to encoding/json as Go's text for it, so "path: 1e3" (also 0x3e8, 1_000, +1000, 01750,
+#     1000.0) opens the file "1000", here a link to the neighbour's patch, while the walk checked the harmless "1e3"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n' >"$pkg/ov/1e3"
+ln -sfn ../../../other-app/patch.yaml "$pkg/ov/1000"
+printf 'apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: p\npath: 1e3\n' >"$pkg/ov/transformer.yaml"
+kust $'resources: [mine.yaml]\ntransformers:\n  - transformer.yaml\n'
+raw --load-restrictor LoadRestrictionsNone; is_real decode-number-path-is-real
+CASE_ENV="$argo $none" check decode-number-path 1 \
+  'ov/transformer\.yaml:5: .*PatchTransformer path: "1e3" is refused: kustomize reads it \(YAML 1\.1\) as a number .*quote it'
+not_shown() { grep -q TOPSECRET-KUST "$out" "$err" && result "$1" no "the neighbour's content came out" || result "$1" yes; }
+not_shown decode-number-path-content-never-shown
+printf 'apiVersion: builtin\nkind: PatchStrategicMergeTransformer\nmetadata:\n  name: p\npaths:\n  - 0x3e8\n' >"$pkg/ov/transformer.yaml"
+raw --load-restrictor LoadRestrictionsNone; is_real decode-number-paths-item-is-real
+CASE_ENV="$argo $none" check decode-number-paths-item 1 \
+  'ov/transformer\.yaml:6: .*paths\[0\]: "0x3e8" is refused: kustomize reads it \(YAML 1\.1\) as a number'
+printf "apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: p\npath: '1e3'\n" >"$pkg/ov/transformer.yaml"
+CASE_ENV="$argo $none" check decode-number-path-quoted-renders 0 'name: mine'
+rm -f "$pkg/ov/1e3" "$pkg/ov/1000"
+
 # 5. a "!!binary" path: the walk checks its text (a decoy directory of that name), kustomize opens the decoded path
 b64=$(printf '../../../other-app' | base64)
 mkdir -p "$pkg/ov/$b64"; printf 'resources: []\n' >"$pkg/ov/$b64/kustomization.yaml"
