@@ -16,6 +16,7 @@
 #include "package/package.h"
 #include "pipeline/attribution.h"
 #include "pipeline/executor.h"
+#include "pipeline/writeback.h"
 #include "render/deadline.h"
 #include "render/inplace.h"
 #include "render/results.h"
@@ -131,6 +132,7 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
          * no kpt render, and the Argo CD parameters (labels, annotations...) still come after */
         if (R->attribution)
             attribution_apply(a, items);
+        writeback_clear_empty_annotations(items);
         return 0;
     }
     const char *fn = NULL, *key = NULL, *origin = NULL;
@@ -407,6 +409,7 @@ int eval_in_place(const eval_opts *o)
     rlist_compact(&items);
     if (rc == 0) {
         diag_set_step("write");
+        writeback_clear_empty_annotations(&items); /* as kpt fn eval writes them */
         rc = write_in_place(a, root, &items, before);
     }
 done:
