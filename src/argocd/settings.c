@@ -80,6 +80,13 @@ const setting_def setting_defs[] = {
      "\"true\": values are not checked against charts' values.schema.json (helm --skip-schema-validation, Argo "
      "CD's skipSchemaValidation).",
      "false", true},
+    /* kpt's own variable (kpt fn render reads it from its environment), so a sidecar set up like a kpt machine
+     * behaves like one; as in kpt, any value turns it off */
+    {"kpt-disable-attribution", SETTING_STRING, "No kpt attribution",
+     "Any non-empty value (even \"false\", as kpt reads KPT_DISABLE_ATTRIBUTION) stops the annotation "
+     "cnrm.cloud.google.com/blueprint: kpt-fn that kpt fn render, and so cmp-generate, adds to Config Connector "
+     "objects (or appends ,kpt-fn to).",
+     NULL, false},
     {"timeout", SETTING_STRING, "Time budget (seconds)",
      "The render fails cleanly after this many seconds, before Argo CD's 60 s deadline.", "45", false},
 };
@@ -535,6 +542,32 @@ static void unknown_plugin_env(const struct reader *R, const char *const *escape
 
 static int read_settings(struct reader *R, settings *out);
 
+/* ARGOCD_APP_PARAMETERS into R->params (NULL when unset); the names no setting reads go to unknown when given. */
+static int read_app_parameters(struct reader *R, struct unknown *unknown)
+{
+    const char *raw = env("ARGOCD_APP_PARAMETERS");
+    if (!raw || !strcmp(raw, "null"))
+        return 0;
+    node *p = NULL;
+    diag_detail why;
+    if (yaml_load_one_into(R->a, R->st, "ARGOCD_APP_PARAMETERS", raw, strlen(raw), &p, &why) < 0) {
+        const char *m = why.message;
+        return fail(NULL, 0, "ARGOCD_APP_PARAMETERS is not valid JSON: %.511s", strncmp(m, "invalid YAML: ", 14) ? m : m + 14);
+    }
+    if (p && !is_null(p) && !is_seq(p))
+        return fail(NULL, 0, "ARGOCD_APP_PARAMETERS must be a JSON array of parameters");
+    R->params = is_seq(p) ? p : NULL;
+    for (uint32_t i = 0; R->params && i < node_len(R->params); i++) {
+        const node *e = seq_item(R->params, i);
+        const char *name = path_str(e, "name", NULL);
+        if (!is_map(e) || !name)
+            return fail(NULL, 0, "ARGOCD_APP_PARAMETERS: entry %u has no name", i);
+        if (unknown && !known_name(name))
+            add_unknown(R->a, unknown, name);
+    }
+    return 0;
+}
+
 int settings_load(arena *a, strtab *st, settings *out)
 {
     memset(out, 0, sizeof *out);
@@ -543,33 +576,31 @@ int settings_load(arena *a, strtab *st, settings *out)
     for (int k = 0; k < setting_count; k++)
         escaped[k] = settings_escape(a, "", setting_defs[k].name);
     struct unknown params = {0}, penv = {0};
-    const char *raw = env("ARGOCD_APP_PARAMETERS");
-    if (raw && strcmp(raw, "null")) {
-        node *p = NULL;
-        diag_detail why;
-        if (yaml_load_one_into(a, st, "ARGOCD_APP_PARAMETERS", raw, strlen(raw), &p, &why) < 0) {
-            const char *m = why.message;
-            return fail(NULL, 0, "ARGOCD_APP_PARAMETERS is not valid JSON: %.511s",
-                        strncmp(m, "invalid YAML: ", 14) ? m : m + 14);
-        }
-        if (p && !is_null(p) && !is_seq(p))
-            return fail(NULL, 0, "ARGOCD_APP_PARAMETERS must be a JSON array of parameters");
-        R.params = is_seq(p) ? p : NULL;
-        for (uint32_t i = 0; R.params && i < node_len(R.params); i++) {
-            const node *e = seq_item(R.params, i);
-            const char *name = path_str(e, "name", NULL);
-            if (!is_map(e) || !name)
-                return fail(NULL, 0, "ARGOCD_APP_PARAMETERS: entry %u has no name", i);
-            if (!known_name(name))
-                add_unknown(a, &params, name);
-        }
-    } else {
+    if (read_app_parameters(&R, &params) < 0)
+        return -1;
+    if (!env("ARGOCD_APP_PARAMETERS") || !strcmp(env("ARGOCD_APP_PARAMETERS"), "null"))
         unknown_param_vars(a, escaped, &params);
-    }
     read_plugin_env(&R);
     unknown_plugin_env(&R, escaped, &penv);
     out->unknown = unknown_text(a, &params, &penv);
     int rc = read_settings(&R, out);
+    free(R.penv);
+    return rc;
+}
+
+int settings_load_one(arena *a, strtab *st, const char *name, const char **value)
+{
+    *value = NULL;
+    struct reader R = {a, st, NULL, false, NULL, 0};
+    if (read_app_parameters(&R, NULL) < 0)
+        return -1;
+    read_plugin_env(&R);
+    int rc = -1;
+    for (int i = 0; i < setting_count; i++) {
+        node *coll;
+        if (!strcmp(setting_defs[i].name, name) && setting_defs[i].kind == SETTING_STRING)
+            rc = read_setting(&R, &setting_defs[i], value, &coll);
+    }
     free(R.penv);
     return rc;
 }
@@ -640,6 +671,8 @@ static int read_settings(struct reader *R, settings *out)
                 out->helm_skip_tests = on;
             else if (!strcmp(d->name, "helm-skip-schema-validation"))
                 out->helm_skip_schema_validation = on;
+        } else if (!strcmp(d->name, "kpt-disable-attribution")) {
+            out->kpt_attribution = !(s && *s);
         } else if (!strcmp(d->name, "timeout")) {
             unsigned long long t;
             if (parse_env_number(s ? s : "45", false, 1, 3600, &t) < 0)

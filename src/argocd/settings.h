@@ -44,6 +44,7 @@ typedef struct settings {
     const char *helm_release_name; /* NULL: the default */
     bool helm_skip_crds, helm_skip_tests, helm_skip_schema_validation;
     int timeout_seconds;
+    bool kpt_attribution; /* kpt fn render's cnrm.cloud.google.com/blueprint annotation (kpt-disable-attribution) */
     /* what nobody reads, for one warning: 'unknown parameter "a"', 'unknown parameters "a", "b" and plugin env
      * "C"' (an ARGOCD_ENV_ entry no setting reads); NULL: none */
     const char *unknown;
@@ -51,6 +52,9 @@ typedef struct settings {
 
 /* Reads every setting; errors name the parameter. */
 int settings_load(arena *a, strtab *st, settings *out);
+/* One string setting alone, from the same sources in the same order (for modes that read no others, such as
+ * render --in-place); *value is its default when nothing sets it. -1 on an error (or an unknown name). */
+int settings_load_one(arena *a, strtab *st, const char *name, const char **value);
 /* Announcements for Argo CD: the JSON array of static parameters, or the YAML list for plugin.yaml, or the README table. */
 void settings_announce_json(buf *b);
 /* One setting as the JSON object of an announcement (name, title, tooltip, collectionType, default). */

@@ -364,7 +364,11 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
         if (ignored)
             continue;
         bool jsonnet = c->directory_source && has_suffix(name, ".jsonnet");
-        int ign = S_ISREG(st.st_mode) && (jsonnet || resource_file_name(name)) ? ignore_match(c, pkg, rel, false) : 0;
+        /* the package's own Kptfile is read whatever .krmignore says: kpt reads it for the pipeline even when a
+         * pattern ("*") ignores it as a resource */
+        bool kptfile = !*reldir && !strcmp(name, "Kptfile");
+        bool named = S_ISREG(st.st_mode) && !kptfile && (jsonnet || resource_file_name(name));
+        int ign = named ? ignore_match(c, pkg, rel, false) : 0;
         if (ign < 0) {
             rc = -1;
             continue;
@@ -410,8 +414,10 @@ static int load_package(load_ctx *c, package *parent, const char *abs, const cha
         size_t len;
         if (read_text_file(ign, display_of(c, p, ".krmignore"), &text, &len) < 0)
             return -1;
-        p->ignore = krmignore_parse(c->a, text);
+        p->ignore = krmignore_parse(c->a, display_of(c, p, ".krmignore"), text);
         free(text);
+        if (!p->ignore)
+            return -1;
     }
     package **subs = NULL;
     size_t nsubs = 0;

@@ -26,6 +26,7 @@ typedef struct run_ctx {
     bool *setter_used;
     const fn_host *host; /* handed to every step */
     bool flatten_lists;  /* split R_LIST resources into their items, except a step's configPath (not in place) */
+    bool attribution;    /* render: kpt fn render's attribution annotation once the pipelines ran (attribution.h) */
 } run_ctx;
 
 void run_ctx_free(run_ctx *R);

@@ -322,17 +322,6 @@ static const struct digest *digest_before(const inplace_before *B, const char *f
     return NULL;
 }
 
-static void attribute(arena *a, resource *r)
-{
-    const char *av = res_api_version(r);
-    if (!av || !strstr(av, ".cnrm."))
-        return;
-    node *ann = map_ensure_map(a, map_ensure_map(a, r->root, "metadata"), "annotations");
-    if (!ann || map_get(ann, "cnrm.cloud.google.com/blueprint"))
-        return;
-    map_set(a, ann, "cnrm.cloud.google.com/blueprint", node_scalar(a, "kpt-fn", 6, ST_SINGLE));
-}
-
 struct write_pass {
     struct writer *W;
     const inplace_before *before;
@@ -357,7 +346,7 @@ static int write_file(void *ud, const char *file, const struct placed *v, size_t
     return rc;
 }
 
-int write_in_place(arena *a, package *root, const rlist *items, const inplace_before *before, bool attribution)
+int write_in_place(arena *a, package *root, const rlist *items, const inplace_before *before)
 {
     struct placed *v = xmalloc((items->n + 1) * sizeof *v);
     for (size_t i = 0; i < items->n; i++) {
@@ -370,8 +359,6 @@ int write_in_place(arena *a, package *root, const rlist *items, const inplace_be
             free(v);
             return fail(r->path, 0, "path leaves the package");
         }
-        if (attribution)
-            attribute(a, r);
         v[i] = (struct placed){file_of(a, r), r, i};
         /* writable one directory at a time, but the reader could not take it back */
         if (path_fits(arena_printf(a, "%s/%s", root->abs, v[i].file), v[i].file) < 0) {

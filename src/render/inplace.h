@@ -10,7 +10,7 @@
 typedef struct inplace_before inplace_before;
 inplace_before *inplace_remember(arena *a, package *root);
 
-/* attribution: add cnrm.cloud.google.com/blueprint: 'kpt-fn' to Config Connector objects, as kpt render does.
- * before: inplace_remember's, or NULL to write every file. */
-int write_in_place(arena *a, package *root, const rlist *items, const inplace_before *before, bool attribution);
+/* before: inplace_remember's, or NULL to write every file. (kpt fn render's attribution annotation is the render's,
+ * pipeline/attribution.h, added before this.) */
+int write_in_place(arena *a, package *root, const rlist *items, const inplace_before *before);
 #endif

@@ -135,7 +135,9 @@ int krm_function(const char *name, buf *out)
             seq_append(a, rs, m);
         }
     }
-    emit_opts eo = {.seq_wide = false, .comments = true};
+    /* keep_style: an item comes back in the layout kpt sent it in (a one-line "|-" stays one), as a kyaml
+     * function gives back the nodes it did not change; kpt writes the file from what we return */
+    emit_opts eo = {.seq_wide = false, .comments = true, .keep_style = true};
     emit_yaml(out, outl, &eo);
     rc = 0;
 done:

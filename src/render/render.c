@@ -14,7 +14,9 @@
 #include "argocd/settings.h"
 #include "git/git.h"
 #include "package/package.h"
+#include "pipeline/attribution.h"
 #include "pipeline/executor.h"
+#include "pipeline/writeback.h"
 #include "render/deadline.h"
 #include "render/inplace.h"
 #include "render/results.h"
@@ -124,7 +126,14 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
             return -1;
         if (o->in_place)
             *before = inplace_remember(a, *root);
-        return hydrate(R, *root, items);
+        if (hydrate(R, *root, items) < 0)
+            return -1;
+        /* kpt fn render marks Config Connector objects once every pipeline has run; a render by convention is
+         * no kpt render, and the Argo CD parameters (labels, annotations...) still come after */
+        if (R->attribution)
+            attribution_apply(a, items);
+        writeback_clear_empty_annotations(items);
+        return 0;
     }
     const char *fn = NULL, *key = NULL, *origin = NULL;
     static const char *const overlay_files[] = {"kustomization.yaml", "kustomization.yml", "Kustomization"};
@@ -243,9 +252,16 @@ int render(const render_opts *o, buf *out)
     /* checked before anything runs: helm gets the app name and namespace */
     if (host_app_meta(a, &meta) < 0)
         goto done;
-    if (!o->in_place) {
+    if (o->in_place) {
+        /* like kpt fn render, which reads KPT_DISABLE_ATTRIBUTION and nothing else of ours */
+        const char *off;
+        if (settings_load_one(a, st, "kpt-disable-attribution", &off) < 0)
+            goto done;
+        R.attribution = !(off && *off);
+    } else {
         if (settings_load(a, st, &set) < 0 || check_annotation_domain(set.annotation_domain) < 0)
             goto done;
+        R.attribution = set.kpt_attribution;
         if (deadline_start_render(o->dir, set.timeout_seconds, host.app_name != NULL) < 0)
             goto done;
         R.setter_overrides = set.setters;
@@ -262,7 +278,7 @@ int render(const render_opts *o, buf *out)
         goto done;
     if (o->in_place) {
         diag_set_step("write");
-        rc = write_in_place(a, root, &items, before, true);
+        rc = write_in_place(a, root, &items, before);
         goto done;
     }
     diag_set_step("parameters");
@@ -393,7 +409,8 @@ int eval_in_place(const eval_opts *o)
     rlist_compact(&items);
     if (rc == 0) {
         diag_set_step("write");
-        rc = write_in_place(a, root, &items, before, false);
+        writeback_clear_empty_annotations(&items); /* as kpt fn eval writes them */
+        rc = write_in_place(a, root, &items, before);
     }
 done:
     return finish(o->results_dir, &R, &items, root, st, a, rc);

@@ -133,3 +133,187 @@ int glob_match(const char *pattern, const char *path)
     free(m.seen);
     return m.over ? -1 : ok;
 }
+
+/* ---- Go's path/filepath.Match, the matcher behind kpt's .krmignore -------------------------------------------------
+ * kpt reads .krmignore with a gitignore library that matches each pattern with Go's filepath.Match, so the
+ * semantics are Go's, written here from its documented rules and its algorithm (which is not a full glob: each
+ * piece after a star is taken at its first fit, and a star never crosses '/', as kpt's own matching does). */
+
+/* One UTF-8 rune as Go decodes it: an invalid or overlong sequence, a surrogate or a value past U+10FFFF is
+ * U+FFFD of width 1. */
+static uint32_t go_rune(const char *s, size_t len, size_t *width)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    *width = 1;
+    if (!len)
+        return 0xFFFD;
+    if (u[0] < 0x80)
+        return u[0];
+    size_t n = (u[0] & 0xE0) == 0xC0 ? 2 : (u[0] & 0xF0) == 0xE0 ? 3 : (u[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (!n || n > len)
+        return 0xFFFD;
+    uint32_t r = u[0] & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((u[i] & 0xC0) != 0x80)
+            return 0xFFFD;
+        r = r << 6 | (u[i] & 0x3F);
+    }
+    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (r < least[n] || r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF))
+        return 0xFFFD;
+    *width = n;
+    return r;
+}
+
+/* A class member: one rune, or '\' and one; '-' and ']' cannot start one. -1: a malformed pattern. */
+static int go_class_char(const char **pp, const char *end, uint32_t *r)
+{
+    const char *p = *pp;
+    if (p == end || *p == '-' || *p == ']')
+        return -1;
+    if (*p == '\\' && ++p == end)
+        return -1;
+    size_t w;
+    *r = go_rune(p, (size_t)(end - p), &w);
+    if (*r == 0xFFFD && w == 1)
+        return -1; /* not UTF-8 */
+    p += w;
+    if (p == end)
+        return -1; /* the class never closes */
+    *pp = p;
+    return 0;
+}
+
+/* Matches the chunk [c, cend) (no unescaped '*' outside a class) at the start of s. 1: matched, *rest after it;
+ * 0: no match; -1: malformed chunk. Like Go, it reads the whole chunk even after a mismatch, so a malformed pattern
+ * is always found; and each byte of the chunk it reads is a step of the budget. */
+static int go_chunk(const char *c, const char *cend, const char *s, const char **rest, bool *over)
+{
+    bool failed = false;
+    size_t slen = strlen(s);
+    while (c < cend) {
+        if (++steps_used > cmp_limits.max_glob_steps) {
+            *over = true;
+            return 0;
+        }
+        if (!failed && !slen)
+            failed = true;
+        if (*c == '[') {
+            uint32_t r = 0;
+            if (!failed) {
+                size_t w;
+                r = go_rune(s, slen, &w);
+                s += w, slen -= w;
+            }
+            c++;
+            bool negated = c < cend && *c == '^';
+            if (negated)
+                c++;
+            bool hit = false;
+            for (int nrange = 0;; nrange++) {
+                if (c < cend && *c == ']' && nrange > 0) {
+                    c++;
+                    break;
+                }
+                uint32_t lo, hi;
+                if (go_class_char(&c, cend, &lo) < 0)
+                    return -1;
+                hi = lo;
+                if (*c == '-') {
+                    c++;
+                    if (go_class_char(&c, cend, &hi) < 0)
+                        return -1;
+                }
+                if (lo <= r && r <= hi)
+                    hit = true;
+            }
+            if (hit == negated)
+                failed = true;
+            continue;
+        }
+        if (*c == '?') {
+            if (!failed) {
+                if (*s == '/')
+                    failed = true;
+                size_t w;
+                go_rune(s, slen, &w);
+                s += w, slen -= w;
+            }
+            c++;
+            continue;
+        }
+        if (*c == '\\' && ++c == cend)
+            return -1;
+        if (!failed) {
+            if (*c != *s)
+                failed = true;
+            s++, slen--;
+        }
+        c++;
+    }
+    if (failed)
+        return 0;
+    *rest = s;
+    return 1;
+}
+
+/* The next chunk: the stars before it (*star), then up to the next '*' outside a class. */
+static const char *go_scan_chunk(const char *p, bool *star, const char **cend)
+{
+    *star = false;
+    while (*p == '*')
+        p++, *star = true;
+    bool inrange = false;
+    const char *q = p;
+    for (; *q; q++) {
+        if (*q == '\\' && q[1])
+            q++;
+        else if (*q == '[')
+            inrange = true;
+        else if (*q == ']')
+            inrange = false;
+        else if (*q == '*' && !inrange)
+            break;
+    }
+    *cend = q;
+    return p;
+}
+
+int glob_match_go(const char *pattern, const char *name)
+{
+    bool over = false;
+    const char *p = pattern;
+    while (*p) {
+        bool star;
+        const char *cend, *c = go_scan_chunk(p, &star, &cend), *t;
+        p = cend;
+        if (star && c == cend)
+            return !strchr(name, '/'); /* a trailing star takes the rest of the segment */
+        int m = go_chunk(c, cend, name, &t, &over);
+        if (over)
+            return -1;
+        if (m > 0 && (!*t || *p)) {
+            name = t;
+            continue;
+        }
+        if (m < 0)
+            return 0; /* a malformed pattern matches nothing (Go reports ErrBadPattern, kpt drops it) */
+        bool found = false;
+        for (size_t i = 0; star && !found && name[i] && name[i] != '/'; i++) {
+            m = go_chunk(c, cend, name + i + 1, &t, &over);
+            if (over)
+                return -1;
+            if (m < 0)
+                return 0;
+            if (m > 0 && !(!*p && *t)) {
+                name = t;
+                found = true;
+            }
+        }
+        if (found)
+            continue;
+        /* no match: still a malformed rest of the pattern is Go's error, which matches nothing either */
+        return 0;
+    }
+    return !*name;
+}

@@ -1,29 +1,34 @@
 # Attack: burn the render's CPU budget with a path glob (.krmignore patterns, search-replace's by-file-path). The
-# matcher backtracks; a memo of (pattern, path) pairs kept it from going exponential, but only under a size cap,
-# and not from p x s^2 work: "**a" a thousand times (a 3 KB .krmignore line) against the paths of a chain of
-# 1,000 directories took the whole 45 s budget, and so did one 160 KB "*a*a...*b" line (over the memo's cap) against a
-# 4 KB path. Every rule is matched against every path, so no per-match bound would do either.
+# matchers backtrack or rescan: a memo of (pattern, path) pairs kept search-replace's doublestar glob from going
+# exponential, but only under a size cap, and not from p x s^2 work: "**a" a thousand times against the paths of a
+# chain of 1,000 directories took the whole 45 s budget. .krmignore is matched as kpt matches it (Go's
+# filepath.Match on a path's last parts), where a piece after a star is tried at every position of a part and read
+# to its end each time (Go checks the whole pattern is well formed): a 60 KB "*aaa...b" line against 200-byte
+# directory names costs 12 million steps a directory. Every rule is matched against every path, so no per-match
+# bound would do either.
 # Defence: every glob match of the run shares one step budget (CMP_MAX_GLOB_STEPS, 100,000,000 by default, a
-# fraction of a second); running out is an error naming the file and the path, or the step and the pattern.
+# fraction of a second); running out is an error naming the file and the path, or the step and the pattern. A
+# .krmignore line of 64 KiB or more is refused outright: kpt stops reading the file there.
 
 argo="ARGOCD_APP_NAME=attack ARGOCD_APP_SOURCE_PATH=app TIMEOUT=20"
 chain=$(printf 'a/%.0s' $(seq 1 1000))
 stars=$(printf '**a%.0s' $(seq 1 1000))
-
-newpkg
-mkdir -p "$pkg/$chain"
-printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\n' >"$pkg/${chain}cm.yaml"
-printf '/%s**b\n' "$stars" >"$pkg/.krmignore"
-CASE_ENV=$argo check glob-cost-krmignore-double-stars 1 \
-  '^cmp-generate: \.krmignore: read: its patterns took over 100000000 steps to match against the package.s paths, at "a/a/a/.*\.\.\." \(raise it with CMP_MAX_GLOB_STEPS\)$'
-
-newpkg
 long=$(printf 'a%.0s' $(seq 1 200))
 deep=$(for i in $(seq 1 19); do printf '%s/' "$long"; done)
+
+newpkg
+mkdir -p "$pkg/$deep"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\n' >"$pkg/${deep}cm.yaml"
+{ printf '*'; head -c 60000 /dev/zero | tr '\0' a; printf 'b\n'; } >"$pkg/.krmignore"
+CASE_ENV=$argo check glob-cost-krmignore-long-piece 1 \
+  '^cmp-generate: \.krmignore: read: its patterns took over 100000000 steps to match against the package.s paths, at "a+\.\.\." \(raise it with CMP_MAX_GLOB_STEPS\)$'
+
+newpkg
 mkdir -p "$pkg/$deep"
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\n' >"$pkg/${deep}$(printf 'a%.0s' $(seq 1 60)).yaml"
 { printf '*a%.0s' $(seq 1 80000); printf '*b\n'; } >"$pkg/.krmignore"
-CASE_ENV=$argo check glob-cost-krmignore-long-line 1 '^cmp-generate: \.krmignore: read: its patterns took over 100000000 steps'
+CASE_ENV=$argo check glob-cost-krmignore-long-line 1 \
+  '^cmp-generate: \.krmignore:1: read: the line is 160002 bytes long; kpt reads \.krmignore lines of up to 65535 bytes'
 
 # the same pattern as search-replace's by-file-path, against an object in the deep chain
 newpkg
