@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argocd/host.h"
 #include "argocd/settings.h"
 #include "package/package.h"
 #include "pipeline/kptfile.h"
+#include "pipeline/sources.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
@@ -210,8 +212,14 @@ int print_parameters(const char *dir, buf *out)
     arena *a = arena_new();
     strtab *st = strtab_new(a);
     package *root = NULL;
-    /* documents that are not objects (values files) do not matter for announcements */
-    load_ctx lc = {.a = a, .st = st, .defer_non_krm = true, .keep_lists = true};
+    /* documents that are not objects (values files) do not matter for announcements; the charts and overlays the
+     * steps render are read as a render reads them */
+    fn_host host;
+    host_from_env(&host);
+    host_find_repo_root(a, &host, dir);
+    step_sources sources = {.host = &host};
+    load_ctx lc = {.a = a, .st = st, .defer_non_krm = true, .keep_lists = true, .step_source = step_source,
+                   .step_source_ud = &sources};
     node *setters = node_map(a);
     announced_values hv = {0};
     int rc = 0;
@@ -265,6 +273,7 @@ int print_parameters(const char *dir, buf *out)
     }
     buf_puts(out, "]\n");
     free(lc.non_krm);
+    step_sources_free(&sources);
     package_free(root);
     strtab_release(st);
     arena_free(a);

@@ -1,8 +1,9 @@
 /* apply-replacements: kustomize replacements over every item (catalog apply-replacements). The catalog's own code
  * barely changed; what a release does is the kustomize it was built with, so a step's version picks one of two:
  *  - v0.1.0 and v0.1.1 (kustomize api 0.10.1): a scalar target is replaced by the source node, taking its tag and
- *    style (a quoted "3" makes an int target the string "3"); a target path that is not there is skipped; `*` and
- *    "[a.b]" keys do not exist (kyaml read `*` as a key and "[a.b]" as a broken list selector); a reject entry is
+ *    style (a quoted "3" makes an int target the string "3"); a target path that is not there is skipped; `*`
+ *    and "[key]" do not exist (kyaml read `*` as a key and "[key]" as a broken list selector), while "[a.b]" is
+ *    the key a.b (its path splitter drops brackets that the dots split); a reject entry is
  *    checked against the one id that selected the object; a target's [k=v] compares exactly and takes the first
  *    matching item only; no sourceValue; v0.1.0 has no message of its own for a missing config.
  *  - v0.1.2, latest, unstable, no tag (kustomize api 0.19): a scalar target keeps its tag and style and takes only
@@ -19,8 +20,8 @@
  *    kustomize writes the bare value, which can turn it into a number), and a scalar target taking a map or list
  *    value is replaced by it instead of being emptied;
  *  - newest: "[key]" with no '=' names a key, as "[a.b]" does, instead of being a malformed list selector;
- *  - v0.1.x: `*` and "[a.b]" in a field path are errors wherever they are (kustomize 0.10.1 fails only when the walk
- *    reaches them, and with create would add a key named "*");
+ *  - v0.1.x: `*` and "[key]" (brackets with no dot) in a field path are errors wherever they are (kustomize 0.10.1
+ *    fails only when the walk reaches them, and with create would add a key named "*");
  *  - [k=v] compares only scalar fields (kyaml matches the regex against the YAML text of any node), and after
  *    [=v] the rest of the path is still walked (kyaml returns the matching item and ignores the rest);
  *  - newest: with create, [k=v] matches by regex like without it, and appends {k: v} when nothing matches (kyaml
@@ -215,17 +216,24 @@ static int read_path(fn_ctx *c, const node *at, const char *text, bool regex, co
         return fn_fail(c, at, "%s: %s", where, err);
     if (!kustomize_0_10(c))
         return 0;
-    /* kustomize 0.10.1's kyaml had neither: `*` was a key (an error on a list), "[a.b]" a list selector without '=' */
+    /* kustomize 0.10.1 knew no `*` (kyaml took it for a key, an error on a list); its path splitter (api
+     * internal/utils SmarterPathSplitter) joins a bracket that the dots split ("[a.b]" -> "a.b") and drops the
+     * brackets when it holds no '=', but leaves a bracket without a dot ("[key]", or "[a\.b]" whose dot is
+     * escaped) as it is, which kyaml then reads as a list selector missing its '=' */
     for (size_t i = 0; i < fp->n; i++) {
         const fp_seg *s = &fp->seg[i];
-        if (s->kind == FP_EVERY || (s->kind == FP_KEY && s->text[0] == '[')) {
-            const char *what = s->kind == FP_EVERY ? "'*'" : arena_printf(c->a, "the bracketed key `%s`", s->text);
+        if (s->kind == FP_EVERY || (s->kind == FP_KEY && s->bracketed && !s->spans_dot)) {
+            const char *what = s->kind == FP_EVERY
+                                   ? "'*' is"
+                                   : arena_printf(c->a, "the bracketed key `%s` (brackets with no '.' in them) is",
+                                                  s->text);
             const char *v = fn_version_str(c->a, &c->version);
+            const char *fix = s->kind == FP_EVERY ? "" : arena_printf(c->a, "write `%s`, or ", s->key);
             fieldpath_release(fp);
             return fn_fail(c, at,
-                           "%s: field path `%s`: %s is not supported by apply-replacements %s (kustomize api 0.10.1); "
-                           "it needs v0.1.2 or later",
-                           where, text, what, v);
+                           "%s: field path `%s`: %s not supported by apply-replacements %s (kustomize api 0.10.1); "
+                           "%sit needs v0.1.2 or later",
+                           where, text, what, v, fix);
         }
     }
     return 0;

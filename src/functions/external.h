@@ -35,4 +35,12 @@ int run_tool(fn_ctx *c, const char *what, const char *const *argv, const char *c
  * as well as its stderr (helm reports why a repository failed on stdout). */
 int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
                  child_fds *fds);
+
+/* The directories a step of each of these functions reads as its source, given to add() (real paths), from its
+ * config alone, before any step runs: render-helm-chart's local charts and their file:// dependencies,
+ * kustomize-build's overlay and every kustomization directory and local chart it reaches. The reader leaves them
+ * to the step and reads every other directory as kpt does. Best effort: a config the step would refuse names
+ * what can be read of it (the step reports the error when it runs); errors are fail()ed for the caller to drop. */
+void render_helm_chart_sources(fn_ctx *c, source_dir_fn add, void *ud);
+void kustomize_build_sources(fn_ctx *c, source_dir_fn add, void *ud);
 #endif

@@ -91,7 +91,7 @@ int fieldpath_parse(arena *a, const char *text, bool regex, fieldpath *fp, const
         s->text = e;
         if (e[0] == '[') {
             /* a bracket runs to the element that ends in ']'; the dots inside belong to it */
-            size_t j = i;
+            size_t first = i, j = i;
             while (!closes(p.v[j]) && j + 1 < p.n)
                 j++;
             if (!closes(p.v[j]))
@@ -116,6 +116,8 @@ int fieldpath_parse(arena *a, const char *text, bool regex, fieldpath *fp, const
                     return parse_error(fp, err, arena_printf(a, "field path `%s` has an empty key `[]`", text));
                 s->kind = FP_KEY;
                 s->key = inner;
+                s->bracketed = true;
+                s->spans_dot = j > first;
             }
         } else if (!*e) {
             return parse_error(fp, err, arena_printf(a, "field path `%s` has an empty element", text));

@@ -1,6 +1,6 @@
 /* kyaml's field-path language, as kustomize replacements write it: "spec.template.spec.containers.[name=app].image".
  *   a.b          map keys, separated by '.'; "\." is a dot inside a key
- *   [a.b/c]      a key that contains dots (brackets without '=')
+ *   [a.b/c]      a key that contains dots (brackets without '='); "[key]" names key too
  *   [k=v]        the list items whose field k matches the unanchored regex v ([=v]: scalar items)
  *   3            the list item at that index
  *   *            every list item */
@@ -21,6 +21,9 @@ typedef struct fp_seg {
     const char *value; /* FP_MATCH: the pattern as written */
     size_t index;      /* FP_INDEX */
     void *re;          /* FP_MATCH: compiled pattern (pcre2_code), when parsed with regexes */
+    /* FP_KEY written in brackets: bracketed (else 0), and whether the brackets held a '.' that splits the path
+     * ("[a.b]", not "[key]" nor "[a\.b]"): kustomize api 0.10.1 reads only those as a key */
+    bool bracketed, spans_dot;
 } fp_seg;
 
 typedef struct fieldpath {

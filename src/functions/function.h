@@ -40,6 +40,8 @@ typedef struct fn_ctx {
 } fn_ctx;
 
 typedef int (*fn_run)(fn_ctx *c);
+/* Receives a directory a step reads as its source, as a real path (pipeline/sources.h). */
+typedef void (*source_dir_fn)(void *ud, const char *dir_real);
 
 typedef struct fn_def {
     const char *name;    /* the catalog basename: "set-labels" */

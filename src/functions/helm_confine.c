@@ -16,7 +16,7 @@
 #include "util/fsutil.h"
 #include "yaml/load.h"
 
-enum { MAX_DEPTH = 64, MAX_ARCHIVE_NESTING = 8 };
+enum { MAX_DEPTH = 64, MAX_ARCHIVE_NESTING = 8, MAX_CHART_DIRS = 1024 };
 
 typedef struct walk {
     fn_ctx *c;
@@ -251,23 +251,27 @@ static int walk_dir(walk *w, const char *real, const char *rel)
 
 static int check_chart(walk *w, const char *real);
 
-/* file:// dependencies, which `helm dependency build` packs from wherever they point. The lock files count too:
- * with a Chart.lock, helm builds what the lock lists. */
-static int check_dependencies(walk *w, const char *chart_real)
+/* Each file:// dependency a chart's Chart.yaml, requirements.yaml and their lock files name (with a Chart.lock, helm
+ * builds what the lock lists), resolved beneath the repository: visit(ud, file, repository node, index, where,
+ * real path). Stops at the first visit that fails. */
+typedef int (*dep_visit)(void *ud, const char *display, const node *repo, uint32_t i, confined where,
+                         const char *real);
+
+static int each_file_dependency(fn_ctx *c, const char *root, const char *chart_real, dep_visit visit, void *ud)
 {
     static const char *const files[] = {"Chart.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"};
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
-        const char *path = arena_printf(w->c->a, "%s/%s", chart_real, files[f]);
+        const char *path = arena_printf(c->a, "%s/%s", chart_real, files[f]);
         struct stat st;
         if (lstat(path, &st) != 0)
             continue;
-        const char *display = repo_relative(w->c, path);
+        const char *display = repo_relative(c, path);
         char *text;
         size_t len;
         node *doc = NULL;
         if (read_text_file(path, display, &text, &len) < 0)
             return -1;
-        int rc = go_load_chart_file(w->c->a, w->c->st, display, files[f], text, len, &doc); /* as helm reads it */
+        int rc = go_load_chart_file(c->a, c->st, display, files[f], text, len, &doc); /* as helm reads it */
         free(text);
         if (rc < 0)
             return -1;
@@ -278,29 +282,42 @@ static int check_dependencies(walk *w, const char *chart_real)
             if (!r || strncmp(r, "file://", 7))
                 continue;
             const char *p = r + 7;
-            const char *full = clean_path(w->c->a, p[0] == '/' ? p : arena_printf(w->c->a, "%s/%s", chart_real, p));
+            const char *full = clean_path(c->a, p[0] == '/' ? p : arena_printf(c->a, "%s/%s", chart_real, p));
             char real[PATH_MAX];
-            confined c = resolve_beneath(w->root, full, real);
-            if (c == CONFINED_OUTSIDE)
-                return fail(display, (int)node_line(repo),
-                            "dependencies[%u].repository \"%s\" leads outside the repository; a file:// dependency "
-                            "must be a chart inside the repository",
-                            i, shown(w->c->a, r));
-            if (c == CONFINED_MISSING)
-                continue; /* nothing to read: helm says so if it needs it */
-            if (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
-                const char *outer = w->chart;
-                w->chart = arena_strdup(w->c->a, repo_relative(w->c, real));
-                rc = check_chart(w, arena_strdup(w->c->a, real));
-                w->chart = outer;
-                if (rc < 0)
-                    return -1;
-            } else if (count(w, (size_t)st.st_size) < 0) {
+            confined where = resolve_beneath(root, full, real);
+            if (visit(ud, display, repo, i, where, real) < 0)
                 return -1;
-            }
         }
     }
     return 0;
+}
+
+/* file:// dependencies, which `helm dependency build` packs from wherever they point. */
+static int check_dependency(void *ud, const char *display, const node *repo, uint32_t i, confined where,
+                            const char *real)
+{
+    walk *w = ud;
+    struct stat st;
+    if (where == CONFINED_OUTSIDE)
+        return fail(display, (int)node_line(repo),
+                    "dependencies[%u].repository \"%s\" leads outside the repository; a file:// dependency must be "
+                    "a chart inside the repository",
+                    i, shown(w->c->a, scalar(repo)));
+    if (where == CONFINED_MISSING)
+        return 0; /* nothing to read: helm says so if it needs it */
+    if (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
+        const char *outer = w->chart;
+        w->chart = arena_strdup(w->c->a, repo_relative(w->c, real));
+        int rc = check_chart(w, arena_strdup(w->c->a, real));
+        w->chart = outer;
+        return rc;
+    }
+    return count(w, (size_t)st.st_size);
+}
+
+static int check_dependencies(walk *w, const char *chart_real)
+{
+    return each_file_dependency(w->c, w->root, chart_real, check_dependency, w);
 }
 
 static int check_chart(walk *w, const char *real)
@@ -334,6 +351,48 @@ int helm_confine_dir(fn_ctx *c, const node *at, const char *chart_dir)
     walk w;
     walk_init(&w, c, at, repo_relative(c, chart_dir));
     return check_chart(&w, chart_dir);
+}
+
+typedef struct chart_dirs {
+    fn_ctx *c;
+    const char *root;
+    const char **seen;
+    size_t n;
+    source_dir_fn add;
+    void *ud;
+} chart_dirs;
+
+static int add_chart_dir(chart_dirs *d, const char *real);
+
+static int visit_chart_dir(void *ud, const char *display, const node *repo, uint32_t i, confined where,
+                           const char *real)
+{
+    (void)display, (void)repo, (void)i;
+    chart_dirs *d = ud;
+    struct stat st;
+    if (where == CONFINED_OK && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
+        return add_chart_dir(d, arena_strdup(d->c->a, real));
+    return 0;
+}
+
+static int add_chart_dir(chart_dirs *d, const char *real)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->seen[i], real))
+            return 0;
+    if (d->n >= MAX_CHART_DIRS)
+        return 0; /* beyond any real chart: the rest is read as resources, which fails naming a file */
+    d->seen = xrealloc(d->seen, (d->n + 1) * sizeof *d->seen);
+    d->seen[d->n++] = real;
+    d->add(d->ud, real);
+    return each_file_dependency(d->c, d->root, real, visit_chart_dir, d);
+}
+
+void helm_chart_dirs(fn_ctx *c, const char *chart_dir, source_dir_fn add, void *ud)
+{
+    chart_dirs d = {c, repo_root(c), NULL, 0, add, ud};
+    add_chart_dir(&d, chart_dir);
+    free(d.seen);
 }
 
 int helm_confine_archive(fn_ctx *c, const node *at, const char *tgz, const char *name)

@@ -13,6 +13,11 @@
  * the file and the rule. */
 int helm_confine_dir(fn_ctx *c, const node *at, const char *chart_dir);
 
+/* The chart directory chart_dir (a real path) and the chart directories its file:// dependencies name, through
+ * theirs (each once), given to add() as real paths: the directories a render of the chart reads. Best effort: a
+ * file that cannot be read ends the list there (the render's helm_confine_dir reports it). */
+void helm_chart_dirs(fn_ctx *c, const char *chart_dir, source_dir_fn add, void *ud);
+
 /* A chart archive helm pulled from a chart repository (shown as name in messages): the same checks on its
  * contents. */
 int helm_confine_archive(fn_ctx *c, const node *at, const char *tgz, const char *name);

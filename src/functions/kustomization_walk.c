@@ -332,6 +332,8 @@ static int walk_dir(walk *w, const char *dir, int depth, const char *cfg_base, c
         return bad(w, where, "the kustomizations nest deeper than %d levels (limit)", MAX_DEPTH);
     if (seen(w, cfg_base ? arena_printf(w->a, "%s\n%s", dir, cfg_base) : dir))
         return 0; /* walked already; kustomize reports cycles itself */
+    if (w->p->reached)
+        w->p->reached(w->p->reached_ud, dir);
     static const char *const names[] = {"kustomization.yaml", "kustomization.yml", "Kustomization", NULL};
     const char *path = NULL;
     struct stat st;
@@ -677,6 +679,8 @@ static int check_chart(walk *w, const char *file, const node *chart, const node 
     if (lstat(chart_dir, &st) == 0) {
         if (!realpath(chart_dir, real) || !within(real, w->p->root))
             return bad(w, &cw, "the chart directory of \"%s\" leads outside the repository", shown(w->a, name));
+        if (w->p->reached)
+            w->p->reached(w->p->reached_ud, real);
     } else if (!future_inside(w, dir)) {
         return bad(w, &cw, "helm would pull \"%s\" outside the repository", shown(w->a, name));
     }

@@ -16,6 +16,10 @@ typedef struct kust_policy {
     const char *from;     /* the package directory (realpath): messages name files relative to it */
     const char *helm_off; /* NULL when helm may run; else why not, completing "helm charts need helm, ..." */
     bool remote;          /* URLs are allowed (the operator's CMP_ALLOW_REMOTE_SOURCES=true) */
+    /* When set, told every directory the walk reaches (a real path): the kustomization directories, the directories
+     * of generator configs, and the local charts helm would render. */
+    void (*reached)(void *ud, const char *dir_real);
+    void *reached_ud;
 } kust_policy;
 
 /* Checks the kustomization in dir (a realpath) and everything it references. 0, or -1 with fail() naming the

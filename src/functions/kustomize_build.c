@@ -79,6 +79,23 @@ static int guard_refused(fn_ctx *c, const char *tmp, const char *what)
     return 1;
 }
 
+void kustomize_build_sources(fn_ctx *c, source_dir_fn add, void *ud)
+{
+    const node *data = config_data(c->config);
+    const char *path = path_str(data, "path", NULL);
+    if (!path || !*path)
+        return;
+    const char *dir = strcmp(path, ".") ? inside_package(c, map_get(data, "path"), "overlay", path) : step_dir(c);
+    char pkg_real[PATH_MAX], dir_real[PATH_MAX];
+    if (!dir || !realpath(step_dir(c), pkg_real) || !realpath(dir, dir_real))
+        return;
+    add(ud, dir_real);
+    /* the operator's switches are the step's to check: here only where the graph leads matters */
+    kust_policy pol = {.root = c->host && c->host->repo_root ? c->host->repo_root : pkg_real, .from = pkg_real,
+                       .remote = true, .reached = add, .reached_ud = ud};
+    kustomization_check(c->a, c->st, &pol, dir_real);
+}
+
 static int run(fn_ctx *c)
 {
     const node *data = config_data(c->config);

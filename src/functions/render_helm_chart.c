@@ -785,6 +785,48 @@ static int run(fn_ctx *c)
     return 0;
 }
 
+/* One chart's local directory, from the fields that place it only: a config that is wrong elsewhere still names
+ * its chart (the step then fails on the rest), so the reader never reads that chart as resources and hides the
+ * config error behind one in a template. The field the step's release reads comes first. A chart the step pulls
+ * from a repository names its directory under chartHome too, where there is one: that is the chart's place (a
+ * vendored copy), and kpt would fail on its templates, so leaving it to the step never renders less than kpt. */
+static void chart_source(fn_ctx *c, const node *m, const node *args, const node *globals, bool flat_first,
+                         source_dir_fn add, void *ud)
+{
+    const node *first = flat_first ? m : args, *second = flat_first ? args : m;
+    const char *name = path_str(first, "name", NULL);
+    const node *name_at = map_get(first, "name");
+    if (!name || !*name) {
+        name = path_str(second, "name", NULL);
+        name_at = map_get(second, "name");
+    }
+    if (!name || !*name)
+        return;
+    chart ch = {.at = m, .name = name, .name_at = name_at, .chart_home = path_str(m, "chartHome", NULL)};
+    if (!ch.chart_home)
+        ch.chart_home = path_str(globals, "chartHome", NULL);
+    const char *dir = local_chart(c, &ch);
+    if (dir)
+        helm_chart_dirs(c, dir, add, ud);
+}
+
+/* The chart directories a step renders from the package's repository: its local charts and the charts their
+ * file:// dependencies name. The reader leaves them to the step. */
+void render_helm_chart_sources(fn_ctx *c, source_dir_fn add, void *ud)
+{
+    bool v01 = fn_version_before(&c->version, 0, 2, 0);
+    if (config_is(c->config, "ConfigMap", "")) {
+        chart_source(c, map_get(c->config, "data"), NULL, NULL, true, add, ud);
+        return;
+    }
+    const node *charts = map_get(c->config, "helmCharts"), *globals = map_get(c->config, "helmGlobals");
+    for (uint32_t i = 0; is_seq(charts) && i < node_len(charts); i++) {
+        const node *entry = seq_item(charts, i);
+        if (is_map(entry))
+            chart_source(c, entry, map_get(entry, "chartArgs"), is_map(globals) ? globals : NULL, v01, add, ud);
+    }
+}
+
 const fn_def fn_render_helm_chart = {
     "render-helm-chart",
     "render Helm charts with the real helm template (local, https or oci charts)",

@@ -16,6 +16,7 @@ typedef struct package {
     resource *kptfile; /* NULL only in descriptor-less mode */
     rlist own;         /* own resources, in kpt's reading order (Kptfile included) */
     krmignore *ignore;
+    bool sources_known; /* pipeline/sources.c has taken the directories its steps read as sources */
 } package;
 
 /* A document that is not a Kubernetes object. It is an error unless the pipeline uses its file as something else
@@ -23,8 +24,22 @@ typedef struct package {
 typedef struct non_krm {
     struct package *pkg;
     const char *path, *display, *missing;
+    const char *why_read; /* NULL, or why its directory was read (see load_ctx.reading) */
     int line;
 } non_krm;
+
+/* A directory holding a Helm chart (Chart.yaml) or a Kustomize overlay (a kustomization), found while reading and
+ * not read yet: whether a pipeline step reads it as its source is known only once the tree's Kptfiles are read. */
+typedef struct pending_dir {
+    struct package *pkg;
+    const char *abs, *rel; /* rel: relative to pkg */
+    bool chart;            /* Chart.yaml (else a kustomization) */
+} pending_dir;
+
+struct load_ctx;
+/* Is dir_real (a real path) a directory a pipeline step of the tree under root reads as its source (a local chart,
+ * an overlay and what it reaches)? 1 yes, 0 no, -1 an error (recorded). */
+typedef int (*step_source_fn)(struct load_ctx *c, struct package *root, const char *dir_real);
 
 typedef struct load_ctx {
     arena *a;
@@ -42,12 +57,21 @@ typedef struct load_ctx {
      * items: a List may be a function's config (configPath), and kpt's in-place modes write files back whole.
      * The render splits the others before the pipeline (pipeline/executor.c hydrate). */
     bool keep_lists;
+    /* Which chart and overlay directories are a step's source (pipeline/sources.h): those are left to the step,
+     * every other one is read as kpt reads it, file by file. NULL: no step reads any (kpt's reading). */
+    step_source_fn step_source;
+    void *step_source_ud;
+    /* The reader's own: directories waiting for that answer, packages read so far (a new one may bring steps that
+     * name a directory), and while a chart or overlay directory is read as resources, why (for its errors). */
+    pending_dir *pending;
+    size_t npending, packages;
+    const char *reading;
 } load_ctx;
 
 /* Discovers the package tree at dir and reads every resource. require_kptfile: a missing Kptfile is an error. */
 int package_load(load_ctx *c, const char *dir, bool require_kptfile, package **out);
 void package_free(package *p);
-/* A directory holding a Helm chart (Chart.yaml) or a Kustomize overlay (kustomization.yaml): not read as resources. */
+/* A directory holding a Helm chart (Chart.yaml) or a Kustomize overlay (a kustomization file). */
 bool is_source_dir(arena *a, const char *dir);
 
 /* Reads one file of resources into list (kpt rules: KRM check, empty documents dropped). Used by the reader and

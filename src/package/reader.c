@@ -75,7 +75,7 @@ static int take_object(struct doc_sink *s, resource *r, uint32_t line, const cha
                                                                   : NULL;
     if (missing && s->c->defer_non_krm && s->pkg && !where) {
         s->c->non_krm = xrealloc(s->c->non_krm, (s->c->n_non_krm + 1) * sizeof *s->c->non_krm);
-        s->c->non_krm[s->c->n_non_krm++] = (non_krm){s->pkg, s->path, s->display, missing, (int)line};
+        s->c->non_krm[s->c->n_non_krm++] = (non_krm){s->pkg, s->path, s->display, missing, s->c->reading, (int)line};
         return 0;
     }
     if (missing)
@@ -346,10 +346,18 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
                 continue;
             }
             bool skip = ign == 1;
-            /* A Helm chart or a Kustomize overlay inside the package is a source for render-helm-chart or
-             * kustomize-build, never resources: templates are not YAML, patches are not whole objects. */
-            if (!skip && !file_exists(kpt) && is_source_dir(c->a, abs))
+            /* A Helm chart or a Kustomize overlay: read as kpt reads it (every YAML file a resource, so a chart's
+             * templates fail as they fail kpt) unless a pipeline step reads it as its source, which is known only
+             * once every Kptfile of the tree is read (settle_pending). Without a Kptfile, a directory of manifests
+             * keeps the named plugin's rule: such a directory is not manifests. */
+            if (!skip && !file_exists(kpt) && is_source_dir(c->a, abs)) {
+                if (c->directory_source)
+                    continue;
+                c->pending = xrealloc(c->pending, (c->npending + 1) * sizeof *c->pending);
+                c->pending[c->npending++] =
+                    (pending_dir){pkg, abs, rel, file_exists(path_join(c->a, abs, "Chart.yaml"))};
                 continue;
+            }
             if (file_exists(kpt)) {
                 package *sub;
                 rc = load_package(c, pkg, abs, pkg->rel && *pkg->rel ? path_join(c->a, pkg->rel, rel) : rel, &sub);
@@ -401,6 +409,7 @@ static int cmp_pkg(const void *a, const void *b)
 static int load_package(load_ctx *c, package *parent, const char *abs, const char *rel, package **out)
 {
     package *p = arena_alloc(c->a, sizeof *p);
+    c->packages++;
     p->abs = arena_strdup(c->a, abs);
     p->rel = arena_strdup(c->a, rel);
     p->parent = parent;
@@ -439,6 +448,85 @@ static int load_package(load_ctx *c, package *parent, const char *abs, const cha
     return 0;
 }
 
+/* Path order as filepath.Walk visits files: name by name, so "a/x.yaml" (in directory "a") comes before
+ * "a.yaml", as "a" sorts before "a.yaml". */
+static int walk_order(const char *x, const char *y)
+{
+    for (;;) {
+        size_t nx = strcspn(x, "/"), ny = strcspn(y, "/");
+        size_t n = nx < ny ? nx : ny;
+        int d = memcmp(x, y, n);
+        if (d)
+            return d;
+        if (nx != ny)
+            return nx < ny ? -1 : 1;
+        if (!x[nx] || !y[ny])
+            return (x[nx] != 0) - (y[ny] != 0);
+        x += nx + 1;
+        y += ny + 1;
+    }
+}
+
+static int cmp_resources(const void *a, const void *b)
+{
+    const resource *x = *(resource *const *)a, *y = *(resource *const *)b;
+    int d = walk_order(x->path, y->path);
+    return d ? d : x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+static void mark_expanded(package ***list, size_t *n, package *p)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*list)[i] == p)
+            return;
+    *list = xrealloc(*list, (*n + 1) * sizeof **list);
+    (*list)[(*n)++] = p;
+}
+
+/* The chart and overlay directories the walk left for later: those a step reads as its source stay the step's,
+ * every other one is read now, as kpt reads it, with what it holds (charts and overlays in it wait for the next
+ * round, and subpackages in it may bring steps that name them). Their files then take their places in walk
+ * order. */
+static int settle_pending(load_ctx *c, package *root)
+{
+    package **expanded = NULL;
+    size_t nexpanded = 0, done = 0;
+    int rc = 0;
+    while (rc == 0 && done < c->npending) {
+        size_t end = c->npending;
+        for (size_t i = done; i < end && rc == 0; i++) {
+            pending_dir d = c->pending[i]; /* a copy: the walk below may grow the list */
+            int named = c->step_source ? c->step_source(c, root, d.abs) : 0;
+            if (named != 0) {
+                rc = named < 0 ? -1 : 0;
+                continue;
+            }
+            mark_expanded(&expanded, &nexpanded, d.pkg);
+            const char *dir = display_of(c, d.pkg, d.rel);
+            c->reading = arena_printf(c->a, "%s/ holds %s that no %s step names, so its files are read as "
+                                            "resources, as kpt reads them", shown(c->a, dir),
+                                      d.chart ? "a Helm chart" : "a kustomization",
+                                      d.chart ? "render-helm-chart" : "kustomize-build");
+            diag_detail why;
+            diag_detail *outer = diag_capture(&why);
+            rc = walk(c, d.pkg, d.abs, d.rel, false, &d.pkg->subs, &d.pkg->nsubs);
+            diag_restore(outer);
+            if (rc < 0)
+                fail(why.file[0] ? why.file : NULL, why.line, "%s; %s", why.message, c->reading);
+            c->reading = NULL;
+        }
+        done = end;
+    }
+    for (size_t i = 0; rc == 0 && i < nexpanded; i++) {
+        package *p = expanded[i];
+        qsort(p->own.v, p->own.n, sizeof *p->own.v, cmp_resources);
+        if (p->nsubs)
+            qsort(p->subs, p->nsubs, sizeof *p->subs, cmp_pkg);
+    }
+    free(expanded);
+    return rc;
+}
+
 int package_load(load_ctx *c, const char *dir, bool require_kptfile, package **out)
 {
     *out = NULL;
@@ -452,6 +540,11 @@ int package_load(load_ctx *c, const char *dir, bool require_kptfile, package **o
     if (require_kptfile && !file_exists(kpt))
         return fail(dir, 0, "no Kptfile: not a kpt package (to render a Helm chart, a Kustomize overlay or plain YAML without one, pass --convention; under Argo CD that is the default)");
     int rc = load_package(c, NULL, real, "", out);
+    if (rc == 0)
+        rc = settle_pending(c, *out);
+    free(c->pending);
+    c->pending = NULL;
+    c->npending = 0;
     if (rc == 0 && require_kptfile && !(*out)->kptfile)
         return fail("Kptfile", 0, "Kptfile is empty");
     return rc;

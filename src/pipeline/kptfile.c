@@ -442,8 +442,8 @@ int settle_non_krm(load_ctx *lc)
     for (size_t i = 0; i < lc->n_non_krm && rc == 0; i++) {
         non_krm *n = &lc->non_krm[i];
         if (!app_values_file(lc, n->pkg, n->path) && !used_as_values_file(lc->a, n->pkg, n->path)) {
-            rc = fail(n->display, n->line, "resource must have apiVersion, kind and metadata.name (%s is missing)",
-                      n->missing);
+            rc = fail(n->display, n->line, "resource must have apiVersion, kind and metadata.name (%s is missing)%s%s",
+                      n->missing, n->why_read ? "; " : "", n->why_read ? n->why_read : "");
         }
     }
     free(lc->non_krm);

@@ -16,6 +16,7 @@
 #include "package/package.h"
 #include "pipeline/attribution.h"
 #include "pipeline/executor.h"
+#include "pipeline/sources.h"
 #include "pipeline/writeback.h"
 #include "render/deadline.h"
 #include "render/inplace.h"
@@ -271,11 +272,17 @@ int render(const render_opts *o, buf *out)
             goto done;
     }
     diag_set_step("read");
-    /* the Application's value files are values, not resources, wherever they are */
-    load_ctx lc = {.a = a, .st = st, .keep_lists = true, .values_files = host.helm_value_files};
+    /* the Application's value files are values, not resources, wherever they are; the charts and overlays a step
+     * renders are that step's */
+    step_sources sources = {.host = &host};
+    load_ctx lc = {.a = a, .st = st, .keep_lists = true, .values_files = host.helm_value_files,
+                   .step_source = step_source, .step_source_ud = &sources};
     inplace_before *before = NULL;
-    if (load_or_convention(&lc, &R, o, &root, &items, &before) < 0)
+    rc = load_or_convention(&lc, &R, o, &root, &items, &before);
+    step_sources_free(&sources);
+    if (rc < 0)
         goto done;
+    rc = -1;
     if (o->in_place) {
         diag_set_step("write");
         rc = write_in_place(a, root, &items, before);
@@ -358,9 +365,15 @@ int eval_in_place(const eval_opts *o)
         goto done;
     }
     fn_version_resolve(a, s.fn->name, fn_ref_tag(a, o->fn), NULL, &s.version, &s.version_warning);
-    load_ctx lc = {.a = a, .st = st, .keep_lists = true}; /* written back in place: a List stays a List */
-    if (package_load(&lc, o->dir, false, &root) < 0)
+    /* written back in place: a List stays a List; the charts and overlays the package's steps render are left
+     * alone, as a render leaves them */
+    step_sources sources = {.host = &host};
+    load_ctx lc = {.a = a, .st = st, .keep_lists = true, .step_source = step_source, .step_source_ud = &sources};
+    rc = package_load(&lc, o->dir, false, &root);
+    step_sources_free(&sources);
+    if (rc < 0)
         goto done;
+    rc = -1;
     /* the root's own list becomes the whole tree, so a package-less run can still write back by path */
     flatten(a, root, root, &items);
     for (size_t i = 0; i < root->nsubs; i++)

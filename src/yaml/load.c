@@ -1229,7 +1229,14 @@ static int load_run(arena *a, strtab *st, const char *file, const char *data, si
     struct fy_diag *diag = fy_diag_create(&dcfg);
     if (!diag)
         return fail(file, 0, "cannot create the YAML parser");
-    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_DISABLE_DEPTH_LIMIT, .diag = diag};
+    /* Inside a flow collection, Go's yaml.v3 (kpt, kustomize) and libyaml ignore indentation: a closing bracket at
+     * its key's column or left of it (column 0 too), entries and continuation lines likewise, tabs as separation.
+     * libfyaml refuses those ("wrongly indented sequence end in flow mode") unless sloppy flow indentation is on,
+     * which lifts exactly these checks (fy_scan_to_next_token and the flow token scanners); a document marker at
+     * column 0, a block entry or a tab before a token at the start of a line inside the flow stay errors, as in
+     * yaml.v3 (unit flow_indentation_*). Nothing is rewritten, so lines and columns stay the file's. */
+    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_DISABLE_DEPTH_LIMIT | FYPCF_SLOPPY_FLOW_INDENTATION,
+                               .diag = diag};
     struct fy_parser *p = fy_parser_create(&cfg);
     if (!p) {
         fy_diag_unref(diag);

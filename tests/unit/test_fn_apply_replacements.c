@@ -265,7 +265,7 @@ TEST(apply_replacements_latest_create_with_every_item)
     fx_close(&f);
 }
 
-TEST(apply_replacements_v0_1_1_has_no_every_item_nor_bracketed_keys)
+TEST(apply_replacements_v0_1_1_has_no_every_item_nor_bracketed_keys_without_a_dot)
 {
     struct fx f;
     fx_open(&f, CM_AND_DEPLOY);
@@ -273,15 +273,38 @@ TEST(apply_replacements_v0_1_1_has_no_every_item_nor_bracketed_keys)
                      "replacements[0].targets[0].fieldPaths[0]: field path "
                      "`spec.template.spec.containers.*.imagePullPolicy`: '*' is not supported by apply-replacements "
                      "v0.1.1 (kustomize api 0.10.1); it needs v0.1.2 or later"));
-    CHECK(fails_with(&f,
-                     fx_run_pinned(&f, 0, 1, 0, "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
-                                                "    targets:\n      - select: {kind: Deployment}\n"
-                                                "        fieldPaths: ['metadata.annotations.[example.com/owner]']\n"),
-                     "the bracketed key `[example.com/owner]` is not supported by apply-replacements v0.1.0"));
+    /* kustomize api 0.10.1's path splitter leaves brackets the dots did not split ("[labels]", and "[a\.b]" whose
+     * dot is escaped) for kyaml, which reads them as list selectors without '=' */
     CHECK(fails_with(&f,
                      fx_run_pinned(&f, 0, 1, 1, "  - source: {kind: Deployment, fieldPath: 'metadata.[labels]'}\n"
                                                 "    targets:\n      - select: {kind: ConfigMap}\n"),
-                     "replacements[0].source.fieldPath: field path `metadata.[labels]`: the bracketed key"));
+                     "replacements[0].source.fieldPath: field path `metadata.[labels]`: the bracketed key `[labels]` "
+                     "(brackets with no '.' in them) is not supported by apply-replacements v0.1.1 (kustomize api "
+                     "0.10.1); write `labels`, or it needs v0.1.2 or later"));
+    CHECK(fails_with(&f,
+                     fx_run_pinned(&f, 0, 1, 0, "  - source: {kind: ConfigMap, fieldPath: data.image}\n"
+                                                "    targets:\n      - select: {kind: Deployment}\n"
+                                                "        fieldPaths: ['metadata.annotations.[example\\.com/owner]']\n"),
+                     "the bracketed key `[example.com/owner]` (brackets with no '.' in them) is not supported by "
+                     "apply-replacements v0.1.0"));
+    fx_close(&f);
+}
+
+/* The Nephio workload-cluster packages pin v0.1.1 and write annotation keys in brackets: the splitter joins
+ * "[nephio.org/cluster-name]" and drops the brackets, so it is the key nephio.org/cluster-name, in a source and in
+ * a target. */
+TEST(apply_replacements_v0_1_1_reads_a_bracketed_key_with_a_dot_as_that_key)
+{
+    struct fx f;
+    fx_open(&f, CM_AND_DEPLOY);
+    for (int pat = 0; pat <= 1; pat++) {
+        CHECK(fx_run_pinned(&f, 0, 1, pat,
+                            "  - source: {kind: Deployment, fieldPath: 'metadata.annotations.[example.com/owner]'}\n"
+                            "    targets:\n      - select: {kind: ConfigMap}\n"
+                            "        fieldPaths: ['metadata.annotations.[nephio.org/cluster-name]']\n"
+                            "        options: {create: true}\n") == 0);
+        CHECK_STR(path_str(f.items.v[0]->root, "metadata", "annotations", "nephio.org/cluster-name", NULL), "team-a");
+    }
     fx_close(&f);
 }
 
