@@ -570,7 +570,7 @@ int settings_load(arena *a, strtab *st, settings *out)
     unknown_plugin_env(&R, escaped, &penv);
     out->unknown = unknown_text(a, &params, &penv);
     int rc = read_settings(&R, out);
-    free(R.penv);
+    xfree(R.penv);
     return rc;
 }
 

@@ -187,7 +187,7 @@ static int scan_archive(walk *w, const char *display, const unsigned char *gz, s
         if (n == cap) {
             if (cap > budget) {
                 inflateEnd(&zs);
-                free(out);
+                xfree(out);
                 return fn_fail(w->c, w->at,
                                "chart \"%s\": archive %s unpacks to more than %zu bytes (limit max-chart-bytes; "
                                "raise it with CMP_MAX_CHART_BYTES)",
@@ -201,14 +201,14 @@ static int scan_archive(walk *w, const char *display, const unsigned char *gz, s
         n = cap - zs.avail_out;
         if (zr != Z_OK && zr != Z_STREAM_END) {
             inflateEnd(&zs);
-            free(out);
+            xfree(out);
             return fn_fail(w->c, w->at, "chart \"%s\": archive %s is not a valid .tgz (helm could not load it either)",
                            w->chart, display);
         }
     }
     inflateEnd(&zs);
     int rc = scan_tar(w, display, out, n, nesting);
-    free(out);
+    xfree(out);
     return rc;
 }
 
@@ -221,7 +221,7 @@ static int check_archive_file(walk *w, const char *path, const char *display, si
         fclose(f);
     int rc = got != size ? fn_fail(w->c, w->at, "chart \"%s\": cannot read archive %s", w->chart, display)
                          : scan_archive(w, display, data, size, 0);
-    free(data);
+    xfree(data);
     return rc;
 }
 
@@ -237,7 +237,7 @@ static int check_file(walk *w, const char *path, const char *rel, size_t size)
         if (read_text_file(path, repo_relative(w->c, path), &text, &len) < 0)
             return -1;
         int rc = check_schema(w, repo_relative(w->c, path), text, len);
-        free(text);
+        xfree(text);
         return rc;
     }
     size_t bl = strlen(b);
@@ -335,7 +335,7 @@ static int check_dependencies(walk *w, const char *chart_real)
         if (read_text_file(path, display, &text, &len) < 0)
             return -1;
         int rc = yaml_load_one(w->c->a, w->c->st, display, text, len, &doc);
-        free(text);
+        xfree(text);
         if (rc < 0)
             return -1;
         const node *deps = map_get(doc, "dependencies");

@@ -207,7 +207,7 @@ static int scan_config_file(walk *w, const char *real, const char *base, const a
     at here = {disp, NULL, ""};
     docs_ud d = {w, disp, base, &here, depth};
     int rc = yaml_load(w->a, w->st, disp, text, len, config_doc, &d);
-    free(text);
+    xfree(text);
     return rc;
 }
 
@@ -242,7 +242,7 @@ static int walk_dir(walk *w, const char *dir, int depth, const char *cfg_base, c
         return -1;
     node *k = NULL;
     int rc = yaml_load_one(w->a, w->st, disp, text, len, &k);
-    free(text);
+    xfree(text);
     if (rc < 0)
         return -1;
     if (!k)
@@ -639,6 +639,6 @@ int kustomization_check(arena *a, strtab *st, const kust_policy *p, const char *
         rc = bad(&w, &where, "the overlay is outside the repository");
     else
         rc = walk_dir(&w, dir, 0, NULL, &where);
-    free(w.seen);
+    xfree(w.seen);
     return rc;
 }

@@ -116,7 +116,7 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
     if (file_exists(kptfile) || o->in_place || (!o->convention && !R->host->app_name)) {
         lc->defer_non_krm = true;
         if (package_load(lc, o->dir, true, root) < 0) {
-            free(lc->non_krm); /* settle_non_krm frees it on every other path */
+            xfree(lc->non_krm); /* settle_non_krm frees it on every other path */
             lc->non_krm = NULL;
             return -1;
         }
@@ -361,7 +361,7 @@ int eval_in_place(const eval_opts *o)
         if (read_text_file(o->fn_config, o->fn_config, &text, &len) < 0)
             goto done;
         int lrc = yaml_load_one(a, st, o->fn_config, text, len, &config);
-        free(text);
+        xfree(text);
         if (lrc < 0)
             goto done;
         if (!config) {

@@ -162,7 +162,7 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
     for (;;) {
         if (n + 1 >= cap) {
             if (cap > cmp_limits.max_file_bytes) {
-                free(data);
+                xfree(data);
                 close(fd);
                 return fail(display, 0, "file grew over the limit of %zu bytes (max-file-bytes)", cmp_limits.max_file_bytes);
             }
@@ -173,7 +173,7 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            free(data);
+            xfree(data);
             close(fd);
             return fail(display, 0, "cannot read: %s", strerror(errno));
         }
@@ -190,13 +190,13 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
     const char *nul = memchr(data, 0, n);
     if (nul) {
         int line = line_of(data, (size_t)(nul - data));
-        free(data);
+        xfree(data);
         return fail(display, line, "file contains a NUL byte: not a text file");
     }
     size_t bad = utf8_check((const unsigned char *)data + skip, n - skip);
     if (bad != n - skip) {
         int line = line_of(data, bad + skip);
-        free(data);
+        xfree(data);
         return fail(display, line, "invalid UTF-8 (byte offset %zu)", bad + skip);
     }
     if (skip)
