@@ -16,6 +16,8 @@ typedef struct limits {
     size_t max_chart_bytes; /* CMP_MAX_CHART_BYTES: bytes of those files */
     size_t max_regex_steps; /* pcre2's match limit per match; the depth limit is a tenth of it */
     size_t max_glob_steps;  /* CMP_MAX_GLOB_STEPS: steps of every path glob match of the run together */
+    size_t max_memory_bytes; /* CMP_MAX_MEMORY_MB: the memory budget of the render (util/arena.h); 0: none */
+    const char *memory_why;  /* where that budget comes from and how the operator raises it, for its error */
 } limits;
 
 extern limits cmp_limits;
