@@ -93,6 +93,9 @@ static int emit_write(const rlist *items, bool json, spool *s, int fd)
      * emit_stage only measured and the documents are emitted a second time, straight to fd, in pieces of about
      * EMIT_MEMORY bytes (the render's speed is the price, never its memory). */
     buf *scratch = &s->mem; /* empty: its memory is reused */
+    /* Room for all that is held between two writes, taken before the first byte goes out: once one has, nothing may
+     * fail, and a buffer that grew here could go past the memory budget (util/arena.h) with half the output out. */
+    buf_reserve(scratch, EMIT_MEMORY + s->largest + 64);
     int rc = 0;
     for (size_t i = 0; i < items->n && rc == 0; i++) {
         emit_one(scratch, items->v[i], json, i == 0);
