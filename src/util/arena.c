@@ -37,12 +37,16 @@ enum { CHUNK_MIN = 256 * 1024 };
  * counter (buf, strtab); and a process does one render (Argo CD starts one per request), so the process's count is
  * the render's. Only the limit is set from outside, once, from the operator's settings (main, through
  * mem_budget_set). The heap's own bytes are counted (malloc_usable_size: the size asked for under ASan, a little
- * more with glibc's malloc), so a pointer is given back with what it took, whatever its owner remembers. */
+ * more with glibc's malloc), so a pointer is given back with what it took, whatever its owner remembers.
+ * Why counting and not RLIMIT_AS: an address-space limit fails malloc deep inside libfyaml or pcre2, whose errors
+ * would then have to be told from the input's, counts reservations that hold no memory (ASan's shadow is terabytes,
+ * so the two builds would disagree), and cannot say what ran out or leave room for a child. */
 static struct {
     size_t used, peak, limit;
     size_t watermark;     /* the smaller of peak and limit (peak without a limit) */
     size_t named;         /* bytes of the hold that for_what names */
     const char *for_what; /* what holds them: a child while it runs */
+    const char *reading;  /* the file the loader is reading */
     char why[400];
 } mem;
 
@@ -76,6 +80,10 @@ static void over_budget(void)
 {
     char line[1200], num[64];
     size_t n = put_text(line, 0, sizeof line, "cmp-generate: ");
+    if (mem.reading && *mem.reading) {
+        n = put_text(line, n, sizeof line, mem.reading);
+        n = put_text(line, n, sizeof line, ": ");
+    }
     const char *step = diag_step();
     if (step && *step) {
         n = put_text(line, n, sizeof line, step);
@@ -155,6 +163,13 @@ size_t mem_free(void)
     if (!mem.limit)
         return SIZE_MAX;
     return mem.limit > mem.used ? mem.limit - mem.used : 0;
+}
+
+const char *mem_reading(const char *file)
+{
+    const char *before = mem.reading;
+    mem.reading = file;
+    return before;
 }
 
 void mem_hold(size_t n, const char *for_what)

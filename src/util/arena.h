@@ -36,8 +36,8 @@ void xfree(void *p);
 /* The memory budget of the process's work (a render: CMP_MAX_MEMORY_MB). Every arena chunk and every x-allocation
  * counts while it is held, as do pcre2's allocations (functions/regex.c), the loader's reservation for libfyaml's
  * (yaml/load.c) and a running child's memory limit when it comes out of the budget (functions/external.c). Going
- * past the limit ends the process like the deadline does: one line on stderr, "cmp-generate: <step>: the render
- * needs more than N MB of memory (<why>)", children killed, scratch removed, exit 1, nothing on stdout (the output
+ * past the limit ends the process like the deadline does: one line on stderr, "cmp-generate: [<file>: ]<step>: the
+ * render needs more than N MB of memory (<why>)", children killed, scratch removed, exit 1, nothing on stdout (the output
  * reaches stdout only once the render cannot fail any more).
  *
  * why says where the limit comes from and how the operator raises it (at most 400 bytes are kept). limit 0: none
@@ -53,6 +53,9 @@ size_t mem_free(void);
  * nothing; the pointer must outlive the hold). mem_release gives them back. */
 void mem_hold(size_t n, const char *for_what);
 void mem_release(size_t n, const char *for_what);
+/* The file being read while its tree grows (the loader), for the error's "<file>: " (NULL: none); returns the one
+ * before, to be put back. The pointer must stay valid until then. */
+const char *mem_reading(const char *file);
 /* For libraries that take an allocator (pcre2): counted like xmalloc, and NULL never returned. */
 void *mem_lib_malloc(size_t n, void *unused);
 void mem_lib_free(void *p, void *unused);

@@ -158,7 +158,9 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
     /* room for the file, its NUL and one byte more: the read that finds the end then needs no bigger buffer (with
      * size + 1 it doubled the allocation just to be told EOF); a file that grows meanwhile still grows it */
     size_t cap = (size_t)st.st_size + 2, n = 0;
+    const char *reading = mem_reading(display); /* the memory budget's error names the file */
     char *data = xmalloc(cap);
+    mem_reading(reading);
     for (;;) {
         if (n + 1 >= cap) {
             if (cap > cmp_limits.max_file_bytes) {

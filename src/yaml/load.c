@@ -1230,10 +1230,12 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
     if (!diag)
         return fail(file, 0, "cannot create the YAML parser");
     struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_DISABLE_DEPTH_LIMIT, .diag = diag};
+    const char *reading = mem_reading(file); /* the budget's error names the file */
     size_t reserved = fy_reservation(len);
     mem_hold(reserved, NULL);
     struct fy_parser *p = fy_parser_create(&cfg);
     if (!p) {
+        mem_reading(reading);
         mem_release(reserved, NULL);
         fy_diag_unref(diag);
         return fail(file, 0, "cannot create the YAML parser");
@@ -1340,6 +1342,7 @@ int load_part(arena *a, strtab *st, const char *file, const char *data, size_t l
             doc_text(&L, last_root)->after = after;
     }
     fy_parser_destroy(p);
+    mem_reading(reading);
     mem_release(reserved, NULL);
     fy_diag_unref(diag);
     xfree(L.frames);

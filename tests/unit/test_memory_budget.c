@@ -137,6 +137,15 @@ static void arena_past(void)
         arena_alloc(a, 1000); /* 100 MB */
 }
 
+static void reading_past(void)
+{
+    mem_budget_set(mem_used() + (4u << 20), "test");
+    diag_set_step("read");
+    const char *before = mem_reading("big\nfile.yaml"); /* a line break in a name stays on the one line */
+    xfree(xmalloc(8u << 20));
+    mem_reading(before);
+}
+
 static void huge_request(void)
 {
     mem_budget_set(64u << 20, "test");
@@ -160,11 +169,12 @@ static void set_below_use(void)
 
 TEST(memory_budget_ends_the_process_with_one_line)
 {
-    char err[2048], err2[2048], err3[2048], err4[2048];
+    char err[2048], err2[2048], err3[2048], err4[2048], err5[2048];
     int rc = over_in_child(arena_past, err, sizeof err);
     int rc2 = over_in_child(huge_request, err2, sizeof err2);
     int rc3 = over_in_child(child_held, err3, sizeof err3);
     int rc4 = over_in_child(set_below_use, err4, sizeof err4);
+    int rc5 = over_in_child(reading_past, err5, sizeof err5);
     CHECK(rc == 1);
     CHECK(strstr(err, "cmp-generate: read: the render needs more than ") == err);
     CHECK(strstr(err, " MB of memory (CMP_MAX_MEMORY_MB=8; raise it)\n") != NULL);
@@ -173,4 +183,5 @@ TEST(memory_budget_ends_the_process_with_one_line)
     CHECK(rc3 == 1 && strstr(err3, "; 6 MB of it are held for helm template of chart?web while it runs)\n"));
     CHECK(strchr(err3, '\n') == err3 + strlen(err3) - 1);
     CHECK(rc4 == 1 && strstr(err4, "the render needs more than 1 MB of memory (test)\n"));
+    CHECK(rc5 == 1 && strstr(err5, "cmp-generate: big?file.yaml: read: the render needs more than ") == err5);
 }

@@ -27,7 +27,7 @@ linear="tiny-objects flow-seq null-items deep-seqs deep-maps many-keys short-sca
 for s in $linear; do
   shape "$s" 4000000
   CASE_ENV="CMP_MAX_MEMORY_MB=8 CMP_MAX_TOTAL_BYTES=64M CMP_MAX_FILE_BYTES=64M" \
-    check "render-memory-$s" 1 '^cmp-generate: read: the render needs more than 8 MB of memory \(CMP_MAX_MEMORY_MB=8; the operator raises it in the sidecar.s environment\)$'
+    check "render-memory-$s" 1 '^cmp-generate: r\.yaml: read: the render needs more than 8 MB of memory \(CMP_MAX_MEMORY_MB=8; the operator raises it in the sidecar.s environment\)$'
 done
 
 # Products, within every default input limit, in a container of 64 MiB (the budget: 48 MB): aliases copying ~1
@@ -38,7 +38,7 @@ for b in "${bins[@]}"; do
   bin=${b%:*} tag=${b##*:}
   in_container memory.max 67108864
   start_cg "$bin"; finish 120; wrap=()
-  verdict render-memory-aliases-container-v2 "$tag" 1 '^cmp-generate: read: the render needs more than 48 MB of memory \(CMP_MAX_MEMORY_MB unset: 3/4 of the sidecar container.s 64 MiB memory limit; the operator raises the container.s limit or sets CMP_MAX_MEMORY_MB\)$' "$(leftovers 0)"
+  verdict render-memory-aliases-container-v2 "$tag" 1 '^cmp-generate: r[0-9]+\.yaml: read: the render needs more than 48 MB of memory \(CMP_MAX_MEMORY_MB unset: 3/4 of the sidecar container.s 64 MiB memory limit; the operator raises the container.s limit or sets CMP_MAX_MEMORY_MB\)$' "$(leftovers 0)"
 done
 shape function-growth 300000
 for b in "${bins[@]}"; do
@@ -80,7 +80,7 @@ EOF
 for b in "${bins[@]}"; do
   bin=${b%:*} tag=${b##*:}
   start_cg "$bin" CMP_MAX_MEMORY_MB=16 CMP_MAX_TOTAL_BYTES=64M CMP_MAX_FILE_BYTES=64M; finish 120
-  verdict render-memory-child-output "$tag" 1 '^cmp-generate: pipeline.mutators\[0\] \(render-helm-chart\): the render needs more than 16 MB of memory \(CMP_MAX_MEMORY_MB=16; the operator raises it in the sidecar.s environment; [0-9]+ MB of it are held for helm template of chart web while it runs\)$' "$(leftovers 0)"
+  verdict render-memory-child-output "$tag" 1 '^cmp-generate: helm template of chart web: pipeline.mutators\[0\] \(render-helm-chart\): the render needs more than 16 MB of memory \(CMP_MAX_MEMORY_MB=16; the operator raises it in the sidecar.s environment; [0-9]+ MB of it are held for helm template of chart web while it runs\)$' "$(leftovers 0)"
 done
 
 # Control: an ordinary package renders under a budget of 2 MB.
