@@ -320,6 +320,8 @@ static int run(int argc, char **argv)
         say_error("");
         return 2;
     }
+    /* from here on every allocation counts against the memory budget the operator's settings give */
+    mem_budget_set(cmp_limits.max_memory_bytes, cmp_limits.memory_why);
     if (argc > 1 && !strcmp(argv[1], "render"))
         return cmd_render(argc - 2, argv + 2);
     /* "pkg" is also a common directory name: it is the subcommand only when a pkg verb follows or no such

@@ -20,6 +20,8 @@
 
 extern char **environ;
 
+#define FILE_BYTES_DEFAULT ((size_t)64 << 20) /* CMP_MAX_FILE_BYTES, unless the budget's share is smaller */
+
 /* An empty variable counts as unset, as a shell user expects of `HELM_BIN= cmd`. */
 static const char *env(const char *name)
 {
@@ -51,6 +53,15 @@ int host_limits_from_env(void)
 {
     _Static_assert(SIZE_MAX == UINT64_MAX, "the rules below state 2^64-1 as the largest size");
     static const char bytes_rule[] = "a whole number of bytes from 1 to 2^64-1, optionally ending in K, M or G";
+    /* the memory budget first: the input limits' defaults follow from it (a value that is set wins) */
+    static char memory_why[300];
+    unsigned long long memory_mb = 0;
+    if (env_number("CMP_MAX_MEMORY_MB", false, 1ULL << 30, "a whole number of MB from 1 to 1073741824",
+                   &memory_mb) < 0)
+        return -1;
+    size_t budget = host_memory_budget(memory_mb, "/sys/fs/cgroup/memory.max",
+                                       "/sys/fs/cgroup/memory/memory.limit_in_bytes", memory_why, sizeof memory_why);
+    size_t total = host_total_bytes_default(budget), file = total < FILE_BYTES_DEFAULT ? total : FILE_BYTES_DEFAULT;
     struct {
         const char *name;
         bool bytes;
@@ -58,8 +69,8 @@ int host_limits_from_env(void)
         const char *rule;
         unsigned long long value;
     } vars[] = {
-        {"CMP_MAX_FILE_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_file_bytes},
-        {"CMP_MAX_TOTAL_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_total_bytes},
+        {"CMP_MAX_FILE_BYTES", true, SIZE_MAX, bytes_rule, file},
+        {"CMP_MAX_TOTAL_BYTES", true, SIZE_MAX, bytes_rule, total},
         {"CMP_MAX_OUTPUT_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_output_bytes},
         {"CMP_MAX_OBJECTS", false, SIZE_MAX, "a whole number of objects from 1 to 2^64-1", cmp_limits.max_objects},
         /* the emitter and the functions' walks recurse once per level: the cap keeps them inside the stack */
@@ -80,6 +91,8 @@ int host_limits_from_env(void)
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (env_number(vars[i].name, vars[i].bytes, vars[i].max, vars[i].rule, &vars[i].value) < 0)
             return -1;
+    cmp_limits.max_memory_bytes = budget;
+    cmp_limits.memory_why = memory_why;
     cmp_limits.max_file_bytes = (size_t)vars[0].value;
     cmp_limits.max_total_bytes = (size_t)vars[1].value;
     cmp_limits.max_output_bytes = (size_t)vars[2].value;
@@ -251,35 +264,48 @@ long long host_cgroup_memory_limit(const char *path)
     return v >= 1ULL << 62 ? 0 : (long long)v;
 }
 
-/* The child shares the sidecar container's cgroup, so a child allowed more than the container has meets the
- * kernel's OOM killer before our limit: a bare SIGKILL instead of the "ran out of memory" error, and possibly
- * argocd-cmp-server (same cgroup) killed with it. A child gets 3/4 of the container: the other quarter holds what
- * runs beside it, cmp-generate's tree of the child's output (parsed while it streams), argocd-cmp-server with the
- * repository it unpacked, and helm's own children (the limit watches the tool alone). */
-long host_child_memory_default(const char *v2_path, const char *v1_path)
+/* The render and its children share the sidecar container's cgroup, with argocd-cmp-server: whatever goes past the
+ * container's limit meets the kernel's OOM killer, a bare SIGKILL instead of our error, possibly for
+ * argocd-cmp-server too. So the render's memory (and a child's, held from it while the child runs: see
+ * functions/external.c) is 3/4 of the container's; the other quarter holds argocd-cmp-server with the repository it
+ * unpacked, what the budget does not count (our code, stacks and the heap's own overhead) and helm's own children. */
+size_t host_memory_budget(unsigned long long explicit_mb, const char *v2_path, const char *v1_path, char *why,
+                          size_t cap)
 {
+    if (explicit_mb) {
+        snprintf(why, cap, "CMP_MAX_MEMORY_MB=%llu; the operator raises it in the sidecar's environment", explicit_mb);
+        return (size_t)explicit_mb << 20;
+    }
     long long limit = host_cgroup_memory_limit(v2_path);
     if (limit < 0)
         limit = host_cgroup_memory_limit(v1_path);
-    if (limit <= 0) /* no limit, or none that we can read: the fixed default */
-        return CHILD_MEMORY_DEFAULT_MB;
-    long long share = limit / 4 * 3 >> 20;
-    if (share < 1)
-        share = 1; /* 0 would mean no limit at all */
-    return share < CHILD_MEMORY_DEFAULT_MB ? (long)share : CHILD_MEMORY_DEFAULT_MB;
+    if (limit <= 0) { /* no limit, or none that we can read: the container the shipped Components declare */
+        snprintf(why, cap, "CMP_MAX_MEMORY_MB unset and no container memory limit visible: 3/4 of the 256Mi the "
+                           "shipped Components give the sidecar; the operator raises it with CMP_MAX_MEMORY_MB");
+        return (size_t)MEMORY_DEFAULT_MB << 20;
+    }
+    unsigned long long mib = (unsigned long long)limit >> 20;
+    snprintf(why, cap, "CMP_MAX_MEMORY_MB unset: 3/4 of the sidecar container's %llu MiB memory limit; the operator "
+                       "raises the container's limit or sets CMP_MAX_MEMORY_MB", mib);
+    size_t share = (size_t)limit / 4 * 3 & ~(((size_t)1 << 20) - 1); /* whole MB, as the error states it */
+    return share < ((size_t)1 << 20) ? (size_t)1 << 20 : share;
+}
+
+size_t host_total_bytes_default(size_t budget)
+{
+    size_t total = budget / MEMORY_PER_INPUT_BYTE;
+    return total ? total : 1;
 }
 
 void host_children_from_env(fn_host *h)
 {
     h->child_settings_error = NULL;
-    /* an explicit value wins, even above the container's limit: the operator may know better (swap, a limit
-     * raised later); only the default follows the container */
+    /* Unset, a child's memory comes out of the render's budget when it starts (functions/external.c), so the two
+     * together stay within it. An explicit value wins and is not held against the budget: the operator may know
+     * better (swap, a limit raised later), and sizes CMP_MAX_MEMORY_MB beside it. */
     bool explicit_memory = env("CMP_CHILD_MAX_MEMORY_MB") != NULL;
-    h->child_max_memory_mb = explicit_memory
-                                 ? child_number(h, "CMP_CHILD_MAX_MEMORY_MB", CHILD_MEMORY_DEFAULT_MB, 1L << 30)
-                                 : host_child_memory_default("/sys/fs/cgroup/memory.max",
-                                                             "/sys/fs/cgroup/memory/memory.limit_in_bytes");
-    h->child_memory_from_container = !explicit_memory && h->child_max_memory_mb < CHILD_MEMORY_DEFAULT_MB;
+    h->child_memory_shared = !explicit_memory;
+    h->child_max_memory_mb = explicit_memory ? child_number(h, "CMP_CHILD_MAX_MEMORY_MB", 0, 1L << 30) : 0;
     h->child_max_cpu_seconds = child_number(h, "CMP_CHILD_MAX_CPU_SECONDS", 60, 1L << 30);
     h->child_max_file_mb = child_number(h, "CMP_CHILD_MAX_FILE_MB", 256, 1L << 30);
     h->child_max_procs = child_number(h, "CMP_CHILD_MAX_PROCS", 0, 1L << 30);

@@ -24,10 +24,19 @@ void host_children_from_env(fn_host *h);
 /* The memory limit (bytes) in a cgroup file: v2 memory.max or v1 memory.limit_in_bytes. 0 when the file says there
  * is none ("max", v1's huge number); -1 when it cannot be read or holds anything else (no error recorded). */
 long long host_cgroup_memory_limit(const char *path);
-/* CMP_CHILD_MAX_MEMORY_MB when it is unset: CHILD_MEMORY_DEFAULT_MB, or 3/4 of the container's memory limit (read
- * from v2_path, else from v1_path) when that is smaller, at least 1. host_children_from_env passes the real paths. */
-#define CHILD_MEMORY_DEFAULT_MB 1024L
-long host_child_memory_default(const char *v2_path, const char *v1_path);
+/* The render's memory budget (util/arena.h) in bytes: explicit_mb when the operator set CMP_MAX_MEMORY_MB (> 0), else
+ * 3/4 of the container's memory limit (read from v2_path, else from v1_path, as host_cgroup_memory_limit reads
+ * them), else, when no limit is visible, MEMORY_DEFAULT_MB: 3/4 of the 256Mi the shipped Components give the
+ * sidecar. At least 1 MB. why (cap bytes) says where it came from and how the operator raises it, for the
+ * budget's error. host_limits_from_env passes the real paths. */
+#define MEMORY_DEFAULT_MB 192UL
+size_t host_memory_budget(unsigned long long explicit_mb, const char *v2_path, const char *v1_path, char *why,
+                          size_t cap);
+/* The input limits' defaults follow from the budget: the worst shape measured (tests/bench/memory) counts at most
+ * MEMORY_PER_INPUT_BYTE bytes of budget per input byte, so CMP_MAX_TOTAL_BYTES defaults to the budget divided by
+ * that (and CMP_MAX_FILE_BYTES to that or 64 MiB, the smaller). */
+#define MEMORY_PER_INPUT_BYTE 32
+size_t host_total_bytes_default(size_t budget);
 /* Sets h->repo_root for the package in dir (see functions/host.h); NULL when dir does not resolve. */
 void host_find_repo_root(arena *a, fn_host *h, const char *dir);
 /* Hands the Application's Helm parameters (helm-value-files, helm-parameters, helm-release-name, the switches) to

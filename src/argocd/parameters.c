@@ -49,7 +49,7 @@ static node *values_file(arena *a, strtab *st, const char *dir, const char *rel)
     if (file_exists(path) && inside(dir, path) && read_text_file(path, rel, &text, &len) == 0) {
         if (yaml_load_one(a, st, rel, text, len, &n) < 0)
             n = NULL;
-        free(text);
+        xfree(text);
     }
     diag_restore(outer);
     return is_map(n) ? n : NULL;
@@ -272,7 +272,7 @@ int print_parameters(const char *dir, buf *out)
         }
     }
     buf_puts(out, "]\n");
-    free(lc.non_krm);
+    xfree(lc.non_krm);
     step_sources_free(&sources);
     package_free(root);
     strtab_release(st);

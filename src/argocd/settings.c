@@ -584,7 +584,7 @@ int settings_load(arena *a, strtab *st, settings *out)
     unknown_plugin_env(&R, escaped, &penv);
     out->unknown = unknown_text(a, &params, &penv);
     int rc = read_settings(&R, out);
-    free(R.penv);
+    xfree(R.penv);
     return rc;
 }
 
@@ -601,7 +601,7 @@ int settings_load_one(arena *a, strtab *st, const char *name, const char **value
         if (!strcmp(setting_defs[i].name, name) && setting_defs[i].kind == SETTING_STRING)
             rc = read_setting(&R, &setting_defs[i], value, &coll);
     }
-    free(R.penv);
+    xfree(R.penv);
     return rc;
 }
 

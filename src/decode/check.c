@@ -336,7 +336,7 @@ int go_check_doc(const go_reader *r, const node *doc, const go_struct *t)
             w.n--;
         }
     }
-    free(w.v);
+    xfree(w.v);
     return rc;
 }
 

@@ -106,7 +106,8 @@ const char *inside_package(fn_ctx *c, const node *at, const char *what, const ch
  * so Go's collector works harder instead of the limit killing a tool that only holds garbage; the tool's own
  * variables (helm's HELM_*_HOME); then the sidecar's allowed variables, so an operator's CMP_CHILD_ENV can replace
  * any of ours (HELM_CACHE_HOME for a shared chart cache, say). */
-static const char *const *child_environment(fn_ctx *c, const char *scratch_path, const char *const *extra)
+static const char *const *child_environment(fn_ctx *c, const char *scratch_path, const char *const *extra,
+                                            long memory_mb)
 {
     const fn_host *h = c->host;
     size_t n = 0, k = 0, m = 0;
@@ -121,8 +122,8 @@ static const char *const *child_environment(fn_ctx *c, const char *scratch_path,
     e[n++] = arena_printf(c->a, "XDG_CACHE_HOME=%s/home/.cache", scratch_path);
     e[n++] = arena_printf(c->a, "XDG_CONFIG_HOME=%s/home/.config", scratch_path);
     e[n++] = arena_printf(c->a, "XDG_DATA_HOME=%s/home/.local/share", scratch_path);
-    if (h && h->child_max_memory_mb > 0)
-        e[n++] = arena_printf(c->a, "GOMEMLIMIT=%ldMiB", h->child_max_memory_mb * 4 / 5);
+    if (memory_mb > 0)
+        e[n++] = arena_printf(c->a, "GOMEMLIMIT=%ldMiB", memory_mb * 4 / 5);
     for (size_t i = 0; i < k; i++)
         e[n++] = extra[i];
     for (size_t i = 0; i < m; i++)
@@ -140,6 +141,7 @@ static bool stderr_has(const buf *err, const char *s)
 static int child_failed(fn_ctx *c, const char *what, const child_result *r, const child_opts *o, const buf *err,
                         bool total_limit)
 {
+    long memory_mb = o->limits.memory_mb;
     const fn_host *h = c->host;
     if (r->outcome == CHILD_TIMEOUT)
         return fn_fail(c, NULL, "%s did not finish within %d s and was killed (raise the limit with CMP_CHILD_TIMEOUT)",
@@ -153,12 +155,13 @@ static int child_failed(fn_ctx *c, const char *what, const child_result *r, cons
                        "CMP_MAX_FILE_BYTES)", what, o->max_output);
     if (r->outcome == CHILD_LOST)
         return fn_fail(c, NULL, "%s was killed from outside before it finished", what);
-    if (r->out_of_memory && h && h->child_memory_from_container)
-        return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB, 3/4 of the sidecar container's memory "
-                       "limit (raise the container's limit, or set CMP_CHILD_MAX_MEMORY_MB)", what, h->child_max_memory_mb);
-    if (r->out_of_memory && h && h->child_max_memory_mb > 0)
+    if (r->out_of_memory && h && h->child_memory_shared)
+        return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB, 3/4 of what the render's memory budget "
+                       "of %zu MB had free when it started (%s; or the operator sets CMP_CHILD_MAX_MEMORY_MB)", what,
+                       memory_mb, mem_budget_limit() >> 20, cmp_limits.memory_why ? cmp_limits.memory_why : "no limit");
+    if (r->out_of_memory && memory_mb > 0)
         return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB (raise it with CMP_CHILD_MAX_MEMORY_MB)",
-                       what, h->child_max_memory_mb);
+                       what, memory_mb);
     if (h && h->child_max_cpu_seconds > 0 &&
         (r->signal == SIGXCPU || (r->signal == SIGKILL && r->cpu_ms >= h->child_max_cpu_seconds * 1000 - 500)))
         return fn_fail(c, NULL, "%s used its %ld s of CPU time and was killed (raise it with CMP_CHILD_MAX_CPU_SECONDS)",
@@ -209,16 +212,28 @@ static int run(fn_ctx *c, const char *what, const char *const *argv, const char 
     /* a child's output is input like any file: one file's worth at most, and what is left of the total */
     size_t left = cmp_limits.max_total_bytes > bytes_read_total() ? cmp_limits.max_total_bytes - bytes_read_total() : 0;
     bool total_limit = left < cmp_limits.max_file_bytes;
-    child_opts o = {.argv = argv, .env = child_environment(c, s, env), .cwd = cwd,
+    /* Unless the operator set the child's memory limit, the child shares the render's budget: it gets 3/4 of what
+     * the budget has free now, held from the budget until it ends, and the render keeps the other quarter to parse
+     * its output (which helm needs several times more memory to write than we need to read: 80 MB of helm for
+     * 5 MB of output, tests/bench). So the render and the child together never pass the budget. */
+    long memory_mb = h ? h->child_max_memory_mb : 0;
+    size_t held = 0;
+    if (h && h->child_memory_shared) {
+        size_t share = mem_free() / 4 * 3 >> 20;
+        memory_mb = share > (size_t)CHILD_MEMORY_MAX_SHARE_MB ? CHILD_MEMORY_MAX_SHARE_MB : share ? (long)share : 1;
+        held = (size_t)memory_mb << 20;
+        mem_hold(held, what); /* with nothing free, this is the budget's error */
+    }
+    child_opts o = {.argv = argv, .env = child_environment(c, s, env, memory_mb), .cwd = cwd,
                     .timeout_ms = h ? h->child_timeout_ms : 30000,
                     .max_output = total_limit ? left : cmp_limits.max_file_bytes,
                     .pass_fds = fds ? fds->fd : NULL, .npass = fds ? fds->n : 0};
     if (h)
-        o.limits = (child_limits){h->child_max_memory_mb, h->child_max_cpu_seconds, h->child_max_file_mb,
-                                  h->child_max_procs};
+        o.limits = (child_limits){memory_mb, h->child_max_cpu_seconds, h->child_max_file_mb, h->child_max_procs};
     buf err = {0};
     child_result r;
     int rc = child_run_sink(&o, take_output, out, &err, &r);
+    mem_release(held, what);
     child_fds_close(fds);
     if (rc == 0 && r.outcome == CHILD_STOPPED)
         rc = -1; /* its output broke a rule (invalid YAML, max-objects): the parser has said which, and where */

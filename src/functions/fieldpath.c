@@ -53,8 +53,7 @@ static int compile(arena *a, fp_seg *s, const char **err)
 {
     int code;
     PCRE2_SIZE off;
-    s->re = pcre2_compile((PCRE2_SPTR)s->value, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code,
-                          &off, NULL);
+    s->re = regex_compile(s->value, &code, &off);
     if (s->re)
         return 0;
     PCRE2_UCHAR msg[256];

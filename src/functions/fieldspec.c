@@ -88,7 +88,7 @@ static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn
             child = create && !is_seq ? map_ensure_map(a, cur, seg) : NULL;
         rc = child ? visit(a, child, p, create, fn, ud) : 0;
     }
-    free(big);
+    xfree(big);
     return rc;
 }
 

@@ -321,7 +321,7 @@ static int run(fn_ctx *c)
         f.typed = builtin_group(group);
         fmt_node(&f, r->root);
     }
-    free(sort.v);
+    xfree(sort.v);
     return 0;
 }
 

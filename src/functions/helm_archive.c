@@ -90,7 +90,7 @@ static int gunzip(arena *a, const unsigned char *gz, size_t len, size_t max, uns
     if (rc == HELM_ARCHIVE_OK && n > max)
         rc = HELM_ARCHIVE_TOO_LARGE;
     if (rc != HELM_ARCHIVE_OK) {
-        free(buf);
+        xfree(buf);
         return rc;
     }
     *out = buf;
@@ -481,6 +481,6 @@ int helm_archive_read(arena *a, const unsigned char *gz, size_t len, size_t max_
         return rc;
     reader r = {a, t, n, fn, ctx, why, 0, 0};
     rc = read_tar(&r);
-    free(t);
+    xfree(t);
     return rc;
 }

@@ -154,7 +154,7 @@ static int check_archive_file(walk *w, const char *path, const char *display, si
         fclose(f);
     int rc = got != size ? fn_fail(w->c, w->at, "chart \"%s\": cannot read archive %s", w->chart, display)
                          : scan_archive(w, display, data, size, 0);
-    free(data);
+    xfree(data);
     return rc;
 }
 
@@ -170,7 +170,7 @@ static int check_file(walk *w, const char *path, const char *rel, size_t size)
         if (read_text_file(path, repo_relative(w->c, path), &text, &len) < 0)
             return -1;
         int rc = check_schema(w, repo_relative(w->c, path), text, len);
-        free(text);
+        xfree(text);
         return rc;
     }
     size_t bl = strlen(b);
@@ -272,7 +272,7 @@ static int each_file_dependency(fn_ctx *c, const char *root, const char *chart_r
         if (read_text_file(path, display, &text, &len) < 0)
             return -1;
         int rc = go_load_chart_file(c->a, c->st, display, files[f], text, len, &doc); /* as helm reads it */
-        free(text);
+        xfree(text);
         if (rc < 0)
             return -1;
         const node *deps = map_get(doc, "dependencies");
@@ -392,7 +392,7 @@ void helm_chart_dirs(fn_ctx *c, const char *chart_dir, source_dir_fn add, void *
 {
     chart_dirs d = {c, repo_root(c), NULL, 0, add, ud};
     add_chart_dir(&d, chart_dir);
-    free(d.seen);
+    xfree(d.seen);
 }
 
 int helm_confine_archive(fn_ctx *c, const node *at, const char *tgz, const char *name)

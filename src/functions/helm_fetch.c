@@ -156,7 +156,7 @@ static int load_credentials(fetch *f)
     int rc = yaml_load_one_into(c->a, c->st, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", text, len, &doc,
                                 &parse_error);
     memset(text, 0, len);
-    free(text);
+    xfree(text);
     /* a limit's message quotes nothing of the file: it is the one kept */
     if (rc < 0 && yaml_over_limit(&parse_error)) {
         fn_fail(c, f->at, "%s, line %d: %s", shown_file, parse_error.line, parse_error.message);
@@ -382,13 +382,13 @@ static int run_helm(fetch *f, const char *what, const char **argv)
     child_fds fds = {0};
     const char *cfg = NULL;
     if (f->n && !(cfg = pass_repositories(f, &fds))) {
-        free(argv);
+        xfree(argv);
         return -1;
     }
     const char *const *env = fetch_env(f, cfg);
     int rc = env ? run_tool_fds(f->c, what, argv, env, NULL, &fds)
                  : (child_fds_close(&fds), fn_fail(f->c, f->at, "cannot create a temporary directory for helm"));
-    free(argv);
+    xfree(argv);
     return rc;
 }
 
@@ -483,7 +483,7 @@ static int load_dep_files(fn_ctx *c, const char *chart_dir, dep_files *d)
         if (read_text_file(path, d->display[i], &text, &len) < 0)
             return -1;
         int rc = go_load_chart_file(c->a, c->st, d->display[i], dep_file_names[i], text, len, &doc);
-        free(text);
+        xfree(text);
         if (rc < 0)
             return -1;
         const node *deps = map_get(doc, "dependencies");
@@ -655,7 +655,7 @@ bool helm_chart_has_dependencies(fn_ctx *c, const char *dir)
     int rc = read_text_file(real, repo_relative(c, real), &text, &len);
     if (rc == 0) {
         rc = go_load_chart_file(c->a, c->st, "Chart.yaml", "Chart.yaml", text, len, &doc);
-        free(text);
+        xfree(text);
     }
     diag_restore(outer);
     return rc == 0 && node_len(map_get(doc, "dependencies")) > 0;

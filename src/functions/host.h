@@ -57,11 +57,16 @@ typedef struct fn_host {
     /* The sidecar variables every child gets, NAME=value, NULL-terminated: PATH, proxies, locale, TZ, CA bundles,
      * and the names the operator lists in CMP_CHILD_ENV. Nothing else of our environment reaches a child. */
     const char *const *child_env;
-    long child_max_memory_mb;         /* CMP_CHILD_MAX_MEMORY_MB (default 1024, or 3/4 of the container's limit) */
-    bool child_memory_from_container; /* unset, so 3/4 of the container's memory limit: the error says so */
+    /* CMP_CHILD_MAX_MEMORY_MB, when the operator set it (0: no limit). Unset (child_memory_shared), a child gets
+     * 3/4 of what the render's memory budget has free when it starts, at most CHILD_MEMORY_MAX_SHARE_MB, held from
+     * the budget while it runs (functions/external.c): the render and its child together stay within the budget. */
+    long child_max_memory_mb;
+    bool child_memory_shared;
     long child_max_cpu_seconds;       /* CMP_CHILD_MAX_CPU_SECONDS (default 60; 0: no limit) */
     long child_max_file_mb;           /* CMP_CHILD_MAX_FILE_MB (default 256; 0: no limit) */
     long child_max_procs;             /* CMP_CHILD_MAX_PROCS (default 0: no limit) */
     const char *child_settings_error; /* a CMP_CHILD_* value that does not parse: the error when a child would run */
 } fn_host;
+
+#define CHILD_MEMORY_MAX_SHARE_MB 1024L
 #endif

@@ -322,7 +322,7 @@ static int scan_config_file(walk *w, const char *real, const char *base, const a
     go_reader r = {w->a, disp, "kustomize", 0, ""};
     int rc = go_check_text(&r, text, len) < 0 ? -1
              : yaml_load_flags(w->a, w->st, disp, text, len, YAML_KEEP_MERGE_KEYS, config_doc, &d);
-    free(text);
+    xfree(text);
     return rc;
 }
 
@@ -362,7 +362,7 @@ static int walk_dir(walk *w, const char *dir, int depth, const char *cfg_base, c
     go_reader r = {w->a, disp, "kustomize", 0, ""};
     int rc = go_check_text(&r, text, len) < 0 ? -1
              : yaml_load_one_flags(w->a, w->st, disp, text, len, YAML_KEEP_MERGE_KEYS, &k);
-    free(text);
+    xfree(text);
     if (rc < 0 || go_check_doc(&r, k, &go_kustomization) < 0)
         return -1;
     if (!k)
@@ -775,6 +775,6 @@ int kustomization_check(arena *a, strtab *st, const kust_policy *p, const char *
         rc = bad(&w, &where, "the overlay is outside the repository");
     else
         rc = walk_dir(&w, dir, 0, NULL, &where);
-    free(w.seen);
+    xfree(w.seen);
     return rc;
 }

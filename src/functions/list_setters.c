@@ -273,7 +273,7 @@ static int add_kptfile_setters(struct list *ls)
         node *parsed = NULL;
         int yaml = setter_parse_value(c, v[i].value, &parsed);
         if (yaml < 0) {
-            free(v);
+            xfree(v);
             return -1;
         }
         if (yaml && is_seq(parsed)) {
@@ -288,7 +288,7 @@ static int add_kptfile_setters(struct list *ls)
             f->type = "str";
         }
     }
-    free(v);
+    xfree(v);
     return 0;
 }
 
@@ -296,7 +296,7 @@ static int run(fn_ctx *c)
 {
     struct list ls = {.c = c};
     if (add_kptfile_setters(&ls) < 0) {
-        free(ls.v);
+        xfree(ls.v);
         return -1;
     }
     setter_walk w = {visit_mapping, visit_scalar, &ls, {{0}}};
@@ -305,7 +305,7 @@ static int run(fn_ctx *c)
             setter_walk_tree(&w, c->items->v[i]->root);
     setter_walk_done(&w);
     if (!ls.n) {
-        free(ls.v);
+        xfree(ls.v);
         /* v0.1.0, the only tag, fails; the master after it (`latest`) warns */
         if (fn_version_before(&c->version, 0, 1, 1))
             return fn_fail(c, NULL, "list-setters: no setters found");
@@ -327,7 +327,7 @@ static int run(fn_ctx *c)
                           f->type, f->count);
         }
     }
-    free(ls.v);
+    xfree(ls.v);
     return 0;
 }
 

@@ -2,6 +2,35 @@
 
 #include "util/fsutil.h"
 
+/* pcre2 allocates through the memory budget's counted malloc (util/arena.h): a match's backtracking frames (up to the
+ * depth limit), compiled patterns and match data count like the render's own memory. */
+static pcre2_general_context *general(void)
+{
+    static pcre2_general_context *g;
+    if (!g)
+        g = pcre2_general_context_create(mem_lib_malloc, mem_lib_free, NULL);
+    return g;
+}
+
+static pcre2_compile_context *compile_context(void)
+{
+    static pcre2_compile_context *cc;
+    if (!cc)
+        cc = pcre2_compile_context_create(general());
+    return cc;
+}
+
+pcre2_code *regex_compile(const char *pattern, int *errcode, PCRE2_SIZE *erroffset)
+{
+    return pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, errcode,
+                         erroffset, compile_context());
+}
+
+pcre2_match_data *regex_match_data(const pcre2_code *re)
+{
+    return pcre2_match_data_create_from_pattern(re, general());
+}
+
 /* The depth limit bounds the backtracking frames kept at once, so the memory of one match; a tenth of the step
  * limit lets ordinary patterns through over long values while a runaway pattern stops within milliseconds. */
 static pcre2_match_context *context(void)
@@ -10,7 +39,7 @@ static pcre2_match_context *context(void)
     static size_t steps;
     if (!ctx || steps != cmp_limits.max_regex_steps) {
         if (!ctx)
-            ctx = pcre2_match_context_create(NULL);
+            ctx = pcre2_match_context_create(general());
         steps = cmp_limits.max_regex_steps;
         uint32_t m = steps > UINT32_MAX ? UINT32_MAX : (uint32_t)steps;
         pcre2_set_match_limit(ctx, m);
@@ -21,7 +50,7 @@ static pcre2_match_context *context(void)
 
 int regex_search(const pcre2_code *re, pcre2_match_data *md, const char *s, size_t n)
 {
-    pcre2_match_data *own = md ? NULL : pcre2_match_data_create(1, NULL);
+    pcre2_match_data *own = md ? NULL : pcre2_match_data_create(1, general());
     int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md ? md : own, context());
     pcre2_match_data_free(own);
     if (rc == PCRE2_ERROR_NOMATCH)

@@ -9,6 +9,10 @@
 
 #include "util/arena.h"
 
+/* pcre2_compile and pcre2_match_data_create_from_pattern with their memory counted against the memory budget (as
+ * every match's backtracking frames are): the package's patterns and matches allocate through util/arena.h. */
+pcre2_code *regex_compile(const char *pattern, int *errcode, PCRE2_SIZE *erroffset);
+pcre2_match_data *regex_match_data(const pcre2_code *re);
 /* Searches s (unanchored) with the match and depth limits applied. > 0: a match, md holding it (pcre2's count of
  * the groups set, as pcre2_match returns it); 0: no match; < 0: the pcre2 error (a limit hit), which
  * regex_failure explains. md may be NULL when the groups are not needed. */

@@ -600,7 +600,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
         inline_file = pass_text(c, &fds, b.data ? b.data : "", b.len);
         buf_free(&b);
         if (!inline_file) {
-            free(argv);
+            xfree(argv);
             return fn_fail(c, ch->values_inline, "cannot pass the inline values to helm: %s", strerror(errno));
         }
     }
@@ -623,7 +623,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
                 at = seq_item(ch->values_files, i);
                 f = scalar(at);
                 if (!f) {
-                    free(argv);
+                    xfree(argv);
                     child_fds_close(&fds);
                     return fn_fail(c, at, "valuesFiles entries must be paths");
                 }
@@ -637,7 +637,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
             }
             const char *path = values_file(c, ch, at, f, i);
             if (!path) {
-                free(argv);
+                xfree(argv);
                 child_fds_close(&fds);
                 return -1;
             }
@@ -658,7 +658,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
             continue;
         const char *f = pass_text(c, &fds, texts[i].text, strlen(texts[i].text));
         if (!f) {
-            free(argv);
+            xfree(argv);
             child_fds_close(&fds);
             return fn_fail(c, ch->at, "cannot pass the %s parameter to helm: %s", texts[i].name, strerror(errno));
         }
@@ -670,7 +670,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     push(&argv, &n, &cap, chart_ref);
     int rc = run_tool_into_items_fds(c, arena_printf(c->a, "helm template of chart %s", ch->name), argv,
                                      helm_environment(c->host), step_dir(c), &fds);
-    free(argv);
+    xfree(argv);
     return rc;
 }
 

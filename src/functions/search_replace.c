@@ -127,7 +127,7 @@ static int compile(struct search *S)
         return 0;
     int code;
     PCRE2_SIZE off;
-    S->re = pcre2_compile((PCRE2_SPTR)rx, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code, &off, NULL);
+    S->re = regex_compile(rx, &code, &off);
     if (!S->re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
@@ -135,7 +135,7 @@ static int compile(struct search *S)
                        (const char *)msg, (size_t)off);
     }
     pcre2_pattern_info(S->re, PCRE2_INFO_CAPTURECOUNT, &S->groups);
-    S->md = pcre2_match_data_create_from_pattern(S->re, NULL);
+    S->md = regex_match_data(S->re);
     if (check_groups(S, PUT_VALUE) < 0 || check_groups(S, PUT_COMMENT) < 0)
         return -1;
     return 0;
@@ -173,7 +173,7 @@ static void prepare_pattern(struct search *S)
     S->npattern = split_into(copy, &parts, &cap);
     S->pattern = arena_alloc(S->c->a, S->npattern * sizeof *S->pattern);
     memcpy(S->pattern, parts, S->npattern * sizeof *parts);
-    free(parts);
+    xfree(parts);
     S->row_prev = xmalloc((S->npattern + 1) * sizeof *S->row_prev);
     S->row_cur = xmalloc((S->npattern + 1) * sizeof *S->row_cur);
 }
@@ -570,10 +570,10 @@ static int run(fn_ctx *c)
         pcre2_match_data_free(S.md);
     if (S.re)
         pcre2_code_free(S.re);
-    free(S.row_prev);
-    free(S.row_cur);
-    free(S.scratch);
-    free(S.elems);
+    xfree(S.row_prev);
+    xfree(S.row_cur);
+    xfree(S.scratch);
+    xfree(S.elems);
     buf_free(&S.path);
     return rc;
 }

@@ -482,8 +482,8 @@ static int run(fn_ctx *c)
             if (c->items->v[i])
                 depends_on_namespaces(c->a, &rs, c->items->v[i]);
     }
-    free(e.v);
-    free(ns_e.v);
+    xfree(e.v);
+    xfree(ns_e.v);
     return rc;
 }
 

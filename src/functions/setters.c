@@ -115,13 +115,11 @@ bool setter_recover(arena *a, const char *pattern, const setter_ref *refs, size_
     }
     m.cap_at = arena_alloc(a, nrefs * sizeof *m.cap_at);
     m.cap_len = arena_alloc(a, nrefs * sizeof *m.cap_len);
-    m.dead = calloc(nrefs, vlen + 1);
-    if (!m.dead)
-        return false;
+    m.dead = xcalloc(nrefs, vlen + 1);
     bool found = false;
     for (size_t start = 0; start <= vlen && !found; start++)
         found = literal_at(&m, 0, start) && match_group(&m, 0, start + m.litlen[0]);
-    free(m.dead);
+    xfree(m.dead);
     if (!found)
         return false;
     for (size_t i = 0; i < nrefs; i++) {

@@ -31,7 +31,7 @@ static void remember(conv *cv, sl_val v, const node *n)
 {
     if (cv->n * 2 >= cv->cap) {
         size_t cap = cv->cap ? cv->cap * 2 : 1024;
-        origin *no = calloc(cap, sizeof *no);
+        origin *no = xcalloc(cap, sizeof *no);
         for (size_t i = 0; i < cv->cap; i++)
             if (cv->o[i].v) {
                 size_t h = ohash(cv->o[i].v, cap);
@@ -39,7 +39,7 @@ static void remember(conv *cv, sl_val v, const node *n)
                     h = (h + 1) & (cap - 1);
                 no[h] = cv->o[i];
             }
-        free(cv->o);
+        xfree(cv->o);
         cv->o = no;
         cv->cap = cap;
     }
@@ -152,7 +152,7 @@ static node *from_value(conv *cv, sl_val v, const node *orig, const char *where,
             orig = NULL;
         node *m = node_map(c->a);
         size_t n = sl_len(v);
-        bool *placed = calloc(n ? n : 1, 1);
+        bool *placed = xcalloc(n ? n : 1, 1);
         /* existing keys, in the input's order */
         for (uint32_t i = 0; orig && i < node_len(orig); i++) {
             const node *k = map_key(orig, i);
@@ -163,7 +163,7 @@ static node *from_value(conv *cv, sl_val v, const node *orig, const char *where,
                 placed[j] = true;
                 node *child = from_value(cv, sl_dict_val(v, j), map_val(orig, i), where, depth + 1);
                 if (!child) {
-                    free(placed);
+                    xfree(placed);
                     return NULL;
                 }
                 map_append(c->a, m, k, child);
@@ -171,15 +171,15 @@ static node *from_value(conv *cv, sl_val v, const node *orig, const char *where,
             }
         }
         /* new keys, sorted by name */
-        const char **names = calloc(n ? n : 1, sizeof *names);
-        size_t *idx = calloc(n ? n : 1, sizeof *idx);
+        const char **names = xcalloc(n ? n : 1, sizeof *names);
+        size_t *idx = xcalloc(n ? n : 1, sizeof *idx);
         size_t nn = 0;
         for (size_t j = 0; j < n; j++) {
             if (placed[j])
                 continue;
             sl_val k = sl_dict_key(v, j);
             if (sl_type_of(k) != SL_STRING) {
-                free(placed), free(names), free(idx);
+                xfree(placed), xfree(names), xfree(idx);
                 fn_fail(c, NULL, "starlark: %s: a map key must be a string, got %s %s", where, sl_type_name(k),
                         shown(c->a, sl_repr(cv->vm, k)));
                 return NULL;
@@ -190,12 +190,12 @@ static node *from_value(conv *cv, sl_val v, const node *orig, const char *where,
         for (size_t i = 0; i < nn; i++) {
             node *child = from_value(cv, sl_dict_get(cv->vm, v, sl_cstr(cv->vm, names[i])), NULL, where, depth + 1);
             if (!child) {
-                free(placed), free(names), free(idx);
+                xfree(placed), xfree(names), xfree(idx);
                 return NULL;
             }
             map_set(c->a, m, names[i], child);
         }
-        free(placed), free(names), free(idx);
+        xfree(placed), xfree(names), xfree(idx);
         copy_comments(c, m, orig);
         return m;
     }
@@ -495,7 +495,7 @@ static int run(fn_ctx *c)
         fn_fail(c, source, "starlark: writing the items back: %s", one_line(c, sl_error(vm)));
     else
         rc = st.rc;
-    free(cv.o);
+    xfree(cv.o);
     sl_free(vm);
     return rc;
 }

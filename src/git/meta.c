@@ -28,7 +28,7 @@ static int tag_cb(const char *refname, git_oid *oid, void *payload)
     if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0 && git_oid_equal(git_object_id(peeled), &t->head)) {
         const char *name = refname + (strncmp(refname, "refs/tags/", 10) ? 0 : 10);
         if (!t->name || (annotated && !t->annotated) || (annotated == t->annotated && strcmp(name, t->name) < 0)) {
-            free(t->name);
+            xfree(t->name);
             t->name = xstrdup(name);
             t->annotated = annotated;
         }
@@ -110,7 +110,7 @@ int gitsrc_app_meta(arena *a, const gitsrc_env *env, const char *pkg_dir, gitsrc
                 struct tag_pick t = {.repo = repo, .head = *oid};
                 git_tag_foreach(repo, tag_cb, &t);
                 m->target_revision = arena_strdup(a, t.name ? t.name : sha);
-                free(t.name);
+                xfree(t.name);
             } else {
                 m->target_revision = arena_strdup(a, git_reference_shorthand(head));
             }

@@ -32,13 +32,13 @@ int gitsrc_mkdirs(const char *path)
             continue;
         *s = 0;
         if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-            free(p);
+            xfree(p);
             return -1;
         }
         *s = '/';
     }
     int rc = mkdir(p, 0700) != 0 && errno != EEXIST ? -1 : 0;
-    free(p);
+    xfree(p);
     return rc;
 }
 

@@ -118,7 +118,7 @@ static int rule_matches(const struct rule *r, const char *path, uint32_t parts, 
         memcpy(prefix, path, (size_t)(q - path));
         prefix[q - path] = 0;
         int m = text_matches(r, prefix);
-        free(prefix);
+        xfree(prefix);
         return m;
     }
     if (r->dir_only && !is_dir)

@@ -204,8 +204,8 @@ static char **list_dir(const char *dir, const char *display, size_t *count)
 static void free_names(char **names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+        xfree(names[i]);
+    xfree(names);
 }
 
 static int load_package(load_ctx *c, package *parent, const char *abs, const char *rel, package **out);
@@ -259,11 +259,11 @@ static int read_file_into(load_ctx *c, package *pkg, const char *abs, const char
     if (read_text_file(abs, display, &data, &len) < 0)
         return -1;
     if (c->directory_source && has_skip_marker(data, len)) {
-        free(data);
+        xfree(data);
         return 0;
     }
     int rc = load_resources_from_text(c, pkg, relpath, display, data, len, &pkg->own);
-    free(data);
+    xfree(data);
     return rc;
 }
 
@@ -319,7 +319,7 @@ static int walk(load_ctx *c, package *pkg, const char *absdir, const char *reldi
             int ign = !ignored && resource_file_name(name) ? ignore_match(c, pkg, rel, false) : 1;
             bool named = ign == 0;
             bool gone = where == CONFINED_MISSING || (where == CONFINED_OK && stat(real, &st) != 0);
-            free(real);
+            xfree(real);
             if (ign < 0) {
                 rc = -1;
                 continue;
@@ -424,7 +424,7 @@ static int load_package(load_ctx *c, package *parent, const char *abs, const cha
         if (read_text_file(ign, display_of(c, p, ".krmignore"), &text, &len) < 0)
             return -1;
         p->ignore = krmignore_parse(c->a, display_of(c, p, ".krmignore"), text);
-        free(text);
+        xfree(text);
         if (!p->ignore)
             return -1;
     }
@@ -523,7 +523,7 @@ static int settle_pending(load_ctx *c, package *root)
         if (p->nsubs)
             qsort(p->subs, p->nsubs, sizeof *p->subs, cmp_pkg);
     }
-    free(expanded);
+    xfree(expanded);
     return rc;
 }
 
@@ -542,7 +542,7 @@ int package_load(load_ctx *c, const char *dir, bool require_kptfile, package **o
     int rc = load_package(c, NULL, real, "", out);
     if (rc == 0)
         rc = settle_pending(c, *out);
-    free(c->pending);
+    xfree(c->pending);
     c->pending = NULL;
     c->npending = 0;
     if (rc == 0 && require_kptfile && !(*out)->kptfile)
@@ -556,6 +556,6 @@ void package_free(package *p)
         return;
     for (size_t i = 0; i < p->nsubs; i++)
         package_free(p->subs[i]);
-    free(p->subs);
+    xfree(p->subs);
     rlist_free(&p->own);
 }

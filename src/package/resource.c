@@ -18,7 +18,7 @@ void rlist_push(rlist *l, resource *r)
 
 void rlist_free(rlist *l)
 {
-    free(l->v);
+    xfree(l->v);
     l->v = NULL;
     l->n = l->cap = 0;
 }

@@ -46,9 +46,9 @@ static int find_config(run_ctx *R, package *p, const step *s, rlist *items, cons
 
 void run_ctx_free(run_ctx *R)
 {
-    free(R->results.v);
-    free(R->reports);
-    free(R->setter_used);
+    xfree(R->results.v);
+    xfree(R->reports);
+    xfree(R->setter_used);
     R->results.v = NULL;
     R->reports = NULL;
     R->setter_used = NULL;
@@ -213,7 +213,7 @@ static int read_package(run_ctx *R, package *p, pipeline *pl, rlist *items)
                 }
                 pl->steps[s].config_copies = copies[i];
             }
-    free(copies);
+    xfree(copies);
     for (size_t i = 0; i < p->own.n; i++)
         push_own(R, pl, p->own.v[i], items);
     return 0;
@@ -306,13 +306,13 @@ static int hydrate_bfs(run_ctx *R, package *root, rlist *out)
             rlist_push(out, res[i].v[k]);
         rlist_free(&res[i]);
     }
-    free(below);
-    free(mark);
-    free(by_addr);
-    free(res);
-    free(pl);
-    free(first);
-    free(all);
+    xfree(below);
+    xfree(mark);
+    xfree(by_addr);
+    xfree(res);
+    xfree(pl);
+    xfree(first);
+    xfree(all);
     return rc;
 }
 

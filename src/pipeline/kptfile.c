@@ -446,7 +446,7 @@ int settle_non_krm(load_ctx *lc)
                       n->missing, n->why_read ? "; " : "", n->why_read ? n->why_read : "");
         }
     }
-    free(lc->non_krm);
+    xfree(lc->non_krm);
     lc->non_krm = NULL;
     lc->n_non_krm = 0;
     return rc;

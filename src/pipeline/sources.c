@@ -52,7 +52,7 @@ static void collect(load_ctx *c, step_sources *s, package *p)
             fn_ctx fc = {.a = c->a, .st = c->st, .config = config, .pkg = p, .results = &scratch,
                          .host = s->host, .version = st->version};
             sources(&fc, add_dir, s);
-            free(scratch.v);
+            xfree(scratch.v);
         }
     }
     p->sources_known = true;
@@ -81,8 +81,8 @@ int step_source(load_ctx *c, package *root, const char *dir_real)
 void step_sources_free(step_sources *s)
 {
     for (size_t i = 0; i < s->n; i++)
-        free(s->dirs[i]);
-    free(s->dirs);
+        xfree(s->dirs[i]);
+    xfree(s->dirs);
     s->dirs = NULL;
     s->n = 0;
     s->ready = false;

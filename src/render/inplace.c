@@ -302,7 +302,7 @@ inplace_before *inplace_remember(arena *a, package *root)
     inplace_before *B = arena_alloc(a, sizeof *B);
     B->v = arena_alloc(a, (n + 1) * sizeof *B->v);
     each_file(v, n, remember_file, B);
-    free(v);
+    xfree(v);
     return B;
 }
 
@@ -352,17 +352,17 @@ int write_in_place(arena *a, package *root, const rlist *items, const inplace_be
     for (size_t i = 0; i < items->n; i++) {
         resource *r = items->v[i];
         if (!r->path) {
-            free(v);
+            xfree(v);
             return fail(res_id(a, r), 0, "the object has no file to go to");
         }
         if (!safe_relative_path(r->path)) {
-            free(v);
+            xfree(v);
             return fail(r->path, 0, "path leaves the package");
         }
         v[i] = (struct placed){file_of(a, r), r, i};
         /* writable one directory at a time, but the reader could not take it back */
         if (path_fits(arena_printf(a, "%s/%s", root->abs, v[i].file), v[i].file) < 0) {
-            free(v);
+            xfree(v);
             return -1;
         }
     }
@@ -386,10 +386,10 @@ int write_in_place(arena *a, package *root, const rlist *items, const inplace_be
             rc = prune(&W, orig[i]);
     if (W.root_fd >= 0)
         close(W.root_fd);
-    free(W.made);
-    free(W.v);
-    free(orig);
-    free(written);
-    free(v);
+    xfree(W.made);
+    xfree(W.v);
+    xfree(orig);
+    xfree(written);
+    xfree(v);
     return rc;
 }

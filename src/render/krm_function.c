@@ -22,7 +22,7 @@ static int read_stdin(char **out, size_t *len)
     for (;;) {
         /* checked on what was read, not on the buffer's size: the limit holds to the byte */
         if (n > cmp_limits.max_file_bytes) {
-            free(d);
+            xfree(d);
             return fail("stdin", 0, "input is over %zu bytes (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
                         cmp_limits.max_file_bytes);
         }
@@ -32,7 +32,7 @@ static int read_stdin(char **out, size_t *len)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            free(d);
+            xfree(d);
             return fail("stdin", 0, "cannot read: %s", strerror(errno));
         }
         if (r == 0)
@@ -141,8 +141,8 @@ int krm_function(const char *name, buf *out)
     emit_yaml(out, outl, &eo);
     rc = 0;
 done:
-    free(text);
-    free(results.v);
+    xfree(text);
+    xfree(results.v);
     rlist_free(&items);
     strtab_release(st);
     arena_free(a);

@@ -96,6 +96,9 @@ static int emit_write(const rlist *items, bool json, spool *s, int fd)
      * emit_stage only measured and the documents are emitted a second time, straight to fd, in pieces of about
      * EMIT_MEMORY bytes (the render's speed is the price, never its memory). */
     buf *scratch = &s->mem; /* empty: its memory is reused */
+    /* Room for all that is held between two writes, taken before the first byte goes out: once one has, nothing may
+     * fail, and a buffer that grew here could go past the memory budget (util/arena.h) with half the output out. */
+    buf_reserve(scratch, EMIT_MEMORY + s->largest + 64);
     int rc = 0;
     for (size_t i = 0; i < items->n && rc == 0; i++) {
         emit_one(scratch, items->v[i], json, i == 0);
@@ -119,7 +122,7 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
     if (file_exists(kptfile) || o->in_place || (!o->convention && !R->host->app_name)) {
         lc->defer_non_krm = true;
         if (package_load(lc, o->dir, true, root) < 0) {
-            free(lc->non_krm); /* settle_non_krm frees it on every other path */
+            xfree(lc->non_krm); /* settle_non_krm frees it on every other path */
             lc->non_krm = NULL;
             return -1;
         }
@@ -390,7 +393,7 @@ int eval_in_place(const eval_opts *o)
         if (read_text_file(o->fn_config, o->fn_config, &text, &len) < 0)
             goto done;
         int lrc = yaml_load_one(a, st, o->fn_config, text, len, &config);
-        free(text);
+        xfree(text);
         if (lrc < 0)
             goto done;
         if (!config) {

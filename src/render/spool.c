@@ -47,7 +47,10 @@ static void flush(spool *s)
 
 void spool_settle(spool *s)
 {
-    s->total += s->mem.len - s->mark;
+    size_t added = s->mem.len - s->mark;
+    if (added > s->largest)
+        s->largest = added;
+    s->total += added;
     if (s->lost)
         s->mem.len = 0;
     else if (s->mem.len > s->budget)

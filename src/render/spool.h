@@ -14,6 +14,7 @@ typedef struct spool {
     size_t budget;      /* bytes kept in memory before the file is made, and the size of the pieces written to it */
     size_t total;       /* bytes appended so far, wherever they went */
     size_t mark;        /* mem's length when spool_buf handed it out */
+    size_t largest;     /* the most bytes appended between a spool_buf and its spool_settle (one document) */
     const char *tmpdir; /* where the file goes */
     bool lost;          /* no file could be made or written: nothing is kept, only counted (see spool_settle) */
 } spool;

@@ -81,12 +81,12 @@ void sl_free(sl_vm *vm)
         return;
     for (sl_chunk *c = vm->chunks, *next; c; c = next) {
         next = c->next;
-        free(c);
+        xfree(c);
     }
-    free(vm->iters);
-    free(vm->pre);
-    free(vm->mods);
-    free(vm);
+    xfree(vm->iters);
+    xfree(vm->pre);
+    xfree(vm->mods);
+    xfree(vm);
 }
 
 uint64_t sl_steps_used(const sl_vm *vm)

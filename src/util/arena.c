@@ -1,10 +1,16 @@
+#define _GNU_SOURCE /* malloc_usable_size */
 #include "util/arena.h"
 
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "util/child.h"
+#include "util/diag.h"
 
 struct chunk {
     struct chunk *next;
@@ -25,34 +31,228 @@ struct arena {
 
 enum { CHUNK_MIN = 256 * 1024 };
 
-/* An abort path prints its own line (tests/harness layers lists them): no caller checks an allocation, so there is
- * nothing to return or record for main to print; the process ends here. */
-static void out_of_memory(void)
+/* The memory budget: one count for the process, here rather than in a context. Every allocation of the render's
+ * data passes through this file (arena chunks, xmalloc and the buffers built on it, the strtab, the loader's
+ * stacks, pcre2's heap), from a hundred call sites in every module, most of which have no context to carry a
+ * counter (buf, strtab); and a process does one render (Argo CD starts one per request), so the process's count is
+ * the render's. Only the limit is set from outside, once, from the operator's settings (main, through
+ * mem_budget_set). The heap's own bytes are counted (malloc_usable_size: the size asked for under ASan, a little
+ * more with glibc's malloc), so a pointer is given back with what it took, whatever its owner remembers.
+ * Why counting and not RLIMIT_AS: an address-space limit fails malloc deep inside libfyaml or pcre2, whose errors
+ * would then have to be told from the input's, counts reservations that hold no memory (ASan's shadow is terabytes,
+ * so the two builds would disagree), and cannot say what ran out or leave room for a child. */
+static struct {
+    size_t used, peak, limit;
+    size_t watermark;     /* the smaller of peak and limit (peak without a limit) */
+    size_t named;         /* bytes of the hold that for_what names */
+    const char *for_what; /* what holds them: a child while it runs */
+    const char *reading;  /* the file the loader is reading */
+    char why[400];
+} mem;
+
+/* An abort path: no caller checks an allocation, so there is nothing to return or record for main to print; the
+ * one line goes out here (tests/harness layers lists it), then children are killed and scratch removed as the
+ * deadline does, and the process ends without flushing stdio (nothing may reach stdout). */
+static void end_process(const char *line, size_t len)
 {
-    fputs("cmp-generate: out of memory\n", stderr);
-    exit(1);
+    if (write(STDERR_FILENO, line, len) < 0) {
+    }
+    child_abort_all();
+    _exit(1);
 }
 
+static void out_of_memory(void)
+{
+    static const char line[] = "cmp-generate: out of memory\n";
+    end_process(line, sizeof line - 1);
+}
+
+/* Text of ours and the package's (a step's label, a chart's name) made fit for the one line. */
+static size_t put_text(char *out, size_t at, size_t cap, const char *s)
+{
+    for (; s && *s && at + 1 < cap; s++)
+        out[at++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+    out[at] = 0;
+    return at;
+}
+
+static void over_budget(void)
+{
+    char line[1200], num[64];
+    size_t n = put_text(line, 0, sizeof line, "cmp-generate: ");
+    if (mem.reading && *mem.reading) {
+        n = put_text(line, n, sizeof line, mem.reading);
+        n = put_text(line, n, sizeof line, ": ");
+    }
+    const char *step = diag_step();
+    if (step && *step) {
+        n = put_text(line, n, sizeof line, step);
+        n = put_text(line, n, sizeof line, ": ");
+    }
+    snprintf(num, sizeof num, "%zu", mem.limit >> 20);
+    n = put_text(line, n, sizeof line, "the render needs more than ");
+    n = put_text(line, n, sizeof line, num);
+    n = put_text(line, n, sizeof line, " MB of memory (");
+    n = put_text(line, n, sizeof line, mem.why);
+    if (mem.for_what && mem.named) {
+        snprintf(num, sizeof num, "%zu", mem.named >> 20);
+        n = put_text(line, n, sizeof line, "; ");
+        n = put_text(line, n, sizeof line, num);
+        n = put_text(line, n, sizeof line, " MB of it are held for ");
+        n = put_text(line, n, sizeof line, mem.for_what);
+        n = put_text(line, n, sizeof line, " while it runs");
+    }
+    n = put_text(line, n, sizeof line, ")\n");
+    if (line[n - 1] != '\n')
+        line[n - 1] = '\n'; /* cut: still one line */
+    end_process(line, n);
+}
+
+/* Grows the peak, or ends the process past the limit; then the next count worth a look. */
+static void watch(void)
+{
+    if (mem.used > mem.peak)
+        mem.peak = mem.used;
+    if (mem.limit && mem.used > mem.limit)
+        over_budget();
+    mem.watermark = mem.limit && mem.limit < mem.peak ? mem.limit : mem.peak;
+}
+
+/* n more bytes: past the limit, the end. Counting costs an addition and one comparison: only a count past the peak
+ * or the limit (the watermark) needs a look. */
+static inline void take(size_t n)
+{
+    mem.used += n;
+    if (mem.used < n) { /* a size no memory holds (the sum wrapped) */
+        mem.used = SIZE_MAX;
+        mem.limit ? over_budget() : out_of_memory();
+    }
+    if (mem.used > mem.watermark)
+        watch();
+}
+
+static inline void give(size_t n)
+{
+    mem.used -= n < mem.used ? n : mem.used;
+}
+
+void mem_budget_set(size_t limit, const char *why)
+{
+    mem.limit = limit;
+    snprintf(mem.why, sizeof mem.why, "%s", why ? why : "");
+    watch();
+}
+
+size_t mem_budget_limit(void)
+{
+    return mem.limit;
+}
+
+size_t mem_used(void)
+{
+    return mem.used;
+}
+
+size_t mem_peak(void)
+{
+    return mem.peak;
+}
+
+size_t mem_free(void)
+{
+    if (!mem.limit)
+        return SIZE_MAX;
+    return mem.limit > mem.used ? mem.limit - mem.used : 0;
+}
+
+const char *mem_reading(const char *file)
+{
+    const char *before = mem.reading;
+    mem.reading = file;
+    return before;
+}
+
+void mem_hold(size_t n, const char *for_what)
+{
+    if (for_what)
+        mem.for_what = for_what, mem.named = n;
+    take(n);
+}
+
+void mem_release(size_t n, const char *for_what)
+{
+    if (for_what && for_what == mem.for_what)
+        mem.for_what = NULL, mem.named = 0;
+    give(n);
+}
+
+/* The request is counted before malloc sees it, so a size past the budget is the budget's error, not malloc's;
+ * then what the heap really gave. */
 void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    if (!n)
+        n = 1;
+    take(n);
+    void *p = malloc(n);
     if (!p)
         out_of_memory();
+    take(malloc_usable_size(p) - n);
     return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
-    void *q = realloc(p, n ? n : 1);
+    if (!n)
+        n = 1;
+    size_t old = p ? malloc_usable_size(p) : 0;
+    take(n); /* the old block and the new one may both be there for a moment */
+    void *q = realloc(p, n);
     if (!q)
         out_of_memory();
+    give(old);
+    take(malloc_usable_size(q) - n);
     return q;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        mem.limit ? over_budget() : out_of_memory();
+    size_t total = n * size;
+    if (!total)
+        total = 1;
+    take(total);
+    void *p = calloc(total, 1);
+    if (!p)
+        out_of_memory();
+    take(malloc_usable_size(p) - total);
+    return p;
+}
+
+void xfree(void *p)
+{
+    if (!p)
+        return;
+    give(malloc_usable_size(p));
+    free(p);
 }
 
 char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     return memcpy(xmalloc(n), s, n);
+}
+
+void *mem_lib_malloc(size_t n, void *unused)
+{
+    (void)unused;
+    return xmalloc(n);
+}
+
+void mem_lib_free(void *p, void *unused)
+{
+    (void)unused;
+    xfree(p);
 }
 
 arena *arena_new(void)
@@ -70,9 +270,10 @@ void arena_free(arena *a)
         return;
     for (struct chunk *c = a->head, *next; c; c = next) {
         next = c->next;
+        give(sizeof *c + c->size);
         free(c);
     }
-    free(a);
+    xfree(a);
 }
 
 /* size bytes aligned to align (8 or 16) */
@@ -89,6 +290,7 @@ static void *bump(arena *a, size_t size, size_t align)
             want = 16u * 1024 * 1024;
         if (want < size)
             want = size;
+        take(sizeof *c + want);
         c = malloc(sizeof *c + want);
         if (!c)
             out_of_memory();

@@ -57,7 +57,7 @@ void buf_indent(buf *b, int n)
 
 void buf_free(buf *b)
 {
-    free(b->data);
+    xfree(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }

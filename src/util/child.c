@@ -642,7 +642,7 @@ int child_run_sink(const child_opts *o, child_sink sink, void *ud, buf *err, chi
     if (sup > 0)
         sup_pid = sup, sup_life = life[0];
     sigprocmask(SIG_SETMASK, &old, NULL);
-    free(env);
+    xfree(env);
     close(life[1]), close(po[1]), close(pe[1]);
     if (sup < 0) {
         close(life[0]), close(po[0]), close(pe[0]);

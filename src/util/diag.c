@@ -71,8 +71,8 @@ void diag_reset(void)
     current = &the_error;
     step = NULL;
     for (size_t i = 0; i < nwarnings; i++)
-        free(warnings[i]);
-    free(warnings);
+        xfree(warnings[i]);
+    xfree(warnings);
     warnings = NULL;
     nwarnings = 0;
 }

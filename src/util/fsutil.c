@@ -162,11 +162,13 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
     /* room for the file, its NUL and one byte more: the read that finds the end then needs no bigger buffer (with
      * size + 1 it doubled the allocation just to be told EOF); a file that grows meanwhile still grows it */
     size_t cap = (size_t)st.st_size + 2, n = 0;
+    const char *reading = mem_reading(display); /* the memory budget's error names the file */
     char *data = xmalloc(cap);
+    mem_reading(reading);
     for (;;) {
         if (n + 1 >= cap) {
             if (cap > cmp_limits.max_file_bytes) {
-                free(data);
+                xfree(data);
                 close(fd);
                 return fail(display, 0, "file grew over the limit of %zu bytes (max-file-bytes)", cmp_limits.max_file_bytes);
             }
@@ -177,7 +179,7 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            free(data);
+            xfree(data);
             close(fd);
             return fail(display, 0, "cannot read: %s", strerror(errno));
         }
@@ -194,13 +196,13 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
     const char *nul = memchr(data, 0, n);
     if (nul) {
         int line = line_of(data, (size_t)(nul - data));
-        free(data);
+        xfree(data);
         return fail(display, line, "file contains a NUL byte: not a text file");
     }
     size_t bad = utf8_check((const unsigned char *)data + skip, n - skip);
     if (bad != n - skip) {
         int line = line_of(data, bad + skip);
-        free(data);
+        xfree(data);
         return fail(display, line, "invalid UTF-8 (byte offset %zu)", bad + skip);
     }
     if (skip)

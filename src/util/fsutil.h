@@ -18,6 +18,8 @@ typedef struct limits {
     size_t max_glob_steps;  /* CMP_MAX_GLOB_STEPS: steps of every path glob match of the run together */
     /* a starlark step's script (src/starlark): steps, MB of memory, nested calls, elements of one value */
     size_t starlark_max_steps, starlark_max_memory_mb, starlark_max_depth, starlark_max_len;
+    size_t max_memory_bytes; /* CMP_MAX_MEMORY_MB: the memory budget of the render (util/arena.h); 0: none */
+    const char *memory_why;  /* where that budget comes from and how the operator raises it, for its error */
 } limits;
 
 extern limits cmp_limits;

@@ -128,9 +128,9 @@ int glob_match(const char *pattern, const char *path)
     struct memo m = {pattern, path, strlen(pattern), strlen(path), NULL, false};
     size_t bits = (m.plen + 1) * (m.slen + 1);
     if (strchr(pattern, '*') && bits / (m.slen + 1) == m.plen + 1 && bits < ((size_t)64 << 23))
-        m.seen = calloc(bits / 8 + 1, 1);
+        m.seen = xcalloc(bits / 8 + 1, 1);
     bool ok = match(&m, pattern, path);
-    free(m.seen);
+    xfree(m.seen);
     return m.over ? -1 : ok;
 }
 

@@ -810,7 +810,7 @@ static long first_duplicate(node *const *v, uint32_t len)
     for (uint32_t i = 1; i < len; i++)
         if (k[i].text == k[i - 1].text && (at < 0 || k[i].i < at))
             at = k[i].i;
-    free(k);
+    xfree(k);
     return at;
 }
 
@@ -1190,6 +1190,16 @@ static void on_diag(struct fy_diag *diag, void *user, const char *text, size_t l
 static int load_run(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0,
                     uint32_t *index, unsigned flags, yaml_doc_fn fn, void *ud);
 
+/* libfyaml takes no allocator, so what it allocates during a parse is held against the memory budget (util/arena.h)
+ * up front, as a bound measured on the worst shapes (tests/bench/memory): a token's text, at most 3/2 of the text
+ * given (the escape \L, two bytes, is three), plus about 1.1 KB per level of nesting (a level costs at least a
+ * byte), plus its fixed structures (5 KB). Released when the parser is gone. */
+static size_t fy_reservation(size_t len)
+{
+    size_t levels = (size_t)yaml_limits.max_depth + 1 < len ? (size_t)yaml_limits.max_depth + 1 : len;
+    return len + len / 2 + levels * 1280 + 64 * 1024;
+}
+
 int load_part(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0, uint32_t *index,
               yaml_doc_fn fn, void *ud)
 {
@@ -1237,8 +1247,13 @@ static int load_run(arena *a, strtab *st, const char *file, const char *data, si
      * yaml.v3 (unit flow_indentation_*). Nothing is rewritten, so lines and columns stay the file's. */
     struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_DISABLE_DEPTH_LIMIT | FYPCF_SLOPPY_FLOW_INDENTATION,
                                .diag = diag};
+    const char *reading = mem_reading(file); /* the budget's error names the file */
+    size_t reserved = fy_reservation(len);
+    mem_hold(reserved, NULL);
     struct fy_parser *p = fy_parser_create(&cfg);
     if (!p) {
+        mem_reading(reading);
+        mem_release(reserved, NULL);
         fy_diag_unref(diag);
         return fail(file, 0, "cannot create the YAML parser");
     }
@@ -1344,10 +1359,12 @@ static int load_run(arena *a, strtab *st, const char *file, const char *data, si
             doc_text(&L, last_root)->after = after;
     }
     fy_parser_destroy(p);
+    mem_reading(reading);
+    mem_release(reserved, NULL);
     fy_diag_unref(diag);
-    free(L.frames);
-    free(L.pending);
-    free(L.anchors);
+    xfree(L.frames);
+    xfree(L.pending);
+    xfree(L.anchors);
     return rc;
 }
 

@@ -51,7 +51,7 @@ void yaml_stream_free(yaml_stream *s)
     if (!s)
         return;
     buf_free(&s->text);
-    free(s);
+    xfree(s);
 }
 
 /* Lone "\r": line breaks to the loader too ("\r\n" is one, counted at its "\n"). A piece never ends inside "\r\n". */

@@ -453,9 +453,7 @@ static bool flow_segment(const char *s, size_t n, int style, char *out, size_t *
  * (double quotes) folds to nothing. */
 static bool flow_reads_as(const char *s, size_t n, int style, const char *val, size_t vlen)
 {
-    char *out = malloc(n + 1); /* the value is never longer than its source */
-    if (!out)
-        return false;
+    char *out = xmalloc(n + 1); /* the value is never longer than its source */
     size_t k = 0, i = 0, empty = 0;
     bool esc = false, ok = true, first = true;
     while (ok) {
@@ -479,7 +477,7 @@ static bool flow_reads_as(const char *s, size_t n, int style, const char *val, s
         i = e + 1;
     }
     ok = ok && k == vlen && !memcmp(out, val, k);
-    free(out);
+    xfree(out);
     return ok;
 }
 
@@ -490,9 +488,7 @@ static bool folded_reads_as(const char *s, size_t n, char chomp, const char *val
     size_t trail = 0;
     while (trail < vlen && val[vlen - 1 - trail] == '\n')
         trail++;
-    char *out = malloc(2 * n + vlen + 2);
-    if (!out)
-        return false;
+    char *out = xmalloc(2 * n + vlen + 2);
     size_t k = 0, i = 0, empty = 0;
     int prev = 0; /* 0 none yet, 1 a text line, 2 a more-indented line */
     while (i < n) {
@@ -523,7 +519,7 @@ static bool folded_reads_as(const char *s, size_t n, char chomp, const char *val
             ok = val[k + j] == '\n';
     else
         ok = false;
-    free(out);
+    xfree(out);
     return ok;
 }
 

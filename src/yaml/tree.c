@@ -97,9 +97,9 @@ void strtab_release(strtab *t)
 {
     if (!t)
         return;
-    free(t->slots);
+    xfree(t->slots);
     t->slots = NULL;
-    free(t->keys);
+    xfree(t->keys);
     t->keys = NULL;
 }
 
@@ -116,7 +116,7 @@ static void strtab_grow(strtab *t)
             j = (j + 1) & (cap - 1);
         slots[j] = t->slots[i];
     }
-    free(t->slots);
+    xfree(t->slots);
     t->slots = slots;
     t->cap = cap;
 }
@@ -172,7 +172,7 @@ node *key_shared(strtab *t, const char *text, unsigned facts)
                 j = (j + 1) & (cap - 1);
             keys[j] = t->keys[i];
         }
-        free(t->keys);
+        xfree(t->keys);
         t->keys = keys;
         t->keys_cap = cap;
     }

@@ -1,6 +1,8 @@
-/* The default memory limit of a child follows the sidecar container's own limit (cgroup v2 or v1), so a big chart
- * gets our "ran out of memory" error rather than the kernel's OOM killer; an explicit CMP_CHILD_MAX_MEMORY_MB wins. */
+/* The render's memory budget follows the sidecar container's own limit (cgroup v2 or v1), and a child's memory limit
+ * comes out of it, so a big package or chart gets our error rather than the kernel's OOM killer; the input limits'
+ * defaults follow from the budget; an explicit CMP_MAX_MEMORY_MB or CMP_CHILD_MAX_MEMORY_MB wins. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "argocd/host.h"
@@ -61,32 +63,61 @@ TEST(cgroup_memory_limit_reads_v1_and_v2_files)
     CHECK(directory == -1);
 }
 
-TEST(child_memory_default_is_three_quarters_of_the_container_at_most_1024)
+/* The render's memory budget (CMP_MAX_MEMORY_MB) unset: 3/4 of the container's limit (v2, else v1), whole MB; with no
+ * limit visible, 192 MB, 3/4 of the Components' 256Mi. Set, it wins whatever the container says. */
+TEST(memory_budget_is_three_quarters_of_the_container)
 {
     CHECK(cgroup_dir() == 0);
     const char *none = cgroup_file("none", NULL);
-    long long small = host_child_memory_default(cgroup_file("256Mi", "268435456\n"), none);  /* the Component's */
-    long long big = host_child_memory_default(cgroup_file("4Gi", "4294967296\n"), none);
-    long long v1_only = host_child_memory_default(none, cgroup_file("v1", "536870912\n"));
+    char why[300], why_none[300], why_set[300], why_v1[300];
+    size_t small = host_memory_budget(0, cgroup_file("256Mi", "268435456\n"), none, why, sizeof why); /* the Component's */
+    size_t big = host_memory_budget(0, cgroup_file("4Gi", "4294967296\n"), none, why, sizeof why);
+    size_t v1_only = host_memory_budget(0, none, cgroup_file("v1", "536870912\n"), why_v1, sizeof why_v1);
     /* v2 answers first: "max" there means no limit, whatever a stale v1 path would say */
-    long long v2_max = host_child_memory_default(cgroup_file("max", "max\n"), cgroup_file("v1b", "536870912\n"));
-    long long v1_unlimited = host_child_memory_default(none, cgroup_file("v1u", "9223372036854771712\n"));
-    long long neither = host_child_memory_default(none, none);
-    long long garbage = host_child_memory_default(cgroup_file("junk", "junk\n"), cgroup_file("junk1", "x\n"));
-    long long garbage_v2 = host_child_memory_default(cgroup_file("junk2", "junk\n"), cgroup_file("v1c", "536870912\n"));
-    long long tiny = host_child_memory_default(cgroup_file("tiny", "4096\n"), none); /* never 0, which is no limit */
-    long long edge = host_child_memory_default(cgroup_file("edge", "1431306240\n"), none); /* 1365 MiB: 1023.75 */
+    size_t v2_max = host_memory_budget(0, cgroup_file("max", "max\n"), cgroup_file("v1b", "536870912\n"), why, sizeof why);
+    size_t v1_unlimited = host_memory_budget(0, none, cgroup_file("v1u", "9223372036854771712\n"), why, sizeof why);
+    size_t garbage_v2 = host_memory_budget(0, cgroup_file("junk2", "junk\n"), cgroup_file("v1c", "536870912\n"), why,
+                                           sizeof why);
+    size_t tiny = host_memory_budget(0, cgroup_file("tiny", "4096\n"), none, why, sizeof why); /* never 0: no limit */
+    size_t odd = host_memory_budget(0, cgroup_file("odd", "1431306240\n"), none, why, sizeof why); /* 1023.75 MB */
+    size_t neither = host_memory_budget(0, none, none, why_none, sizeof why_none);
+    size_t set = host_memory_budget(64, cgroup_file("128Mi", "134217728\n"), none, why_set, sizeof why_set);
     fs_remove_tree(dir);
-    CHECK(small == 192);
-    CHECK(big == 1024);
-    CHECK(v1_only == 384);
-    CHECK(v2_max == 1024);
-    CHECK(v1_unlimited == 1024);
-    CHECK(neither == 1024);
-    CHECK(garbage == 1024);
-    CHECK(garbage_v2 == 384);
-    CHECK(tiny == 1);
-    CHECK(edge == 1023);
+    CHECK(small == (size_t)192 << 20);
+    CHECK(big == (size_t)3072 << 20);
+    CHECK(v1_only == (size_t)384 << 20);
+    CHECK(v2_max == (size_t)MEMORY_DEFAULT_MB << 20 && v1_unlimited == v2_max && neither == v2_max);
+    CHECK(garbage_v2 == (size_t)384 << 20);
+    CHECK(tiny == (size_t)1 << 20);
+    CHECK(odd == (size_t)1023 << 20);
+    CHECK(set == (size_t)64 << 20);
+    CHECK(strstr(why_v1, "3/4 of the sidecar container's 512 MiB memory limit") != NULL);
+    CHECK(strstr(why_none, "no container memory limit visible") && strstr(why_none, "CMP_MAX_MEMORY_MB"));
+    CHECK(strstr(why_set, "CMP_MAX_MEMORY_MB=64") != NULL);
+}
+
+/* The input limits' defaults follow from the budget: the worst shape measured fits within them. */
+TEST(input_limits_follow_the_memory_budget)
+{
+    setenv("CMP_MAX_MEMORY_MB", "240", 1);
+    int rc = host_limits_from_env();
+    size_t total = cmp_limits.max_total_bytes, file = cmp_limits.max_file_bytes, budget = cmp_limits.max_memory_bytes;
+    setenv("CMP_MAX_MEMORY_MB", "24000", 1);
+    host_limits_from_env();
+    size_t big_file = cmp_limits.max_file_bytes, big_total = cmp_limits.max_total_bytes;
+    setenv("CMP_MAX_TOTAL_BYTES", "1G", 1); /* a value that is set wins */
+    host_limits_from_env();
+    size_t set_total = cmp_limits.max_total_bytes;
+    setenv("CMP_MAX_MEMORY_MB", "0", 1);
+    int zero = host_limits_from_env();
+    unsetenv("CMP_MAX_MEMORY_MB");
+    unsetenv("CMP_MAX_TOTAL_BYTES");
+    host_limits_from_env();
+    CHECK(rc == 0 && budget == (size_t)240 << 20);
+    CHECK(total == budget / MEMORY_PER_INPUT_BYTE && file == total);
+    CHECK(big_total == ((size_t)24000 << 20) / MEMORY_PER_INPUT_BYTE && big_file == (size_t)64 << 20);
+    CHECK(set_total == (size_t)1 << 30);
+    CHECK(zero == -1); /* at least 1, as every CMP_MAX_* */
 }
 
 TEST(child_memory_explicit_setting_wins)
@@ -95,24 +126,22 @@ TEST(child_memory_explicit_setting_wins)
     setenv("CMP_CHILD_MAX_MEMORY_MB", "2048", 1); /* above any default, container or not */
     host_children_from_env(&h);
     long above = h.child_max_memory_mb;
-    bool above_container = h.child_memory_from_container;
+    bool above_shared = h.child_memory_shared;
     setenv("CMP_CHILD_MAX_MEMORY_MB", "100", 1);
     host_children_from_env(&h);
     long below = h.child_max_memory_mb;
-    bool below_container = h.child_memory_from_container;
+    bool below_shared = h.child_memory_shared;
     setenv("CMP_CHILD_MAX_MEMORY_MB", "0", 1);
     host_children_from_env(&h);
     long unlimited = h.child_max_memory_mb;
-    setenv("CMP_CHILD_MAX_MEMORY_MB", "", 1); /* empty is unset: the default, whatever this machine's cgroup says */
+    bool unlimited_shared = h.child_memory_shared;
+    setenv("CMP_CHILD_MAX_MEMORY_MB", "", 1); /* empty is unset: a share of the render's budget when a child starts */
     host_children_from_env(&h);
-    long empty = h.child_max_memory_mb;
     unsetenv("CMP_CHILD_MAX_MEMORY_MB");
-    long want = host_child_memory_default("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes");
-    CHECK(above == 2048 && !above_container);
-    CHECK(below == 100 && !below_container);
-    CHECK(unlimited == 0);
-    CHECK(empty == want && empty >= 1 && empty <= 1024);
-    CHECK(h.child_memory_from_container == (want < 1024));
+    CHECK(above == 2048 && !above_shared);
+    CHECK(below == 100 && !below_shared);
+    CHECK(unlimited == 0 && !unlimited_shared);
+    CHECK(h.child_memory_shared);
     CHECK(h.child_settings_error == NULL);
 }
 

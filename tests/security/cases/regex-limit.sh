@@ -27,8 +27,12 @@ noecho regex-limit-search-replace-value-not-echoed
 long=$(head -c 300000 /dev/zero | tr '\0' 'a')
 search_pkg '^(a|b)*$' "$long"
 check regex-limit-search-replace-depth-limit 1 'by-value-regex "\^\(a\|b\)\*\$" hit the regex depth limit \(100000 nested'
-# the operator can raise it
-CASE_ENV="CMP_MAX_REGEX_STEPS=100000000" check regex-limit-raised-by-operator 0 'token: replaced'
+# the operator can raise it, and the memory budget with it: pcre2's backtracking frames for 300,000 nested points
+# count against CMP_MAX_MEMORY_MB (more than the default 192 MB)
+CASE_ENV="CMP_MAX_REGEX_STEPS=100000000 CMP_MAX_MEMORY_MB=1024" check regex-limit-raised-by-operator 0 'token: replaced'
+CASE_ENV="CMP_MAX_REGEX_STEPS=100000000 CMP_MAX_MEMORY_MB=64" check regex-limit-frames-count-against-the-budget 1 \
+  'search-replace\): the render needs more than 64 MB of memory \(CMP_MAX_MEMORY_MB=64'
+noecho regex-limit-frames-not-echoed
 
 # an ordinary pattern over the same long value still works, groups and all
 search_pkg '^(a+)$' "$long"
