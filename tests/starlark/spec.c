@@ -56,8 +56,11 @@ static bool re_match(const char *pattern, const char *text)
 static sl_val b_error(sl_vm *vm, sl_val self, int nargs, sl_val *args, int nkw, sl_val *kw, void *data)
 {
     (void)self, (void)nkw, (void)kw, (void)data;
+    const char *msg = nargs ? sl_tostr(vm, args[0]) : "error";
     if (!errors_in_chunk++)
-        snprintf(first_error, sizeof first_error, "%s", nargs ? sl_tostr(vm, args[0]) : "error");
+        snprintf(first_error, sizeof first_error, "%s", msg);
+    /* every failed assertion is reported, not only the first: a file of one chunk still shows each */
+    printf("  assertion %d: %s\n", errors_in_chunk, msg);
     return sl_none();
 }
 
