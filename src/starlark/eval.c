@@ -1274,6 +1274,29 @@ static int exec_block(sl_vm *vm, sl_frame *f, ast **body, int n, sl_val *ret)
     return NORMAL;
 }
 
+int sl_check(sl_vm *vm, const char *name, const char *src, size_t len, bool resolve)
+{
+    sl_catch c;
+    c.outer = vm->catcher;
+    c.iters = vm->niters;
+    c.depth = vm->depth;
+    c.frame = NULL;
+    vm->catcher = &c;
+    vm->file = name;
+    vm->frame = NULL;
+    char here;
+    vm->stack_base = &here;
+    if (setjmp(c.jb)) {
+        vm->catcher = c.outer;
+        return -1;
+    }
+    ast *file = parse_file(vm, src, len);
+    if (resolve)
+        resolve_file(vm, file);
+    vm->catcher = c.outer;
+    return 0;
+}
+
 int sl_exec(sl_vm *vm, const char *name, const char *src, size_t len)
 {
     sl_catch c;

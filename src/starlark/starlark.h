@@ -39,6 +39,9 @@ void sl_add_module(sl_vm *vm, const char *name, sl_val module);
 /* Runs src as file `name`: 0, or -1 with sl_error set. The module's globals are frozen afterwards. */
 int sl_exec(sl_vm *vm, const char *name, const char *src, size_t len);
 const char *sl_error(const sl_vm *vm);
+/* Parses src (and resolves its names when resolve is set) without running it: 0, or -1 with sl_error set. What
+ * go.starlark.net's parser alone reports (its syntax-errors.star) and what the parser's fuzz target drives. */
+int sl_check(sl_vm *vm, const char *name, const char *src, size_t len, bool resolve);
 /* the same without its position: what go.starlark.net's EvalError.Error() gives */
 const char *sl_error_message(const sl_vm *vm);
 /* Runs fn(vm, arg) so that an error of the VM's (a budget running out while values are made outside sl_exec)
