@@ -239,6 +239,14 @@ BUILTIN(dir)
     nargs_exact(vm, "dir", nargs, nkw, 1);
     sl_val x = args[0];
     sl_val l = sl_list(vm, 0);
+    if (TYPE(x) == SL_HOST) {
+        const sl_host_type *ht = AS(sl_host_o, x)->t;
+        const char **names = NULL;
+        int n = ht->attrnames ? ht->attrnames(vm, x, &names) : 0;
+        for (int i = 0; i < n; i++)
+            sl_list_append(vm, l, sl_cstr(vm, names[i]));
+        return l;
+    }
     if (TYPE(x) == SL_STRUCT) {
         sl_struct_o *s = AS(sl_struct_o, x);
         for (int i = 0; i < s->n; i++)

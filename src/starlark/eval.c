@@ -105,6 +105,10 @@ void iter_begin(sl_vm *vm, sl_iter *it, sl_val v)
     case SL_TUPLE:
     case SL_RANGE:
     case SL_ELEMS: break;
+    case SL_HOST:
+        if (AS(sl_host_o, v)->t->next)
+            break;
+        sl_fail(vm, "%s value is not iterable", sl_type_name(v));
     default: sl_fail(vm, "%s value is not iterable", sl_type_name(v));
     }
 }
@@ -113,6 +117,7 @@ bool iter_next(sl_vm *vm, sl_iter *it, sl_val *out)
 {
     sl_val v = it->coll;
     switch (TYPE(v)) {
+    case SL_HOST: return AS(sl_host_o, v)->t->next(vm, v, it->i++, out);
     case SL_LIST:
         if (it->i >= AS(sl_list_o, v)->len)
             return false;
@@ -474,7 +479,12 @@ static bool contains(sl_vm *vm, sl_val x, sl_val y)
         }
         return false;
     }
-    case SL_DICT:
+    case SL_DICT: { /* an unhashable key is simply not in a dict (builtins.star: [] not in {123: ""}) */
+        int tx = TYPE(x);
+        if (tx == SL_LIST || tx == SL_DICT || tx == SL_SET)
+            return false;
+        return dict_find(vm, y, x) != NULL;
+    }
     case SL_SET: return dict_find(vm, y, x) != NULL;
     case SL_STRING:
     case SL_BYTES: {
@@ -642,6 +652,14 @@ sl_val vm_binary(sl_vm *vm, int op, sl_val x, sl_val y)
     case T_GE: return vm_cmp_op(vm, op, x, y) ? TRUE_V : FALSE_V;
     default: break;
     }
+    /* a host's type may define the operator, on either side */
+    if (TYPE(x) == SL_HOST || TYPE(y) == SL_HOST) {
+        bool left = TYPE(x) == SL_HOST;
+        const sl_host_type *ht = AS(sl_host_o, left ? x : y)->t;
+        sl_val r = ht->binary ? ht->binary(vm, opstr(op)[0], x, y, left) : NULL;
+        if (r)
+            return r;
+    }
     sl_fail(vm, "unknown binary op: %s %s %s", sl_type_name(x), opstr(op), sl_type_name(y));
 }
 
@@ -727,12 +745,21 @@ void vm_setindex(sl_vm *vm, sl_val v, sl_val k, sl_val x)
 /* x.name = v: no value of the language has settable fields (a host's type may: sl_host_type.setattr) */
 void vm_setattr(sl_vm *vm, sl_val x, const char *name, sl_val v)
 {
-    (void)v;
+    if (TYPE(x) == SL_HOST && AS(sl_host_o, x)->t->setattr) {
+        AS(sl_host_o, x)->t->setattr(vm, x, name, v);
+        return;
+    }
     sl_fail(vm, "can't assign to .%s field of %s", name, sl_type_name(x));
 }
 
 sl_val vm_getattr(sl_vm *vm, sl_val v, const char *name, bool must)
 {
+    if (TYPE(v) == SL_HOST) {
+        sl_val r = AS(sl_host_o, v)->t->getattr ? AS(sl_host_o, v)->t->getattr(vm, v, name) : NULL;
+        if (r || !must)
+            return r;
+        sl_fail(vm, "%s has no .%s field or method", sl_type_name(v), name);
+    }
     if (TYPE(v) == SL_STRUCT) {
         sl_struct_o *s = AS(sl_struct_o, v);
         for (int i = 0; i < s->n; i++)

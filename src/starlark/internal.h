@@ -44,6 +44,7 @@ typedef struct { struct sl_obj h; const char *ctor; int n; const char **names; s
 typedef struct { struct sl_obj h; sl_val v; } sl_cell_o;
 /* s.elems(), s.elem_ords(), s.codepoints(), s.codepoint_ords() */
 typedef struct { struct sl_obj h; sl_val s; int kind; } sl_elems_o;
+typedef struct { struct sl_obj h; const sl_host_type *t; void *data; } sl_host_o;
 
 #define AS(T, v) ((T *)(v))
 

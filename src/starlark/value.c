@@ -148,6 +148,18 @@ sl_val sl_module_value(sl_vm *vm, const char *name, int n, const char *const *na
     return m;
 }
 
+sl_val sl_host_new(sl_vm *vm, const sl_host_type *type, void *data)
+{
+    sl_host_o *o = vm_alloc(vm, sizeof *o);
+    o->h.type = SL_HOST;
+    o->t = type;
+    o->data = data;
+    return (sl_val)o;
+}
+
+void *sl_host_data(sl_val v) { return TYPE(v) == SL_HOST ? AS(sl_host_o, v)->data : NULL; }
+bool sl_frozen(sl_val v) { return IS_SMALL(v) || v->frozen; }
+
 enum sl_type sl_type_of(sl_val v) { return (enum sl_type)TYPE(v); }
 
 const char *sl_type_name(sl_val v)
@@ -167,6 +179,7 @@ const char *sl_type_name(sl_val v)
     case SL_BUILTIN: return AS(sl_builtin_o, v)->self ? "builtin_function_or_method" : "builtin_function_or_method";
     case SL_RANGE: return "range";
     case SL_STRUCT: return v->flags ? "module" : "struct";
+    case SL_HOST: return AS(sl_host_o, v)->t->name;
     case SL_ELEMS: {
         /* go.starlark.net's type names: elem_ords() is a string.elems too, codepoint_ords() a string.codepoints */
         static const char *const k[] = {"string.elems", "string.elems", "string.codepoints", "string.codepoints",
@@ -338,6 +351,10 @@ uint32_t vm_hash(sl_vm *vm, sl_val v)
             h = (h ^ vm_hash(vm, s->vals[i])) * 1000003;
         return (uint32_t)(h ^ (h >> 32));
     }
+    case SL_HOST:
+        if (AS(sl_host_o, v)->t->hashable)
+            return AS(sl_host_o, v)->t->hash;
+        sl_fail(vm, "unhashable type: %s", sl_type_name(v));
     case SL_LIST:
     case SL_DICT:
     case SL_SET: sl_fail(vm, "unhashable type: %s", sl_type_name(v));
@@ -701,6 +718,7 @@ static void repr_depth(sl_vm *vm, sbuf *b, sl_val v, int depth)
         sb_adds(b, k[e->kind]);
         return;
     }
+    case SL_HOST: sb_adds(b, AS(sl_host_o, v)->t->name); return;
     default: sb_adds(b, "<value>");
     }
 }
@@ -741,6 +759,10 @@ void sl_freeze(sl_val v)
         return;
     v->frozen = 1;
     switch (TYPE(v)) {
+    case SL_HOST:
+        if (AS(sl_host_o, v)->t->freeze)
+            AS(sl_host_o, v)->t->freeze(v);
+        break;
     case SL_LIST:
         for (size_t i = 0; i < AS(sl_list_o, v)->len; i++)
             sl_freeze(AS(sl_list_o, v)->v[i]);
