@@ -23,8 +23,12 @@ void unpack(sl_vm *vm, const char *fn, int nargs, sl_val *args, int nkw, sl_val 
         for (i = 0; i < nout; i++)
             if (names && names[i] && !strcmp(names[i], name))
                 break;
-        if (i == nout)
+        if (i == nout) {
+            const char *near = names ? sl_nearest(name, names, nout) : NULL;
+            if (near)
+                sl_fail(vm, "%s: unexpected keyword argument %s (did you mean %s?)", fn, name, near);
             sl_fail(vm, "%s: unexpected keyword argument %s", fn, name);
+        }
         if (out[i])
             sl_fail(vm, "%s: got multiple values for keyword argument %s", fn, name);
         out[i] = kw[2 * k + 1];
@@ -127,9 +131,9 @@ BUILTIN(bytes)
     if (TYPE(x) == SL_BYTES)
         return x;
     if (TYPE(x) == SL_STRING) {
-        /* invalid UTF-8 is kept as it is */
+        /* each byte of invalid UTF-8 becomes U+FFFD, as the spec says */
         sl_str_o *s = AS(sl_str_o, x);
-        return mk_str(vm, s->s, s->len, true);
+        return utf8_sanitized(vm, s->s, s->len, true);
     }
     if (TYPE(x) == SL_LIST || TYPE(x) == SL_TUPLE || TYPE(x) == SL_RANGE || TYPE(x) == SL_ELEMS || TYPE(x) == SL_SET ||
         TYPE(x) == SL_DICT) {
@@ -197,8 +201,18 @@ static void dict_update(sl_vm *vm, const char *fn, sl_val d, int nargs, sl_val *
             iter_end(vm, &it);
         }
     }
+    size_t before = AS(sl_dict_o, d)->len;
     for (int k = 0; k < nkw; k++)
         dict_put(vm, d, kw[2 * k], kw[2 * k + 1]);
+    /* fewer new entries than keywords: a keyword came twice (dict(a=1, **{"a": 2})), or only overwrote a key */
+    if (AS(sl_dict_o, d)->len < before + (size_t)nkw) {
+        sl_val seen = mk_dict(vm, SL_SET);
+        for (int k = 0; k < nkw; k++) {
+            if (dict_find(vm, seen, kw[2 * k]))
+                sl_fail(vm, "%s: duplicate keyword arg: %s", fn, sl_repr(vm, kw[2 * k]));
+            dict_put(vm, seen, kw[2 * k], NONE);
+        }
+    }
 }
 
 BUILTIN(dict)
@@ -225,6 +239,14 @@ BUILTIN(dir)
     nargs_exact(vm, "dir", nargs, nkw, 1);
     sl_val x = args[0];
     sl_val l = sl_list(vm, 0);
+    if (TYPE(x) == SL_HOST) {
+        const sl_host_type *ht = AS(sl_host_o, x)->t;
+        const char **names = NULL;
+        int n = ht->attrnames ? ht->attrnames(vm, x, &names) : 0;
+        for (int i = 0; i < n; i++)
+            sl_list_append(vm, l, sl_cstr(vm, names[i]));
+        return l;
+    }
     if (TYPE(x) == SL_STRUCT) {
         sl_struct_o *s = AS(sl_struct_o, x);
         for (int i = 0; i < s->n; i++)
@@ -377,9 +399,12 @@ BUILTIN(hash)
     /* Java's String.hashCode over the UTF-16 code units (strings) or the bytes: the same on every run */
     sl_str_o *s = AS(sl_str_o, x);
     uint32_t h = 0;
-    if (TYPE(x) == SL_BYTES) {
+    if (TYPE(x) == SL_BYTES) { /* bytes: 32-bit FNV-1a, unsigned (bytes.star) */
+        h = 2166136261u;
         for (size_t i = 0; i < s->len; i++)
-            h = 31 * h + (unsigned char)s->s[i];
+            h = (h ^ (unsigned char)s->s[i]) * 16777619u;
+        vm_steps(vm, s->len / 64);
+        return sl_int(vm, (int64_t)h);
     } else {
         for (size_t i = 0; i < s->len;) {
             uint32_t cp;
@@ -434,10 +459,10 @@ static sl_val parse_int_text(sl_vm *vm, sl_val x, int64_t base, bool base_given)
     if (!ok)
         goto bad;
     return sign < 0 ? int_neg(vm, v) : v;
-bad:
+bad: /* the text as it is, unquoted, as go.starlark.net words it (int.star); stderr escapes what needs it */
     if (base_given)
-        sl_fail(vm, "int: invalid literal with base %lld: %s", (long long)base, sl_repr(vm, x));
-    sl_fail(vm, "int: invalid literal with base 10: %s", sl_repr(vm, x));
+        sl_fail(vm, "int: invalid literal with base %lld: %.*s", (long long)base, (int)(n > 200 ? 200 : n), s);
+    sl_fail(vm, "int: invalid literal with base 10: %.*s", (int)(n > 200 ? 200 : n), s);
 }
 
 BUILTIN(int)
@@ -445,9 +470,7 @@ BUILTIN(int)
     UNUSED;
     static const char *const names[] = {"x", "base"};
     sl_val a[2];
-    unpack(vm, "int", nargs, args, nkw, kw, 0, names, a, 2);
-    if (!a[0])
-        return MK_SMALL(0);
+    unpack(vm, "int", nargs, args, nkw, kw, 1, names, a, 2); /* int() is an error in go.starlark.net */
     sl_val x = a[0];
     if (a[1]) {
         if (TYPE(x) != SL_STRING)
@@ -486,6 +509,10 @@ BUILTIN(len)
     case SL_DICT:
     case SL_SET: return sl_int(vm, (int64_t)sl_len(x));
     case SL_RANGE: return sl_int(vm, AS(sl_range_o, x)->len);
+    case SL_ELEMS: /* elems() and elem_ords() have a length (one per byte); codepoints do not (string.star) */
+        if (AS(sl_elems_o, x)->kind != 2 && AS(sl_elems_o, x)->kind != 3)
+            return sl_int(vm, (int64_t)AS(sl_str_o, AS(sl_elems_o, x)->s)->len);
+        sl_fail(vm, "len: value of type %s has no len", sl_type_name(x));
     default: sl_fail(vm, "len: value of type %s has no len", sl_type_name(x));
     }
 }
@@ -509,8 +536,12 @@ static sl_val minmax(sl_vm *vm, const char *fn, int nargs, sl_val *args, int nkw
 {
     sl_val key = NULL;
     for (int k = 0; k < nkw; k++) {
-        if (strcmp(sl_str_data(kw[2 * k], NULL), "key"))
-            sl_fail(vm, "%s: unexpected keyword argument %s", fn, sl_str_data(kw[2 * k], NULL));
+        if (strcmp(sl_str_data(kw[2 * k], NULL), "key")) {
+            static const char *const names[] = {"key"};
+            const char *near = sl_nearest(sl_str_data(kw[2 * k], NULL), names, 1);
+            sl_fail(vm, "%s: unexpected keyword argument %s%s%s%s", fn, sl_str_data(kw[2 * k], NULL),
+                    near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+        }
         key = kw[2 * k + 1];
     }
     if (key == NONE)
@@ -800,6 +831,18 @@ static sl_builtin_o universe[] = {
 };
 
 void universe_init(void) {}
+
+/* the universe's names, for "did you mean" (spell.c) */
+int universe_names(const char **out, int cap)
+{
+    static const char *const consts[] = {"None", "True", "False"};
+    int n = 0;
+    for (size_t i = 0; i < 3 && n < cap; i++)
+        out[n++] = consts[i];
+    for (size_t i = 0; i < sizeof universe / sizeof *universe && n < cap; i++)
+        out[n++] = universe[i].name;
+    return n;
+}
 
 sl_val universe_lookup(const char *name)
 {

@@ -105,6 +105,10 @@ void iter_begin(sl_vm *vm, sl_iter *it, sl_val v)
     case SL_TUPLE:
     case SL_RANGE:
     case SL_ELEMS: break;
+    case SL_HOST:
+        if (AS(sl_host_o, v)->t->next)
+            break;
+        sl_fail(vm, "%s value is not iterable", sl_type_name(v));
     default: sl_fail(vm, "%s value is not iterable", sl_type_name(v));
     }
 }
@@ -113,6 +117,7 @@ bool iter_next(sl_vm *vm, sl_iter *it, sl_val *out)
 {
     sl_val v = it->coll;
     switch (TYPE(v)) {
+    case SL_HOST: return AS(sl_host_o, v)->t->next(vm, v, it->i++, out);
     case SL_LIST:
         if (it->i >= AS(sl_list_o, v)->len)
             return false;
@@ -293,10 +298,15 @@ static sl_val exec_function(sl_vm *vm, sl_func_o *fn, int nargs, sl_val *args, i
             locals[i] = kw[2 * k + 1];
             continue;
         }
-        if (!kwdict)
+        if (!kwdict) {
+            const char *near = sl_nearest(name, fi->localnames, named);
+            if (near)
+                sl_fail(vm, "function %s got an unexpected keyword argument \"%s\" (did you mean %s?)", fi->name, name,
+                        near);
             sl_fail(vm, "function %s got an unexpected keyword argument \"%s\"", fi->name, name);
+        }
         if (dict_find(vm, kwdict, kw[2 * k]))
-            sl_fail(vm, "function %s got multiple values for keyword argument \"%s\"", fi->name, name);
+            sl_fail(vm, "function %s got multiple values for parameter \"%s\"", fi->name, name);
         dict_put(vm, kwdict, kw[2 * k], kw[2 * k + 1]);
     }
     /* defaults and what is missing */
@@ -394,12 +404,16 @@ static const char *opstr(int op)
 static sl_val repeat(sl_vm *vm, sl_val seq, sl_val count)
 {
     int64_t n;
-    if (!sl_as_int64(count, &n))
+    /* go.starlark.net's two refusals first (tuple.star): a count beyond int32, a result beyond 2^30 elements;
+     * the operator's CMP_STARLARK_MAX_LEN then holds below that */
+    if (!sl_as_int64(count, &n) || n > INT32_MAX || n < INT32_MIN)
         sl_fail(vm, "repeat count %s too large", sl_repr(vm, count));
     if (n < 0)
         n = 0;
     int t = TYPE(seq);
     size_t len = t == SL_LIST ? AS(sl_list_o, seq)->len : t == SL_TUPLE ? AS(sl_tuple_o, seq)->len : AS(sl_str_o, seq)->len;
+    if (len && (uint64_t)n > ((uint64_t)1 << 30) / len)
+        sl_fail(vm, "excessive repeat (%zu * %lld elements)", len, (long long)n);
     if (len && (uint64_t)n > vm->lim.max_len / len)
         vm_check_len(vm, (uint64_t)n > UINT64_MAX / len ? UINT64_MAX : (uint64_t)n * len,
                      t == SL_STRING ? "a string" : t == SL_BYTES ? "bytes" : t == SL_LIST ? "a list" : "a tuple");
@@ -465,7 +479,12 @@ static bool contains(sl_vm *vm, sl_val x, sl_val y)
         }
         return false;
     }
-    case SL_DICT:
+    case SL_DICT: { /* an unhashable key is simply not in a dict (builtins.star: [] not in {123: ""}) */
+        int tx = TYPE(x);
+        if (tx == SL_LIST || tx == SL_DICT || tx == SL_SET)
+            return false;
+        return dict_find(vm, y, x) != NULL;
+    }
     case SL_SET: return dict_find(vm, y, x) != NULL;
     case SL_STRING:
     case SL_BYTES: {
@@ -477,7 +496,8 @@ static bool contains(sl_vm *vm, sl_val x, sl_val y)
             return memchr(s->s, (int)b, s->len) != NULL;
         }
         if (TYPE(x) != TYPE(y))
-            sl_fail(vm, "'in <%s>' requires %s as left operand, not %s", sl_type_name(y), sl_type_name(y), sl_type_name(x));
+            sl_fail(vm, "'in <%s>' requires %s as left operand, not %s", sl_type_name(y),
+                    TYPE(y) == SL_BYTES ? "bytes or int" : "string", sl_type_name(x));
         sl_str_o *sub = AS(sl_str_o, x);
         vm_steps(vm, s->len / 16);
         if (!sub->len)
@@ -578,7 +598,7 @@ sl_val vm_binary(sl_vm *vm, int op, sl_val x, sl_val y)
         if (is_num(x) && is_num(y)) {
             double b = to_float(vm, y);
             if (b == 0)
-                sl_fail(vm, "floating-point division by zero");
+                sl_fail(vm, "floored division by zero");
             return sl_float(vm, floor(to_float(vm, x) / b));
         }
         break;
@@ -632,6 +652,14 @@ sl_val vm_binary(sl_vm *vm, int op, sl_val x, sl_val y)
     case T_GE: return vm_cmp_op(vm, op, x, y) ? TRUE_V : FALSE_V;
     default: break;
     }
+    /* a host's type may define the operator, on either side */
+    if (TYPE(x) == SL_HOST || TYPE(y) == SL_HOST) {
+        bool left = TYPE(x) == SL_HOST;
+        const sl_host_type *ht = AS(sl_host_o, left ? x : y)->t;
+        sl_val r = ht->binary ? ht->binary(vm, opstr(op)[0], x, y, left) : NULL;
+        if (r)
+            return r;
+    }
     sl_fail(vm, "unknown binary op: %s %s %s", sl_type_name(x), opstr(op), sl_type_name(y));
 }
 
@@ -665,7 +693,7 @@ sl_val vm_index(sl_vm *vm, sl_val v, sl_val k)
     }
     case SL_BYTES: {
         sl_str_o *s = AS(sl_str_o, v);
-        return MK_SMALL((unsigned char)s->s[index_of(vm, k, (int64_t)s->len, "bytes")]);
+        return mk_str(vm, s->s + index_of(vm, k, (int64_t)s->len, "bytes"), 1, true); /* a bytes of one */
     }
     case SL_RANGE: {
         sl_range_o *r = AS(sl_range_o, v);
@@ -677,8 +705,17 @@ sl_val vm_index(sl_vm *vm, sl_val v, sl_val k)
             sl_fail(vm, "key %s not in dict", sl_repr(vm, k));
         return e->v;
     }
-    default: sl_fail(vm, "unhandled index operation %s[%s]", sl_type_name(v), sl_type_name(k));
+    case SL_ELEMS: { /* elems() and elem_ords() are indexable, by byte; codepoints are not (string.star) */
+        sl_elems_o *el = AS(sl_elems_o, v);
+        if (el->kind == 2 || el->kind == 3)
+            break;
+        sl_str_o *s = AS(sl_str_o, el->s);
+        unsigned char c = (unsigned char)s->s[index_of(vm, k, (int64_t)s->len, sl_type_name(v))];
+        return el->kind == 0 ? mk_str(vm, (const char *)&c, 1, false) : MK_SMALL(c);
     }
+    default: break;
+    }
+    sl_fail(vm, "unhandled index operation %s[%s]", sl_type_name(v), sl_type_name(k));
 }
 
 void vm_setindex(sl_vm *vm, sl_val v, sl_val k, sl_val x)
@@ -705,8 +742,24 @@ void vm_setindex(sl_vm *vm, sl_val v, sl_val k, sl_val x)
     }
 }
 
+/* x.name = v: no value of the language has settable fields (a host's type may: sl_host_type.setattr) */
+void vm_setattr(sl_vm *vm, sl_val x, const char *name, sl_val v)
+{
+    if (TYPE(x) == SL_HOST && AS(sl_host_o, x)->t->setattr) {
+        AS(sl_host_o, x)->t->setattr(vm, x, name, v);
+        return;
+    }
+    sl_fail(vm, "can't assign to .%s field of %s", name, sl_type_name(x));
+}
+
 sl_val vm_getattr(sl_vm *vm, sl_val v, const char *name, bool must)
 {
+    if (TYPE(v) == SL_HOST) {
+        sl_val r = AS(sl_host_o, v)->t->getattr ? AS(sl_host_o, v)->t->getattr(vm, v, name) : NULL;
+        if (r || !must)
+            return r;
+        sl_fail(vm, "%s has no .%s field or method", sl_type_name(v), name);
+    }
     if (TYPE(v) == SL_STRUCT) {
         sl_struct_o *s = AS(sl_struct_o, v);
         for (int i = 0; i < s->n; i++)
@@ -714,14 +767,21 @@ sl_val vm_getattr(sl_vm *vm, sl_val v, const char *name, bool must)
                 return s->vals[i];
         if (!must)
             return NULL;
+        const char *near = sl_nearest(name, s->names, s->n);
         if (v->flags & 1)
-            sl_fail(vm, "module has no .%s field or method", name);
-        sl_fail(vm, "%s struct has no .%s attribute", s->ctor, name);
+            sl_fail(vm, "module has no .%s field or method%s%s%s", name, near ? " (did you mean ." : "", near ? near : "",
+                    near ? "?)" : "");
+        sl_fail(vm, "%s struct has no .%s attribute%s%s%s", s->ctor, name, near ? " (did you mean ." : "",
+                near ? near : "", near ? "?)" : "");
     }
     sl_val m = method_lookup(vm, v, name);
     if (m || !must)
         return m;
-    sl_fail(vm, "%s has no .%s field or method", sl_type_name(v), name);
+    int nm;
+    const char **mn = method_names(v, &nm);
+    const char *near = sl_nearest(name, mn, nm);
+    sl_fail(vm, "%s has no .%s field or method%s%s%s", sl_type_name(v), name, near ? " (did you mean ." : "",
+            near ? near : "", near ? "?)" : "");
 }
 
 static sl_val slice(sl_vm *vm, sl_val v, sl_val lo, sl_val hi, sl_val st)
@@ -905,14 +965,9 @@ static sl_val call_expr(sl_vm *vm, sl_frame *f, ast *e)
             args[nargs++] = eval(vm, f, a);
         }
     }
-    /* duplicate keywords in one call */
-    for (int i = 1; i < nkw; i++)
-        for (int j = 0; j < i; j++)
-            if (vm_equal(vm, kw[2 * i], kw[2 * j])) {
-                f->pos = e;
-                sl_fail(vm, "%s got multiple values for keyword argument \"%s\"",
-                        TYPE(fn) == SL_FUNCTION ? AS(sl_func_o, fn)->fi->name : "function", sl_str_data(kw[2 * i], NULL));
-            }
+    /* a keyword given twice (f(x=1, **{"x": 2})) is the callee's to report, in its words, as go.starlark.net does:
+     * a def's "multiple values for parameter", unpack's "got multiple values for keyword argument", dict's
+     * "duplicate keyword arg" (the resolver refuses a name written twice) */
     f->pos = e;
     return sl_call(vm, fn, nargs, args, nkw, kw);
 }
@@ -1063,7 +1118,8 @@ static void assign(sl_vm *vm, sl_frame *f, ast *t, sl_val v)
     case E_DOT: {
         sl_val x = eval(vm, f, t->a);
         f->pos = t;
-        sl_fail(vm, "cannot set .%s field of %s value", t->name, sl_type_name(x));
+        vm_setattr(vm, x, t->name, v);
+        return;
     }
     default: f->pos = t; sl_fail(vm, "cannot assign to this expression");
     }
@@ -1085,6 +1141,30 @@ static void list_extend(sl_vm *vm, sl_val l, sl_val v)
         sl_list_append(vm, l, copy[i]);
 }
 
+/* x op= y, as go.starlark.net does it: list += iterable extends the list and dict |= dict updates the dict in
+ * place (an alias sees it); anything else is x op y. The result is then stored back in every case, so a list
+ * inside a tuple is extended and then the tuple refuses the store, as there. */
+static sl_val inplace(sl_vm *vm, int op, sl_val x, sl_val y)
+{
+    int ty = TYPE(y);
+    if (op == T_PLUS && TYPE(x) == SL_LIST &&
+        (ty == SL_LIST || ty == SL_TUPLE || ty == SL_DICT || ty == SL_SET || ty == SL_RANGE || ty == SL_ELEMS)) {
+        check_mutable(vm, x, "apply += to");
+        list_extend(vm, x, y);
+        return x;
+    }
+    if (op == T_PIPE && TYPE(x) == SL_DICT && ty == SL_DICT) {
+        check_mutable(vm, x, "apply |= to");
+        sl_dict_o *d = AS(sl_dict_o, y);
+        vm_steps(vm, d->len / 16);
+        for (size_t i = 0; i < d->n; i++)
+            if (d->e[i].k)
+                dict_put(vm, x, d->e[i].k, d->e[i].v);
+        return x;
+    }
+    return vm_binary(vm, op, x, y);
+}
+
 static void aug_assign(sl_vm *vm, sl_frame *f, ast *s)
 {
     ast *t = s->a;
@@ -1094,11 +1174,7 @@ static void aug_assign(sl_vm *vm, sl_frame *f, ast *s)
         sl_val x = read_ident(vm, f, t);
         sl_val y = eval(vm, f, s->b);
         f->pos = s;
-        if (s->op == T_PLUS && TYPE(x) == SL_LIST) {
-            list_extend(vm, x, y);
-            return;
-        }
-        assign(vm, f, t, vm_binary(vm, s->op, x, y));
+        assign(vm, f, t, inplace(vm, s->op, x, y));
         return;
     }
     if (t->kind == E_INDEX) {
@@ -1108,11 +1184,7 @@ static void aug_assign(sl_vm *vm, sl_frame *f, ast *s)
         sl_val x = vm_index(vm, obj, k);
         sl_val y = eval(vm, f, s->b);
         f->pos = s;
-        if (s->op == T_PLUS && TYPE(x) == SL_LIST) {
-            list_extend(vm, x, y);
-            return;
-        }
-        sl_val r = vm_binary(vm, s->op, x, y);
+        sl_val r = inplace(vm, s->op, x, y);
         vm_setindex(vm, obj, k, r);
         return;
     }
@@ -1122,11 +1194,10 @@ static void aug_assign(sl_vm *vm, sl_frame *f, ast *s)
         sl_val x = vm_getattr(vm, obj, t->name, true);
         sl_val y = eval(vm, f, s->b);
         f->pos = s;
-        if (s->op == T_PLUS && TYPE(x) == SL_LIST) {
-            list_extend(vm, x, y);
-            return;
-        }
-        sl_fail(vm, "cannot set .%s field of %s value", t->name, sl_type_name(obj));
+        sl_val r = inplace(vm, s->op, x, y);
+        f->pos = t;
+        vm_setattr(vm, obj, t->name, r);
+        return;
     }
     f->pos = s;
     sl_fail(vm, "cannot assign to this expression");
@@ -1200,16 +1271,26 @@ static int exec_block(sl_vm *vm, sl_frame *f, ast **body, int n, sl_val *ret)
             for (int j = 0; j < vm->nmods; j++)
                 if (!strcmp(vm->mods[j].name, name))
                     m = vm->mods[j].v;
-            if (!m)
+            if (!m) {
+                /* the modules there are, so that the author sees what to load instead */
+                sbuf have;
+                sb_init(&have, vm);
+                for (int j = 0; j < vm->nmods; j++)
+                    sb_printf(&have, "%s%s", j ? ", " : "", vm->mods[j].name);
                 sl_fail(vm, "cannot load %s: no such module (this build offers %s)", name,
-                        vm->nmods ? "only the modules its README lists" : "none");
+                        vm->nmods ? have.s : "none");
+            }
             for (int j = 0; j < s->n; j++) {
                 ast *b = s->list[j];
                 const char *orig = sl_str_data(b->val, NULL);
                 f->pos = b;
                 sl_val v = vm_getattr(vm, m, orig, false);
-                if (!v)
-                    sl_fail(vm, "load: name %s not found in module %s", orig, name);
+                if (!v) {
+                    const char *near = TYPE(m) == SL_STRUCT ? sl_nearest(orig, AS(sl_struct_o, m)->names,
+                                                                         AS(sl_struct_o, m)->n) : NULL;
+                    sl_fail(vm, "load: name %s not found in module %s%s%s%s", orig, name,
+                            near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+                }
                 f->mod->globals[b->index] = v;
             }
             break;
@@ -1218,6 +1299,29 @@ static int exec_block(sl_vm *vm, sl_frame *f, ast **body, int n, sl_val *ret)
         }
     }
     return NORMAL;
+}
+
+int sl_check(sl_vm *vm, const char *name, const char *src, size_t len, bool resolve)
+{
+    sl_catch c;
+    c.outer = vm->catcher;
+    c.iters = vm->niters;
+    c.depth = vm->depth;
+    c.frame = NULL;
+    vm->catcher = &c;
+    vm->file = name;
+    vm->frame = NULL;
+    char here;
+    vm->stack_base = &here;
+    if (setjmp(c.jb)) {
+        vm->catcher = c.outer;
+        return -1;
+    }
+    ast *file = parse_file(vm, src, len);
+    if (resolve)
+        resolve_file(vm, file);
+    vm->catcher = c.outer;
+    return 0;
 }
 
 int sl_exec(sl_vm *vm, const char *name, const char *src, size_t len)

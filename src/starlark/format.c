@@ -95,9 +95,11 @@ static void fmt_conv(sl_vm *vm, sbuf *b, char c, sl_val v)
         if (TYPE(v) == SL_FLOAT) {
             double d = AS(sl_float_o, v)->d;
             if (!isfinite(d))
-                sl_fail(vm, "cannot convert float %s to integer", sl_repr(vm, v));
+                sl_fail(vm, "cannot convert float %s to integer", isnan(d) ? "NaN" : "infinity");
             i = int_from_double(vm, d);
-        } else if (TYPE(v) != SL_INT)
+        } else if (TYPE(v) == SL_BOOL) /* a bool is no int here (int.star) */
+            sl_fail(vm, "%%%c format: cannot convert bool to int", c);
+        else if (TYPE(v) != SL_INT)
             sl_fail(vm, "%%%c format requires integer: %s", c, sl_type_name(v));
         int_format(vm, b, i, c == 'o' ? 8 : (c == 'x' || c == 'X') ? 16 : 10, c == 'X');
         return;

@@ -44,6 +44,7 @@ typedef struct { struct sl_obj h; const char *ctor; int n; const char **names; s
 typedef struct { struct sl_obj h; sl_val v; } sl_cell_o;
 /* s.elems(), s.elem_ords(), s.codepoints(), s.codepoint_ords() */
 typedef struct { struct sl_obj h; sl_val s; int kind; } sl_elems_o;
+typedef struct { struct sl_obj h; const sl_host_type *t; void *data; } sl_host_o;
 
 #define AS(T, v) ((T *)(v))
 
@@ -226,6 +227,7 @@ bool vm_cmp_op(sl_vm *vm, int op, sl_val a, sl_val b);
 void vm_repr(sl_vm *vm, sbuf *b, sl_val v);
 void vm_str(sl_vm *vm, sbuf *b, sl_val v);
 void check_mutable(sl_vm *vm, sl_val v, const char *what);
+void check_mutable_in(sl_vm *vm, sl_val v, const char *fn, const char *what); /* "fn: cannot ..." */
 
 /* dicts and sets (dict.c) */
 sl_val mk_dict(sl_vm *vm, int type);
@@ -245,11 +247,13 @@ sl_val *iter_all(sl_vm *vm, sl_val v, size_t *n);
 /* evaluation (eval.c) */
 sl_val vm_binary(sl_vm *vm, int op, sl_val a, sl_val b);
 sl_val vm_getattr(sl_vm *vm, sl_val v, const char *name, bool must);
+void vm_setattr(sl_vm *vm, sl_val v, const char *name, sl_val x);
 sl_val vm_index(sl_vm *vm, sl_val v, sl_val k);
 void vm_setindex(sl_vm *vm, sl_val v, sl_val k, sl_val x);
 
 /* builtins and methods (builtins.c, methods.c) */
 sl_val universe_lookup(const char *name);
+int universe_names(const char **out, int cap);
 void universe_init(void);
 sl_val method_lookup(sl_vm *vm, sl_val v, const char *name);
 const char **method_names(sl_val v, int *n);
@@ -273,7 +277,11 @@ sl_module *resolve_file(sl_vm *vm, ast *file);
 /* substring search; each candidate position it compares costs steps, so no search outlives the budget */
 const char *sl_find(sl_vm *vm, const char *hay, size_t n, const char *needle, size_t m);
 
+/* the nearest of n names to x for a "did you mean" (spell.c), or NULL */
+const char *sl_nearest(const char *x, const char *const *cands, int n);
+
 /* utf-8 */
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 int utf8_encode(uint32_t cp, char *out);
+sl_val utf8_sanitized(sl_vm *vm, const char *s, size_t n, bool bytes);
 #endif

@@ -333,7 +333,7 @@ token *lex_file(sl_vm *vm, const char *src, size_t len, size_t *ntok)
         if (c == '\n') {
             if (lx->depth == 0 && lx->n && lx->toks[lx->n - 1].kind != T_NEWLINE &&
                 lx->toks[lx->n - 1].kind != T_INDENT && lx->toks[lx->n - 1].kind != T_OUTDENT)
-                emit(lx, T_NEWLINE, p, 0, line, c0, NULL);
+                emit(lx, T_NEWLINE, p, 1, line, c0, NULL);
             lx->p++;
             lx->line++;
             lx->linestart = lx->p;
@@ -393,12 +393,16 @@ token *lex_file(sl_vm *vm, const char *src, size_t len, size_t *ntok)
             if (lx->depth > 200)
                 vm_fail_at(vm, line, c0, "brackets nested more than 200 deep");
         }
-        if ((kind == T_RPAREN || kind == T_RBRACK || kind == T_RBRACE) && lx->depth > 0)
+        if (kind == T_RPAREN || kind == T_RBRACK || kind == T_RBRACE) {
+            if (lx->depth == 0) /* go.starlark.net's scanner words it so (syntax-errors.star) */
+                vm_fail_at(vm, line, c0, "unexpected '%c'", *p);
             lx->depth--;
+        }
         lx->p += n;
         emit(lx, kind, p, n, line, c0, NULL);
     }
-    if (lx->n && lx->toks[lx->n - 1].kind != T_NEWLINE && lx->toks[lx->n - 1].kind != T_OUTDENT &&
+    /* the last line's end, unless a bracket is still open: then the parser meets the end of file (syntax-errors) */
+    if (lx->depth == 0 && lx->n && lx->toks[lx->n - 1].kind != T_NEWLINE && lx->toks[lx->n - 1].kind != T_OUTDENT &&
         lx->toks[lx->n - 1].kind != T_INDENT)
         emit(lx, T_NEWLINE, lx->p, 0, lx->line, col(lx, lx->p), NULL);
     while (lx->nindent > 1) {

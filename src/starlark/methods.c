@@ -60,8 +60,7 @@ METHOD(d_clear)
 {
     UNUSED;
     unpack(vm, "clear", nargs, args, nkw, kw, 0, NULL, NULL, 0);
-    if (AS(sl_dict_o, self)->len)
-        check_mutable(vm, self, "clear");
+    check_mutable_in(vm, self, "clear", "clear"); /* go.starlark.net: even when empty (dict.star) */
     dict_clear(vm, self);
     return NONE;
 }
@@ -70,8 +69,9 @@ METHOD(d_get)
 {
     UNUSED;
     sl_val a[2];
-    static const char *const names[] = {"key", "default"};
-    unpack(vm, "get", nargs, args, nkw, kw, 1, names, a, 2);
+    if (nkw) /* positional only, as go.starlark.net's (misc.star) */
+        sl_fail(vm, "get: unexpected keyword arguments");
+    unpack(vm, "get", nargs, args, 0, NULL, 1, NULL, a, 2);
     sl_entry *e = dict_find(vm, self, a[0]);
     return e ? e->v : a[1] ? a[1] : NONE;
 }
@@ -109,7 +109,7 @@ METHOD(d_pop)
     sl_val a[2];
     static const char *const names[] = {"key", "default"};
     unpack(vm, "pop", nargs, args, nkw, kw, 1, names, a, 2);
-    check_mutable(vm, self, "delete from");
+    check_mutable_in(vm, self, "pop", "delete from");
     sl_val old;
     if (dict_del(vm, self, a[0], &old))
         return old;
@@ -125,7 +125,7 @@ METHOD(d_popitem)
     sl_dict_o *d = AS(sl_dict_o, self);
     if (!d->len)
         sl_fail(vm, "popitem: empty dict");
-    check_mutable(vm, self, "delete from");
+    check_mutable_in(vm, self, "popitem", "delete from");
     for (size_t i = 0; i < d->n; i++)
         if (d->e[i].k) {
             sl_val p[2] = {d->e[i].k, d->e[i].v};
@@ -144,7 +144,7 @@ METHOD(d_setdefault)
     sl_entry *e = dict_find(vm, self, a[0]);
     if (e)
         return e->v;
-    check_mutable(vm, self, "insert into");
+    check_mutable_in(vm, self, "setdefault", "insert into");
     dict_put(vm, self, a[0], a[1] ? a[1] : NONE);
     return a[1] ? a[1] : NONE;
 }
@@ -161,7 +161,7 @@ METHOD(l_append)
     UNUSED;
     sl_val a[1];
     unpack(vm, "append", nargs, args, nkw, kw, 1, NULL, a, 1);
-    check_mutable(vm, self, "append to");
+    check_mutable_in(vm, self, "append", "append to");
     sl_list_append(vm, self, a[0]);
     return NONE;
 }
@@ -171,7 +171,7 @@ METHOD(l_clear)
     UNUSED;
     unpack(vm, "clear", nargs, args, nkw, kw, 0, NULL, NULL, 0);
     if (AS(sl_list_o, self)->len)
-        check_mutable(vm, self, "clear");
+        check_mutable_in(vm, self, "clear", "clear");
     AS(sl_list_o, self)->len = 0;
     return NONE;
 }
@@ -181,7 +181,7 @@ METHOD(l_extend)
     UNUSED;
     sl_val a[1];
     unpack(vm, "extend", nargs, args, nkw, kw, 1, NULL, a, 1);
-    check_mutable(vm, self, "extend");
+    check_mutable_in(vm, self, "extend", "extend");
     size_t n;
     sl_val *items = iter_all(vm, a[0], &n);
     sl_val *copy = vm_alloc_raw(vm, (n ? n : 1) * sizeof(sl_val));
@@ -231,7 +231,7 @@ METHOD(l_insert)
     UNUSED;
     sl_val a[2];
     unpack(vm, "insert", nargs, args, nkw, kw, 2, NULL, a, 2);
-    check_mutable(vm, self, "insert into");
+    check_mutable_in(vm, self, "insert", "insert into");
     sl_list_o *l = AS(sl_list_o, self);
     int64_t i = clamp_index(vm, "insert", a[0], (int64_t)l->len);
     sl_list_append(vm, self, NONE);
@@ -260,7 +260,7 @@ METHOD(l_pop)
             sl_fail(vm, "pop: index %lld out of range [%lld:%lld]", (long long)orig, (long long)-len, (long long)(len - 1));
     } else if (len == 0)
         sl_fail(vm, "pop: index -1 out of range [0:-1]");
-    check_mutable(vm, self, "pop from");
+    check_mutable_in(vm, self, "pop", "pop from");
     sl_val v = l->v[i];
     memmove(l->v + i, l->v + i + 1, (size_t)(len - i - 1) * sizeof(sl_val));
     l->len--;
@@ -272,7 +272,7 @@ METHOD(l_remove)
     UNUSED;
     sl_val a[1];
     unpack(vm, "remove", nargs, args, nkw, kw, 1, NULL, a, 1);
-    check_mutable(vm, self, "remove from");
+    check_mutable_in(vm, self, "remove", "remove from");
     sl_list_o *l = AS(sl_list_o, self);
     for (size_t i = 0; i < l->len; i++) {
         vm_steps(vm, 1);
@@ -307,7 +307,7 @@ METHOD(s_add)
     unpack(vm, "add", nargs, args, nkw, kw, 1, NULL, a, 1);
     if (dict_find(vm, self, a[0]))
         return NONE;
-    check_mutable(vm, self, "insert into");
+    check_mutable_in(vm, self, "add", "insert into");
     dict_put(vm, self, a[0], NONE);
     return NONE;
 }
@@ -317,7 +317,7 @@ METHOD(s_clear)
     UNUSED;
     unpack(vm, "clear", nargs, args, nkw, kw, 0, NULL, NULL, 0);
     if (AS(sl_dict_o, self)->len)
-        check_mutable(vm, self, "clear");
+        check_mutable_in(vm, self, "clear", "clear");
     dict_clear(vm, self);
     return NONE;
 }
@@ -366,7 +366,7 @@ METHOD(s_discard)
     unpack(vm, "discard", nargs, args, nkw, kw, 1, NULL, a, 1);
     if (!dict_find(vm, self, a[0]))
         return NONE;
-    check_mutable(vm, self, "delete from");
+    check_mutable_in(vm, self, "discard", "delete from");
     dict_del(vm, self, a[0], NULL);
     return NONE;
 }
@@ -376,9 +376,9 @@ METHOD(s_remove)
     UNUSED;
     sl_val a[1];
     unpack(vm, "remove", nargs, args, nkw, kw, 1, NULL, a, 1);
+    check_mutable_in(vm, self, "remove", "delete from"); /* frozen first, as go.starlark.net (set.star) */
     if (!dict_find(vm, self, a[0]))
         sl_fail(vm, "remove: missing key %s", sl_repr(vm, a[0]));
-    check_mutable(vm, self, "delete from");
     dict_del(vm, self, a[0], NULL);
     return NONE;
 }
@@ -390,7 +390,7 @@ METHOD(s_pop)
     sl_dict_o *d = AS(sl_dict_o, self);
     if (!d->len)
         sl_fail(vm, "pop: empty set");
-    check_mutable(vm, self, "delete from");
+    check_mutable_in(vm, self, "pop", "delete from");
     for (size_t i = 0; i < d->n; i++)
         if (d->e[i].k) {
             sl_val k = d->e[i].k;
@@ -950,6 +950,8 @@ METHOD(splitlines)
     sl_val a[1];
     static const char *const names[] = {"keepends"};
     unpack(vm, "splitlines", nargs, args, nkw, kw, 0, names, a, 1);
+    if (a[0] && TYPE(a[0]) != SL_BOOL) /* a bool parameter takes a bool (bool.star) */
+        sl_fail(vm, "splitlines: for parameter keepends: got %s, want bool", sl_type_name(a[0]));
     bool keep = a[0] && sl_truth(a[0]);
     sl_str_o *s = S(self);
     sl_val l = sl_list(vm, 0);

@@ -54,6 +54,10 @@ static const char *describe(parser *p, token *t)
 _Noreturn static void want(parser *p, const char *what)
 {
     token *t = tok(p);
+    /* go.starlark.net places the error where its scanner stands, after the token: for a line break that is the
+     * start of the next line (syntax-errors.star) */
+    if (t->kind == T_NEWLINE && t->len == 1) /* a real line break, not the end of the text */
+        vm_fail_at(p->vm, t->line + 1, 1, "got %s, want %s", describe(p, t), what);
     vm_fail_at(p->vm, t->line, t->col, "got %s, want %s", describe(p, t), what);
 }
 
@@ -159,8 +163,12 @@ static sl_funcinfo *parse_params(parser *p, int close)
             }
         }
         push(p, &fi->params, &fi->nparams, param);
-        if (kind(p) != T_COMMA)
+        if (kind(p) != T_COMMA) {
+            /* go.starlark.net wants the comma between parameters first (syntax-errors.star: "got '-', want ','") */
+            if (kind(p) != close && kind(p) != T_RPAREN && kind(p) != T_COLON && kind(p) != T_EOF)
+                want(p, "','");
             break;
+        }
         next(p);
     }
     return fi;

@@ -210,6 +210,24 @@ static void use(resolver *r, ast *id)
         id->val = u;
         return;
     }
+    /* the names in sight, for a "did you mean": locals of every enclosing block, globals, predeclared, universe */
+    int cap = r->mod->nglobals + r->vm->npre + 64, n = 0;
+    for (fctx *f = r->f; f; f = f->parent)
+        for (block *b = f->blk; b; b = b->parent)
+            cap += b->n;
+    const char **names = vm_alloc(r->vm, (size_t)cap * sizeof(char *));
+    for (fctx *f = r->f; f; f = f->parent)
+        for (block *b = f->blk; b; b = b->parent)
+            for (int i = 0; i < b->n; i++)
+                names[n++] = b->names[i];
+    for (int i = 0; i < r->mod->nglobals; i++)
+        names[n++] = r->mod->globnames[i];
+    for (int i = 0; i < r->vm->npre; i++)
+        names[n++] = r->vm->pre[i].name;
+    n += universe_names(names + n, cap - n);
+    const char *near = sl_nearest(id->name, names, n);
+    if (near)
+        vm_fail_at(r->vm, id->line, id->col, "undefined: %s (did you mean %s?)", id->name, near);
     vm_fail_at(r->vm, id->line, id->col, "undefined: %s", id->name);
 }
 

@@ -24,7 +24,7 @@ typedef struct sl_limits {
 
 enum sl_type {
     SL_NONE, SL_BOOL, SL_INT, SL_FLOAT, SL_STRING, SL_BYTES, SL_LIST, SL_TUPLE, SL_DICT, SL_SET, SL_FUNCTION,
-    SL_BUILTIN, SL_RANGE, SL_STRUCT, SL_MODULE, SL_CELL, SL_ELEMS,
+    SL_BUILTIN, SL_RANGE, SL_STRUCT, SL_MODULE, SL_CELL, SL_ELEMS, SL_HOST,
 };
 
 /* A builtin: self is the receiver of a method (NULL otherwise); args are the positional arguments, kw the keyword
@@ -39,6 +39,9 @@ void sl_add_module(sl_vm *vm, const char *name, sl_val module);
 /* Runs src as file `name`: 0, or -1 with sl_error set. The module's globals are frozen afterwards. */
 int sl_exec(sl_vm *vm, const char *name, const char *src, size_t len);
 const char *sl_error(const sl_vm *vm);
+/* Parses src (and resolves its names when resolve is set) without running it: 0, or -1 with sl_error set. What
+ * go.starlark.net's parser alone reports (its syntax-errors.star) and what the parser's fuzz target drives. */
+int sl_check(sl_vm *vm, const char *name, const char *src, size_t len, bool resolve);
 /* the same without its position: what go.starlark.net's EvalError.Error() gives */
 const char *sl_error_message(const sl_vm *vm);
 /* Runs fn(vm, arg) so that an error of the VM's (a budget running out while values are made outside sl_exec)
@@ -74,6 +77,24 @@ sl_val sl_struct(sl_vm *vm, const char *ctor, int n, const char *const *names, c
 
 /* a module value (what load() binds, or the spec tests' module()): named members, repr <module "name"> */
 sl_val sl_module_value(sl_vm *vm, const char *name, int n, const char *const *names, const sl_val *vals);
+
+/* A type of the host's own (go.starlark.net's application-defined values: the spec tests' hasfields and
+ * fibonacci). Every callback may be NULL (then the value has no fields, refuses them, has no operators, is not
+ * iterable). Callbacks report errors with sl_fail. */
+typedef struct sl_host_type {
+    const char *name; /* type() and repr */
+    sl_val (*getattr)(sl_vm *vm, sl_val self, const char *name);            /* NULL: no such field */
+    void (*setattr)(sl_vm *vm, sl_val self, const char *name, sl_val v);   /* x.name = v */
+    int (*attrnames)(sl_vm *vm, sl_val self, const char ***names);         /* dir(): sorted */
+    sl_val (*binary)(sl_vm *vm, int op, sl_val x, sl_val y, bool self_left); /* op is the character ('+'); NULL: none */
+    bool (*next)(sl_vm *vm, sl_val self, uint64_t i, sl_val *out);        /* the i-th element; false at the end */
+    void (*freeze)(sl_val self);                                          /* freeze what it holds */
+    bool hashable;
+    uint32_t hash;
+} sl_host_type;
+sl_val sl_host_new(sl_vm *vm, const sl_host_type *type, void *data);
+void *sl_host_data(sl_val v);
+bool sl_frozen(sl_val v);
 
 /* go.starlark.net's json module: encode, decode */
 sl_val sl_json_module(sl_vm *vm);

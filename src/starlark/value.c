@@ -148,6 +148,18 @@ sl_val sl_module_value(sl_vm *vm, const char *name, int n, const char *const *na
     return m;
 }
 
+sl_val sl_host_new(sl_vm *vm, const sl_host_type *type, void *data)
+{
+    sl_host_o *o = vm_alloc(vm, sizeof *o);
+    o->h.type = SL_HOST;
+    o->t = type;
+    o->data = data;
+    return (sl_val)o;
+}
+
+void *sl_host_data(sl_val v) { return TYPE(v) == SL_HOST ? AS(sl_host_o, v)->data : NULL; }
+bool sl_frozen(sl_val v) { return IS_SMALL(v) || v->frozen; }
+
 enum sl_type sl_type_of(sl_val v) { return (enum sl_type)TYPE(v); }
 
 const char *sl_type_name(sl_val v)
@@ -167,8 +179,10 @@ const char *sl_type_name(sl_val v)
     case SL_BUILTIN: return AS(sl_builtin_o, v)->self ? "builtin_function_or_method" : "builtin_function_or_method";
     case SL_RANGE: return "range";
     case SL_STRUCT: return v->flags ? "module" : "struct";
+    case SL_HOST: return AS(sl_host_o, v)->t->name;
     case SL_ELEMS: {
-        static const char *const k[] = {"string.elems", "string.elem_ords", "string.codepoints", "string.codepoint_ords",
+        /* go.starlark.net's type names: elem_ords() is a string.elems too, codepoint_ords() a string.codepoints */
+        static const char *const k[] = {"string.elems", "string.elems", "string.codepoints", "string.codepoints",
                                         "bytes.elems"};
         return k[AS(sl_elems_o, v)->kind];
     }
@@ -330,11 +344,17 @@ uint32_t vm_hash(sl_vm *vm, sl_val v)
     }
     case SL_STRUCT: {
         sl_struct_o *s = AS(sl_struct_o, v);
+        if (v->flags & 1) /* a module: go.starlark.net's are not hashable (module.star) */
+            sl_fail(vm, "unhashable: module");
         uint64_t h = 0x1234;
         for (int i = 0; i < s->n; i++)
             h = (h ^ vm_hash(vm, s->vals[i])) * 1000003;
         return (uint32_t)(h ^ (h >> 32));
     }
+    case SL_HOST:
+        if (AS(sl_host_o, v)->t->hashable)
+            return AS(sl_host_o, v)->t->hash;
+        sl_fail(vm, "unhashable type: %s", sl_type_name(v));
     case SL_LIST:
     case SL_DICT:
     case SL_SET: sl_fail(vm, "unhashable type: %s", sl_type_name(v));
@@ -428,16 +448,9 @@ static bool cmp_depth(sl_vm *vm, int op, sl_val a, sl_val b, int depth)
         sl_fail(vm, "comparison exceeds maximum recursion depth");
     int ta = TYPE(a), tb = TYPE(b);
     if (is_num(a) && is_num(b)) {
-        int c = num_cmp(a, b);
-        if ((TYPE(a) == SL_FLOAT && isnan(AS(sl_float_o, a)->d)) || (TYPE(b) == SL_FLOAT && isnan(AS(sl_float_o, b)->d))) {
-            /* NaN != NaN for == and !=, but ordered for sorting */
-            if (op == T_EQL)
-                return false;
-            if (op == T_NEQ)
-                return true;
-            return op_result(op, c);
-        }
-        return op_result(op, c);
+        /* go.starlark.net orders floats totally, NaN above +Inf and equal to itself (nan == nan is True), so a
+         * NaN key finds itself in a dict (float.star) */
+        return op_result(op, num_cmp(a, b));
     }
     if (ta != tb) {
         if (op == T_EQL)
@@ -489,23 +502,7 @@ static bool cmp_depth(sl_vm *vm, int op, sl_val a, sl_val b, int depth)
             }
             return op == T_EQL ? eq : !eq;
         }
-        if (ta == SL_SET) { /* subset order */
-            sl_dict_o *x = AS(sl_dict_o, a), *y = AS(sl_dict_o, b);
-            bool sub = true, sup = true;
-            for (size_t i = 0; i < x->n; i++)
-                if (x->e[i].k && !dict_find(vm, b, x->e[i].k))
-                    sub = false;
-            for (size_t i = 0; i < y->n; i++)
-                if (y->e[i].k && !dict_find(vm, a, y->e[i].k))
-                    sup = false;
-            switch (op) {
-            case T_LE: return sub;
-            case T_LT: return sub && x->len < y->len;
-            case T_GE: return sup;
-            default: return sup && x->len > y->len;
-            }
-        }
-        break;
+        break; /* sets are not ordered (go.starlark.net: "set < set not implemented"); issubset() says it */
     case SL_STRUCT:
         if (op == T_EQL || op == T_NEQ) {
             sl_struct_o *x = AS(sl_struct_o, a), *y = AS(sl_struct_o, b);
@@ -564,11 +561,12 @@ static void quote(sbuf *b, const char *s, size_t n, bool bytes)
     sb_addc(b, '"');
     for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x80 && !bytes) {
+        if (c >= 0x80) { /* bytes too: valid UTF-8 shows as text, the rest as \xHH (bytes.star) */
             uint32_t cp;
             int k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
             if (k > 0) {
-                if (cp >= 0xa0 && cp != 0xad && !(cp >= 0x2028 && cp <= 0x2029) && cp != 0xfeff)
+                if (cp >= 0xa0 && cp != 0xad && !(cp >= 0x200b && cp <= 0x200f) && !(cp >= 0x2028 && cp <= 0x202e) &&
+                    !(cp >= 0x2060 && cp <= 0x2064) && cp != 0xfeff) /* format characters are escaped, as Go's */
                     sb_add(b, s + i, (size_t)k);
                 else if (cp < 0x10000)
                     sb_printf(b, "\\u%04x", cp);
@@ -720,6 +718,7 @@ static void repr_depth(sl_vm *vm, sbuf *b, sl_val v, int depth)
         sb_adds(b, k[e->kind]);
         return;
     }
+    case SL_HOST: sb_adds(b, AS(sl_host_o, v)->t->name); return;
     default: sb_adds(b, "<value>");
     }
 }
@@ -760,6 +759,10 @@ void sl_freeze(sl_val v)
         return;
     v->frozen = 1;
     switch (TYPE(v)) {
+    case SL_HOST:
+        if (AS(sl_host_o, v)->t->freeze)
+            AS(sl_host_o, v)->t->freeze(v);
+        break;
     case SL_LIST:
         for (size_t i = 0; i < AS(sl_list_o, v)->len; i++)
             sl_freeze(AS(sl_list_o, v)->v[i]);
@@ -797,13 +800,18 @@ void sl_freeze(sl_val v)
     }
 }
 
-void check_mutable(sl_vm *vm, sl_val v, const char *what)
+/* go.starlark.net's words: dicts and sets are "hash table"s there, and a method's error starts with its name */
+void check_mutable_in(sl_vm *vm, sl_val v, const char *fn, const char *what)
 {
+    int t = TYPE(v);
+    const char *kind = t == SL_DICT || t == SL_SET ? "hash table" : sl_type_name(v);
     if (v->frozen)
-        sl_fail(vm, "cannot %s frozen %s", what, sl_type_name(v));
+        sl_fail(vm, "%s%scannot %s frozen %s", fn ? fn : "", fn ? ": " : "", what, kind);
     if (v->iters)
-        sl_fail(vm, "cannot %s %s during iteration", what, sl_type_name(v));
+        sl_fail(vm, "%s%scannot %s %s during iteration", fn ? fn : "", fn ? ": " : "", what, kind);
 }
+
+void check_mutable(sl_vm *vm, sl_val v, const char *what) { check_mutable_in(vm, v, NULL, what); }
 
 /* ---- UTF-8 ---- */
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
@@ -832,6 +840,26 @@ int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
         return -1;
     *cp = v;
     return k;
+}
+
+/* s with every byte that is not part of valid UTF-8 replaced by U+FFFD: bytes(str) and str(bytes) (spec) */
+sl_val utf8_sanitized(sl_vm *vm, const char *s, size_t n, bool bytes)
+{
+    sbuf b;
+    sb_init(&b, vm);
+    vm_steps(vm, n / 64);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int k = (unsigned char)s[i] < 0x80 ? 1 : utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (k > 0) {
+            sb_add(&b, s + i, (size_t)k);
+            i += (size_t)k;
+        } else {
+            sb_add(&b, "\xef\xbf\xbd", 3);
+            i++;
+        }
+    }
+    return mk_str(vm, b.s ? b.s : "", b.len, bytes);
 }
 
 int utf8_encode(uint32_t cp, char *o)
