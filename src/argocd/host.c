@@ -62,6 +62,13 @@ int host_limits_from_env(void)
     size_t budget = host_memory_budget(memory_mb, "/sys/fs/cgroup/memory.max",
                                        "/sys/fs/cgroup/memory/memory.limit_in_bytes", memory_why, sizeof memory_why);
     size_t total = host_total_bytes_default(budget), file = total < FILE_BYTES_DEFAULT ? total : FILE_BYTES_DEFAULT;
+    /* a script's values are the render's memory too: by default a script may take half the render's budget (at most
+     * 512 MB), so that it meets its own limit, named for the script's line, before the render's */
+    size_t starlark_mb = budget ? (budget >> 21) : cmp_limits.starlark_max_memory_mb;
+    if (starlark_mb > cmp_limits.starlark_max_memory_mb)
+        starlark_mb = cmp_limits.starlark_max_memory_mb;
+    if (!starlark_mb)
+        starlark_mb = 1;
     struct {
         const char *name;
         bool bytes;
@@ -83,7 +90,7 @@ int host_limits_from_env(void)
         {"CMP_MAX_CHART_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_chart_bytes},
         {"CMP_MAX_GLOB_STEPS", false, SIZE_MAX, "a whole number of glob match steps from 1 to 2^64-1", cmp_limits.max_glob_steps},
         {"CMP_STARLARK_MAX_STEPS", false, SIZE_MAX, "a whole number of steps from 1 to 2^64-1", cmp_limits.starlark_max_steps},
-        {"CMP_STARLARK_MAX_MEMORY_MB", false, 1u << 20, "a whole number of MB from 1 to 1048576", cmp_limits.starlark_max_memory_mb},
+        {"CMP_STARLARK_MAX_MEMORY_MB", false, 1u << 20, "a whole number of MB from 1 to 1048576", starlark_mb},
         /* each nested call costs the C stack; the interpreter also stops at 4 MB of it whatever this says */
         {"CMP_STARLARK_MAX_DEPTH", false, 100000, "a whole number of calls from 1 to 100000", cmp_limits.starlark_max_depth},
         {"CMP_STARLARK_MAX_LEN", false, SIZE_MAX, "a whole number of elements from 1 to 2^64-1", cmp_limits.starlark_max_len},

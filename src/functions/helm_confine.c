@@ -257,7 +257,13 @@ static int check_chart(walk *w, const char *real);
 typedef int (*dep_visit)(void *ud, const char *display, const node *repo, uint32_t i, confined where,
                          const char *real);
 
-static int each_file_dependency(fn_ctx *c, const char *root, const char *chart_real, dep_visit visit, void *ud)
+/* as_helm: the files are read as helm reads them (src/decode), refused where the readings could differ; without it
+ * (the reader's claiming of the directories a step renders, src/pipeline/sources.c) they are read plainly, so that a
+ * file the step will refuse still claims the charts it names and the step's refusal is the error the user sees,
+ * not a chart's template read as resources. Claiming never widens what is rendered: the step renders only after
+ * its own, checked reading. */
+static int each_file_dependency(fn_ctx *c, const char *root, const char *chart_real, bool as_helm, dep_visit visit,
+                                void *ud)
 {
     static const char *const files[] = {"Chart.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"};
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
@@ -271,7 +277,8 @@ static int each_file_dependency(fn_ctx *c, const char *root, const char *chart_r
         node *doc = NULL;
         if (read_text_file(path, display, &text, &len) < 0)
             return -1;
-        int rc = go_load_chart_file(c->a, c->st, display, files[f], text, len, &doc); /* as helm reads it */
+        int rc = as_helm ? go_load_chart_file(c->a, c->st, display, files[f], text, len, &doc)
+                         : yaml_load_one(c->a, c->st, display, text, len, &doc);
         xfree(text);
         if (rc < 0)
             return -1;
@@ -317,7 +324,7 @@ static int check_dependency(void *ud, const char *display, const node *repo, uin
 
 static int check_dependencies(walk *w, const char *chart_real)
 {
-    return each_file_dependency(w->c, w->root, chart_real, check_dependency, w);
+    return each_file_dependency(w->c, w->root, chart_real, true, check_dependency, w);
 }
 
 static int check_chart(walk *w, const char *real)
@@ -385,7 +392,7 @@ static int add_chart_dir(chart_dirs *d, const char *real)
     d->seen = xrealloc(d->seen, (d->n + 1) * sizeof *d->seen);
     d->seen[d->n++] = real;
     d->add(d->ud, real);
-    return each_file_dependency(d->c, d->root, real, visit_chart_dir, d);
+    return each_file_dependency(d->c, d->root, real, false, visit_chart_dir, d);
 }
 
 void helm_chart_dirs(fn_ctx *c, const char *chart_dir, source_dir_fn add, void *ud)

@@ -175,7 +175,9 @@ sl_val int_mul(sl_vm *vm, sl_val x, sl_val y)
     if (!a.n || !b.n)
         return MK_SMALL(0);
     vm_check_len(vm, int_bitlen(x) + int_bitlen(y), "an int of bits");
-    vm_steps(vm, ((uint64_t)a.n * b.n) / 64);
+    /* steps are charged by time: a step of the interpreter's loop costs about 25 ns, a limb product about 1.2 ns.
+     * At a 64th, 2.5-million-bit operands ran 7.5 s for 95M steps, under the 100M budget (an attacker's review). */
+    vm_steps(vm, ((uint64_t)a.n * b.n) / 16);
     uint32_t rn = a.n + b.n;
     uint32_t *r = limbs(vm, rn);
     for (uint32_t i = 0; i < a.n; i++) {
@@ -202,7 +204,7 @@ static void mag_divmod(sl_vm *vm, const uint32_t *a, uint32_t an, const uint32_t
         *rn = an;
         return;
     }
-    vm_steps(vm, ((uint64_t)an * bn) / 64);
+    vm_steps(vm, ((uint64_t)an * bn) / 16); /* as int_mul */
     if (bn == 1) {
         uint32_t *qq = limbs(vm, an);
         uint64_t rem = 0;
@@ -488,7 +490,9 @@ void int_format(sl_vm *vm, sbuf *b, sl_val v, int base, bool upper)
     }
     size_t cap = (size_t)n * 33 + 2, p = cap;
     char *tmp = vm_alloc_raw(vm, cap);
-    vm_steps(vm, ((uint64_t)n * n) / 64);
+    /* about n passes of n 64-bit divisions, some 10 ns each: half a step per division pair. At a 64th,
+     * str(1 << 2500000) was charged 95M steps and ran into the render's 45 s deadline (an attacker's review). */
+    vm_steps(vm, ((uint64_t)n * n) / 2);
     while (n) {
         uint64_t rem = 0;
         for (uint32_t i = n; i-- > 0;) {
@@ -529,6 +533,11 @@ sl_val int_parse(sl_vm *vm, const char *s, size_t n, int base, bool *ok)
         bits++;
     vm_check_len(vm, (uint64_t)n * (uint64_t)bits, "an int of bits");
     uint32_t cap = (uint32_t)((uint64_t)n * (uint64_t)bits / 32 + 2);
+    /* charged before the work, by what it costs: each digit past the first 17 multiplies every limb so far, about
+     * n * n * bits / 64 limb products for n digits. Charged after it, at n * n / 4096, int("7" * 1000000) ran until
+     * the render's deadline whatever CMP_STARLARK_MAX_STEPS said (an attacker's review). */
+    if (n > 17)
+        vm_steps(vm, (uint64_t)n * n * (uint64_t)bits / 1024);
     uint32_t *d = limbs(vm, cap), len = 0;
     uint64_t small = 0;
     bool is_small = true;
@@ -555,8 +564,6 @@ sl_val int_parse(sl_vm *vm, const char *s, size_t n, int base, bool *ok)
         if (carry)
             d[len++] = (uint32_t)carry;
     }
-    if (n > 4096)
-        vm_steps(vm, (uint64_t)n * n / 4096);
     *ok = true;
     if (is_small) {
         d[0] = (uint32_t)small;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "starlark/internal.h"
+#include "util/arena.h"
 
 struct sl_obj sl_none_o = {SL_NONE, 1, 0, 0, 0}, sl_true_o = {SL_BOOL, 1, 1, 0, 0}, sl_false_o = {SL_BOOL, 1, 0, 0, 0};
 
@@ -311,8 +312,22 @@ uint64_t hash_bytes_seeded(uint64_t seed, const void *p, size_t n)
     return v0 ^ v1 ^ v2 ^ v3;
 }
 
+/* Hashing a tuple hashes its items: a tuple nested 300,000 deep recursed that far in C and overflowed the stack
+ * (SIGSEGV; found by an attacker's review). go.starlark.net's own recursion is bounded only by Go's growable
+ * stack; a hash that must go deeper than HASH_DEPTH is refused instead, as comparison is (COMPARE_LIMIT). */
+enum { HASH_DEPTH = 1000 };
+
+static uint32_t hash_depth(sl_vm *vm, sl_val v, int depth);
+
 uint32_t vm_hash(sl_vm *vm, sl_val v)
 {
+    return hash_depth(vm, v, 0);
+}
+
+static uint32_t hash_depth(sl_vm *vm, sl_val v, int depth)
+{
+    if (depth > HASH_DEPTH)
+        sl_fail(vm, "hash exceeds maximum recursion depth (a tuple nested over %d deep)", HASH_DEPTH);
     switch (TYPE(v)) {
     case SL_NONE: return 0x9a3b;
     case SL_BOOL: return v == TRUE_V ? (uint32_t)hash_bytes_seeded(vm->seed, "T", 1) : (uint32_t)hash_bytes_seeded(vm->seed, "F", 1);
@@ -339,7 +354,7 @@ uint32_t vm_hash(sl_vm *vm, sl_val v)
         uint64_t h = 0x345678;
         vm_steps(vm, t->len / 16);
         for (size_t i = 0; i < t->len; i++)
-            h = (h ^ vm_hash(vm, t->v[i])) * 1000003;
+            h = (h ^ hash_depth(vm, t->v[i], depth + 1)) * 1000003;
         return (uint32_t)(h ^ (h >> 32));
     }
     case SL_STRUCT: {
@@ -348,7 +363,7 @@ uint32_t vm_hash(sl_vm *vm, sl_val v)
             sl_fail(vm, "unhashable: module");
         uint64_t h = 0x1234;
         for (int i = 0; i < s->n; i++)
-            h = (h ^ vm_hash(vm, s->vals[i])) * 1000003;
+            h = (h ^ hash_depth(vm, s->vals[i], depth + 1)) * 1000003;
         return (uint32_t)(h ^ (h >> 32));
     }
     case SL_HOST:
@@ -753,51 +768,74 @@ const char *sl_tostr(sl_vm *vm, sl_val v)
 }
 
 /* ---- freezing ---- */
-void sl_freeze(sl_val v)
+/* Freezing walks everything reachable, with a work list of its own: a list nested a million deep (l = [l] in a
+ * loop) recursed that far in C and overflowed the stack (SIGSEGV; found by an attacker's review). A value is marked
+ * before its parts are pushed, so cycles and shared parts are visited once. */
+typedef struct freeze_work {
+    sl_val *v;
+    size_t n, cap;
+} freeze_work;
+
+static void freeze_push(freeze_work *w, sl_val v)
 {
     if (IS_SMALL(v) || v->frozen)
         return;
     v->frozen = 1;
-    switch (TYPE(v)) {
-    case SL_HOST:
-        if (AS(sl_host_o, v)->t->freeze)
-            AS(sl_host_o, v)->t->freeze(v);
-        break;
-    case SL_LIST:
-        for (size_t i = 0; i < AS(sl_list_o, v)->len; i++)
-            sl_freeze(AS(sl_list_o, v)->v[i]);
-        break;
-    case SL_TUPLE:
-        for (size_t i = 0; i < AS(sl_tuple_o, v)->len; i++)
-            sl_freeze(AS(sl_tuple_o, v)->v[i]);
-        break;
-    case SL_DICT:
-    case SL_SET:
-        for (size_t i = 0; i < AS(sl_dict_o, v)->n; i++)
-            if (AS(sl_dict_o, v)->e[i].k) {
-                sl_freeze(AS(sl_dict_o, v)->e[i].k);
-                sl_freeze(AS(sl_dict_o, v)->e[i].v);
-            }
-        break;
-    case SL_FUNCTION: {
-        sl_func_o *f = AS(sl_func_o, v);
-        for (int i = 0; i < f->fi->ndefaults; i++)
-            sl_freeze(f->defaults[i]);
-        for (int i = 0; i < f->fi->nfree; i++)
-            sl_freeze(f->free[i]);
-        break;
+    if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 64;
+        w->v = xrealloc(w->v, w->cap * sizeof *w->v);
     }
-    case SL_CELL: sl_freeze(AS(sl_cell_o, v)->v); break;
-    case SL_STRUCT:
-        for (int i = 0; i < AS(sl_struct_o, v)->n; i++)
-            sl_freeze(AS(sl_struct_o, v)->vals[i]);
-        break;
-    case SL_BUILTIN:
-        if (AS(sl_builtin_o, v)->self)
-            sl_freeze(AS(sl_builtin_o, v)->self);
-        break;
-    default: break;
+    w->v[w->n++] = v;
+}
+
+void sl_freeze(sl_val root)
+{
+    freeze_work w = {0};
+    freeze_push(&w, root);
+    while (w.n) {
+        sl_val v = w.v[--w.n];
+        switch (TYPE(v)) {
+        case SL_HOST:
+            if (AS(sl_host_o, v)->t->freeze)
+                AS(sl_host_o, v)->t->freeze(v);
+            break;
+        case SL_LIST:
+            for (size_t i = 0; i < AS(sl_list_o, v)->len; i++)
+                freeze_push(&w, AS(sl_list_o, v)->v[i]);
+            break;
+        case SL_TUPLE:
+            for (size_t i = 0; i < AS(sl_tuple_o, v)->len; i++)
+                freeze_push(&w, AS(sl_tuple_o, v)->v[i]);
+            break;
+        case SL_DICT:
+        case SL_SET:
+            for (size_t i = 0; i < AS(sl_dict_o, v)->n; i++)
+                if (AS(sl_dict_o, v)->e[i].k) {
+                    freeze_push(&w, AS(sl_dict_o, v)->e[i].k);
+                    freeze_push(&w, AS(sl_dict_o, v)->e[i].v);
+                }
+            break;
+        case SL_FUNCTION: {
+            sl_func_o *f = AS(sl_func_o, v);
+            for (int i = 0; i < f->fi->ndefaults; i++)
+                freeze_push(&w, f->defaults[i]);
+            for (int i = 0; i < f->fi->nfree; i++)
+                freeze_push(&w, f->free[i]);
+            break;
+        }
+        case SL_CELL: freeze_push(&w, AS(sl_cell_o, v)->v); break;
+        case SL_STRUCT:
+            for (int i = 0; i < AS(sl_struct_o, v)->n; i++)
+                freeze_push(&w, AS(sl_struct_o, v)->vals[i]);
+            break;
+        case SL_BUILTIN:
+            if (AS(sl_builtin_o, v)->self)
+                freeze_push(&w, AS(sl_builtin_o, v)->self);
+            break;
+        default: break;
+        }
     }
+    xfree(w.v);
 }
 
 /* go.starlark.net's words: dicts and sets are "hash table"s there, and a method's error starts with its name */
