@@ -69,6 +69,15 @@ int host_limits_from_env(void)
         starlark_mb = cmp_limits.starlark_max_memory_mb;
     if (!starlark_mb)
         starlark_mb = 1;
+    /* argocd-cmp-server, in the same container, holds our whole stdout in a buffer and copies it several times
+     * (String(), []byte, the split into documents) before it answers: an output of a 16th of our budget leaves it
+     * room in the quarter of the container the budget does not take (12 MB under the Components' 256Mi); at most
+     * Argo CD's own gRPC limit (found by an attacker's review: 100 MiB under any container was the default) */
+    size_t output = budget ? budget / 16 : cmp_limits.max_output_bytes;
+    if (output > cmp_limits.max_output_bytes)
+        output = cmp_limits.max_output_bytes;
+    if (output < (1u << 20))
+        output = 1u << 20;
     struct {
         const char *name;
         bool bytes;
@@ -78,7 +87,7 @@ int host_limits_from_env(void)
     } vars[] = {
         {"CMP_MAX_FILE_BYTES", true, SIZE_MAX, bytes_rule, file},
         {"CMP_MAX_TOTAL_BYTES", true, SIZE_MAX, bytes_rule, total},
-        {"CMP_MAX_OUTPUT_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_output_bytes},
+        {"CMP_MAX_OUTPUT_BYTES", true, SIZE_MAX, bytes_rule, output},
         {"CMP_MAX_OBJECTS", false, SIZE_MAX, "a whole number of objects from 1 to 2^64-1", cmp_limits.max_objects},
         /* the emitter and the functions' walks recurse once per level: the cap keeps them inside the stack */
         {"CMP_MAX_DEPTH", false, 100000, "a whole number of levels from 1 to 100000", yaml_limits.max_depth},

@@ -118,3 +118,16 @@ for b in "${bins[@]}"; do
   elif [ "$rendered" = 0 ]; then echo "FAIL render-memory-output-all-or-nothing [$tag]: rendered under none of the budgets"
   else echo "PASS render-memory-output-all-or-nothing [$tag]"; fi
 done
+
+# Found by an attacker's review: a 1 MB function config that set-annotations copies onto every object made 100 MB of
+# output from 1 MB of input, in 10 MB of our memory, while argocd-cmp-server, in the same 256Mi container, buffers the
+# whole output and copies it several times. The output limit now follows the budget (a 16th of it: 4 MiB under
+# 64 MB), and the operator's CMP_MAX_OUTPUT_BYTES still wins.
+newpkg
+printf 'pipeline:\n  mutators:\n    - image: set-annotations:v0.1.4\n      configPath: fn.yaml\n' >>"$pkg/Kptfile"
+{ printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fn\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  big: '
+  head -c 1000000 /dev/zero | tr '\0' x; printf '\n'; } >"$pkg/fn.yaml"
+for i in 1 2 3 4 5 6; do printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%d\n' "$i"; done >"$pkg/r.yaml"
+CASE_ENV="CMP_MAX_MEMORY_MB=64" check render-memory-output-follows-the-budget 1 \
+  'output is over 4194304 bytes \(max-output-bytes; .*raise it with CMP_MAX_OUTPUT_BYTES\)'
+CASE_ENV="CMP_MAX_MEMORY_MB=64 CMP_MAX_OUTPUT_BYTES=8M" check render-memory-output-operator-wins 0 'name: c6'
