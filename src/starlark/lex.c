@@ -47,9 +47,11 @@ static void hex_escape(lexer *lx, sbuf *b, const char **pp, int ndig, bool bytes
     const char *p = *pp;
     uint32_t v = 0;
     for (int i = 0; i < ndig; i++) {
+        if (p + i >= lx->end) /* before the byte is read: an escape cut by the end of the text (make test's fuzz) */
+            vm_fail_at(lx->vm, line, c0, "invalid escape sequence \\%c", p[-1]);
         char ch = p[i];
         int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-        if (p + i >= lx->end || d < 0)
+        if (d < 0)
             vm_fail_at(lx->vm, line, c0, "invalid escape sequence \\%c", p[-1]);
         v = v * 16 + (uint32_t)d;
     }

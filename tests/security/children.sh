@@ -73,7 +73,9 @@ start_cg() {
   [ "${1:-}" = -- ] && shift
   args=("$@"); [ ${#args[@]} -eq 0 ] && args=(render .)
   rm -rf "$rec" "$scratch"; mkdir -p "$rec" "$scratch"
-  (cd "$pkg" && exec "${wrap[@]}" env -i PATH="$tools:/usr/bin:/bin" HOME="$tmp/home" TMPDIR="$scratch" \
+  # SIGINT restored: a suite run as a background job hands its children SIGINT ignored, which we keep ignored (as a
+  # background job should), and children-sigint's verdict then depended on how the suite was started
+  (cd "$pkg" && exec "${wrap[@]}" env -i --default-signal=INT PATH="$tools:/usr/bin:/bin" HOME="$tmp/home" TMPDIR="$scratch" \
     HELM_BIN="$tmp/bin/helm" ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" "${vars[@]}" "$b" "${args[@]}") \
     >"$tmp/out" 2>"$tmp/err" &
   pid=$!
