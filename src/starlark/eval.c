@@ -1301,7 +1301,11 @@ static int exec_block(sl_vm *vm, sl_frame *f, ast **body, int n, sl_val *ret)
     return NORMAL;
 }
 
-int sl_check(sl_vm *vm, const char *name, const char *src, size_t len, bool resolve)
+/* A source as far as asked: parsed, resolved, or run to the end with its globals frozen. One catch for all three, so
+ * that an error anywhere returns -1 with the VM as it was. */
+enum upto { PARSED, RESOLVED, RUN };
+
+static int run_source(sl_vm *vm, const char *name, const char *src, size_t len, enum upto upto)
 {
     sl_catch c;
     c.outer = vm->catcher;
@@ -1318,51 +1322,40 @@ int sl_check(sl_vm *vm, const char *name, const char *src, size_t len, bool reso
         return -1;
     }
     ast *file = parse_file(vm, src, len);
-    if (resolve)
-        resolve_file(vm, file);
+    sl_module *mod = upto >= RESOLVED ? resolve_file(vm, file) : NULL;
+    if (upto == RUN) {
+        mod->name = name;
+        vm->last = mod;
+        sl_funcinfo *top = mod->top;
+        sl_frame fr = {0};
+        fr.fi = top;
+        fr.locals = vm_alloc(vm, (size_t)(top->nlocals ? top->nlocals : 1) * sizeof(sl_val));
+        for (int i = 0; i < top->nlocals; i++)
+            if (top->cell[i])
+                fr.locals[i] = mk_cell(vm, NULL);
+        fr.mod = mod;
+        fr.fname = "<toplevel>";
+        vm->frame = &fr;
+        c.frame = &fr;
+        sl_val ret = NONE;
+        exec_block(vm, &fr, top->body, top->nbody, &ret);
+        for (int i = 0; i < mod->nglobals; i++)
+            if (mod->globals[i])
+                sl_freeze(mod->globals[i]);
+        vm->frame = NULL;
+    }
     vm->catcher = c.outer;
     return 0;
 }
 
+int sl_check(sl_vm *vm, const char *name, const char *src, size_t len, bool resolve)
+{
+    return run_source(vm, name, src, len, resolve ? RESOLVED : PARSED);
+}
+
 int sl_exec(sl_vm *vm, const char *name, const char *src, size_t len)
 {
-    sl_catch c;
-    c.outer = vm->catcher;
-    c.iters = vm->niters;
-    c.depth = vm->depth;
-    c.frame = NULL;
-    vm->catcher = &c;
-    vm->file = name;
-    vm->frame = NULL;
-    char here;
-    vm->stack_base = &here;
-    if (setjmp(c.jb)) {
-        vm->catcher = c.outer;
-        return -1;
-    }
-    ast *file = parse_file(vm, src, len);
-    sl_module *mod = resolve_file(vm, file);
-    mod->name = name;
-    vm->last = mod;
-    sl_funcinfo *top = mod->top;
-    sl_frame fr = {0};
-    fr.fi = top;
-    fr.locals = vm_alloc(vm, (size_t)(top->nlocals ? top->nlocals : 1) * sizeof(sl_val));
-    for (int i = 0; i < top->nlocals; i++)
-        if (top->cell[i])
-            fr.locals[i] = mk_cell(vm, NULL);
-    fr.mod = mod;
-    fr.fname = "<toplevel>";
-    vm->frame = &fr;
-    c.frame = &fr;
-    sl_val ret = NONE;
-    exec_block(vm, &fr, top->body, top->nbody, &ret);
-    for (int i = 0; i < mod->nglobals; i++)
-        if (mod->globals[i])
-            sl_freeze(mod->globals[i]);
-    vm->frame = NULL;
-    vm->catcher = c.outer;
-    return 0;
+    return run_source(vm, name, src, len, RUN);
 }
 
 int sl_protect(sl_vm *vm, const char *name, void (*fn)(sl_vm *vm, void *arg), void *arg)
