@@ -17,8 +17,9 @@ export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 # Everything beyond make itself that a fresh Debian machine lacks: the compiler too (a server image has no gcc).
 DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev zlib1g-dev unzip git procps ca-certificates
 # tests only: clang with libFuzzer for the fuzz targets; GNU time for the peak-memory check of a child-output case;
-# an OCI registry for the helm fetching tests (tests/helmfetch starts its own, on 127.0.0.1)
-TEST_DEBS  := clang libclang-rt-14-dev time docker-registry
+# an OCI registry for the helm fetching tests (tests/helmfetch starts its own, on 127.0.0.1); python3 writes the
+# security suite's crafted chart archives and git histories byte by byte (tests/security/chart-tgz.py, git-memory)
+TEST_DEBS  := clang libclang-rt-14-dev time docker-registry python3
 # make bench only: valgrind counts the instructions of a run (callgrind)
 BENCH_DEBS := valgrind
 # A fast start: every shared library costs each run its mapping, relocations and symbol lookups, and Argo CD starts
