@@ -96,6 +96,8 @@ BUILTIN(abs)
 static sl_val any_all(sl_vm *vm, const char *fn, int nargs, sl_val *args, int nkw, bool any)
 {
     nargs_exact(vm, fn, nargs, nkw, 1);
+    if (!iterable(args[0]))
+        sl_fail(vm, "%s: got %s, want iterable", fn, sl_type_name(args[0]));
     sl_iter it;
     iter_begin(vm, &it, args[0]);
     sl_val x;
@@ -804,6 +806,8 @@ BUILTIN(zip)
     size_t min = SIZE_MAX;
     sl_val **cols = vm_alloc(vm, (size_t)(nargs ? nargs : 1) * sizeof(sl_val *));
     for (int i = 0; i < nargs; i++) {
+        if (!iterable(args[i]))
+            sl_fail(vm, "zip: argument #%d is not iterable: %s", i + 1, sl_type_name(args[i]));
         size_t n;
         cols[i] = iter_all(vm, args[i], &n);
         if (n < min)

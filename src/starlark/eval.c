@@ -181,8 +181,26 @@ void iter_end(sl_vm *vm, sl_iter *it)
     it->tracked = false;
 }
 
+/* What a builtin may iterate; a for loop and a comprehension say "X value is not iterable" (iter_begin), a builtin
+ * "got X, want iterable", as go.starlark.net's do (string.star). */
+bool iterable(sl_val v)
+{
+    switch (TYPE(v)) {
+    case SL_LIST:
+    case SL_DICT:
+    case SL_SET:
+    case SL_TUPLE:
+    case SL_RANGE:
+    case SL_ELEMS: return true;
+    case SL_HOST: return AS(sl_host_o, v)->t->next != NULL;
+    default: return false;
+    }
+}
+
 sl_val *iter_all(sl_vm *vm, sl_val v, size_t *n)
 {
+    if (!iterable(v))
+        sl_fail(vm, "got %s, want iterable", sl_type_name(v));
     switch (TYPE(v)) {
     case SL_LIST:
         *n = AS(sl_list_o, v)->len;

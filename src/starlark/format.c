@@ -133,7 +133,7 @@ static void fmt_conv(sl_vm *vm, sbuf *b, char c, sl_val v)
             sl_fail(vm, "%%c format requires int or single-character string, not %s", sl_type_name(v));
         int64_t i;
         if (!sl_as_int64(v, &i) || i < 0 || i > 0x10ffff)
-            sl_fail(vm, "%%c format: invalid Unicode code point %s", sl_repr(vm, v));
+            sl_fail(vm, "%%c format requires a valid Unicode code point, got %s", sl_repr(vm, v));
         char u[4];
         sb_add(b, u, (size_t)utf8_encode((uint32_t)i, u));
         return;

@@ -241,7 +241,9 @@ typedef struct { sl_val coll; size_t i; bool tracked; } sl_iter;
 void iter_begin(sl_vm *vm, sl_iter *it, sl_val v);
 bool iter_next(sl_vm *vm, sl_iter *it, sl_val *out);
 void iter_end(sl_vm *vm, sl_iter *it);
-/* all elements of an iterable as a fresh array */
+/* v can be iterated by a builtin */
+bool iterable(sl_val v);
+/* all elements of an iterable as a fresh array ("got X, want iterable" otherwise) */
 sl_val *iter_all(sl_vm *vm, sl_val v, size_t *n);
 
 /* evaluation (eval.c) */

@@ -35,7 +35,7 @@ int slice_indices(sl_vm *vm, int64_t len, sl_val lo, sl_val hi, sl_val st, int64
             continue;
         }
         if (TYPE(in[i]) != SL_INT)
-            sl_fail(vm, "invalid start index: got %s, want int", sl_type_name(in[i]));
+            sl_fail(vm, "invalid %s index: got %s, want int", i ? "end" : "start", sl_type_name(in[i]));
         int64_t x;
         if (!sl_as_int64(in[i], &x))
             x = int_sign(in[i]) < 0 ? -len - 1 : len + 1;
@@ -506,6 +506,8 @@ static sl_val starts_ends(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_
     } else if (TYPE(a[0]) != TYPE(self))
         sl_fail(vm, "%s: got %s, want %s or tuple of %s", fn, sl_type_name(a[0]), sl_type_name(self), sl_type_name(self));
     for (size_t i = 0; i < nc; i++) {
+        if (cands != &a[0] && TYPE(cands[i]) != TYPE(self)) /* go.starlark.net's words (string.star) */
+            sl_fail(vm, "%s: got %s, for element %zu", fn, sl_type_name(cands[i]), i);
         size_t n;
         const char *sub = sub_arg(vm, fn, self, cands[i], &n);
         if (n > e - s)
@@ -670,10 +672,9 @@ static sl_val strip(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *a
     sl_val a[1];
     unpack(vm, fn, nargs, args, nkw, kw, 0, NULL, a, 1);
     sl_str_o *s = S(self);
-    size_t i = 0, j = s->len;
-    if (a[0] && a[0] != NONE) {
-        size_t cn;
-        const char *cs = sub_arg(vm, fn, self, a[0], &cn);
+    size_t i = 0, j = s->len, cn = 0;
+    const char *cs = a[0] && a[0] != NONE ? sub_arg(vm, fn, self, a[0], &cn) : NULL;
+    if (cs && cn) { /* an empty cutset trims white space, as no cutset does (go.starlark.net: strings.TrimSpace) */
         /* cutset of code points */
         for (;;) {
             bool moved = false;
@@ -849,11 +850,8 @@ static sl_val split(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *a
                     i++;
                 if (i >= s->len)
                     break;
-                if (max >= 0 && done == max) {
-                    size_t j = s->len;
-                    while (j > i && is_space((unsigned char)s->s[j - 1]))
-                        j--;
-                    sl_list_append(vm, l, substr(vm, self, i, j - i));
+                if (max >= 0 && done == max) { /* the rest as it is: its trailing space stays (go.starlark.net) */
+                    sl_list_append(vm, l, substr(vm, self, i, s->len - i));
                     break;
                 }
                 size_t j = i;
@@ -872,11 +870,8 @@ static sl_val split(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *a
                 j--;
             if (j == 0)
                 break;
-            if (max >= 0 && done == max) {
-                size_t i = 0;
-                while (i < j && is_space((unsigned char)s->s[i]))
-                    i++;
-                sl_list_append(vm, l, substr(vm, self, i, j - i));
+            if (max >= 0 && done == max) { /* the rest as it is: its leading space stays (go.starlark.net) */
+                sl_list_append(vm, l, substr(vm, self, 0, j));
                 break;
             }
             size_t i = j;
