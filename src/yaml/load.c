@@ -24,7 +24,14 @@ struct frame {
 struct anchor {
     const char *name;
     node *n;
-    int open; /* the collection is still being read: an alias to it would be recursive */
+    int open;    /* the collection is still being read: an alias to it would be recursive */
+    size_t slot; /* where the name's index sits in the loader's anchor_slots */
+};
+
+/* An anchored collection still being read, innermost last: collections close in the reverse order they open. */
+struct open_anchor {
+    size_t entry;
+    node *n;
 };
 
 struct loader {
@@ -37,8 +44,14 @@ struct loader {
     size_t depth, frames_cap;
     node **pending;
     size_t npending, pending_cap;
-    struct anchor *anchors;
+    struct anchor *anchors; /* one per name in the document: a redefined anchor shadows the earlier one */
     size_t nanchors, anchors_cap;
+    /* The anchors by name (interned, so the pointer is the name): open addressing, each slot 1 + the anchor's
+     * index or 0. Scanning the list per anchor, alias and collection end made 620,000 anchors (6 MB) take the
+     * render's whole 45 s (found by an attacker's review); each is now a lookup. */
+    size_t *anchor_slots, anchor_slots_cap;
+    struct open_anchor *open_anchors;
+    size_t nopen, open_cap;
     uint64_t alias_budget;
     size_t last_end; /* end of the last token: head comments never reach above it */
     node *root;
@@ -716,6 +729,54 @@ static int add_child(struct loader *L, node *n)
     return 0;
 }
 
+static size_t anchor_hash(const char *in, size_t cap)
+{
+    return (size_t)(((uintptr_t)in >> 3) * (uint64_t)0x9E3779B97F4A7C15u >> 20) & (cap - 1);
+}
+
+/* The anchor named in (interned), or SIZE_MAX; *slot: its slot, or the empty one where it would go. */
+static size_t find_anchor(const struct loader *L, const char *in, size_t *slot)
+{
+    if (!L->anchor_slots_cap)
+        return SIZE_MAX;
+    for (size_t k = anchor_hash(in, L->anchor_slots_cap);; k = (k + 1) & (L->anchor_slots_cap - 1)) {
+        size_t v = L->anchor_slots[k];
+        *slot = k;
+        if (!v)
+            return SIZE_MAX;
+        if (L->anchors[v - 1].name == in)
+            return v - 1;
+    }
+}
+
+/* Room for one more name: the table at most half full. */
+static void grow_anchor_slots(struct loader *L)
+{
+    if (2 * (L->nanchors + 1) <= L->anchor_slots_cap)
+        return;
+    size_t cap = L->anchor_slots_cap ? 2 * L->anchor_slots_cap : 64;
+    xfree(L->anchor_slots);
+    L->anchor_slots = xcalloc(cap, sizeof *L->anchor_slots);
+    L->anchor_slots_cap = cap;
+    for (size_t i = 0; i < L->nanchors; i++) {
+        size_t k = anchor_hash(L->anchors[i].name, cap);
+        while (L->anchor_slots[k])
+            k = (k + 1) & (cap - 1);
+        L->anchor_slots[k] = i + 1;
+        L->anchors[i].slot = k;
+    }
+}
+
+/* A new document starts with no anchors: only the slots the last one used are cleared (a table grown by one
+ * document would otherwise cost every later one its size). */
+static void forget_anchors(struct loader *L)
+{
+    for (size_t i = 0; i < L->nanchors; i++)
+        L->anchor_slots[L->anchors[i].slot] = 0;
+    L->nanchors = 0;
+    L->nopen = 0;
+}
+
 static int register_anchor(struct loader *L, struct fy_token *anchor, node *n, int open)
 {
     if (!anchor)
@@ -725,25 +786,40 @@ static int register_anchor(struct loader *L, struct fy_token *anchor, node *n, i
     if (!name)
         return 0;
     const char *in = intern(L->st, name, len);
-    for (size_t i = 0; i < L->nanchors; i++)
-        if (L->anchors[i].name == in) { /* a redefined anchor shadows the earlier one */
-            L->anchors[i].n = n;
-            L->anchors[i].open = open;
-            return 0;
+    size_t slot = 0, i = find_anchor(L, in, &slot);
+    if (i != SIZE_MAX) { /* a redefined anchor shadows the earlier one */
+        L->anchors[i].n = n;
+        L->anchors[i].open = open;
+    } else {
+        grow_anchor_slots(L);
+        find_anchor(L, in, &slot);
+        if (L->nanchors == L->anchors_cap) {
+            L->anchors_cap = L->anchors_cap ? L->anchors_cap * 2 : 16;
+            L->anchors = xrealloc(L->anchors, L->anchors_cap * sizeof *L->anchors);
         }
-    if (L->nanchors == L->anchors_cap) {
-        L->anchors_cap = L->anchors_cap ? L->anchors_cap * 2 : 16;
-        L->anchors = xrealloc(L->anchors, L->anchors_cap * sizeof *L->anchors);
+        i = L->nanchors++;
+        L->anchors[i] = (struct anchor){in, n, open, slot};
+        L->anchor_slots[slot] = i + 1;
     }
-    L->anchors[L->nanchors++] = (struct anchor){in, n, open};
+    if (open) {
+        if (L->nopen == L->open_cap) {
+            L->open_cap = L->open_cap ? L->open_cap * 2 : 16;
+            L->open_anchors = xrealloc(L->open_anchors, L->open_cap * sizeof *L->open_anchors);
+        }
+        L->open_anchors[L->nopen++] = (struct open_anchor){i, n};
+    }
     return 0;
 }
 
+/* n's collection is read to its end: if it is the innermost anchored one still open, an alias may now copy it
+ * (unless a later definition of its name took the anchor over, which then decides). */
 static void close_anchor(struct loader *L, node *n)
 {
-    for (size_t i = 0; i < L->nanchors; i++)
-        if (L->anchors[i].n == n)
-            L->anchors[i].open = 0;
+    if (!L->nopen || L->open_anchors[L->nopen - 1].n != n)
+        return;
+    struct anchor *a = &L->anchors[L->open_anchors[--L->nopen].entry];
+    if (a->n == n)
+        a->open = 0;
 }
 
 /* Charges the nodes of n to the alias budget; false, before walking further, once it runs out. */
@@ -1131,9 +1207,8 @@ static int on_alias(struct loader *L, struct fy_event *e)
     if (!name)
         return fail(L->file, line, "alias without a name");
     const char *in = intern(L->st, name, len);
-    for (size_t i = L->nanchors; i-- > 0;) {
-        if (L->anchors[i].name != in)
-            continue;
+    size_t slot, i = find_anchor(L, in, &slot);
+    if (i != SIZE_MAX) {
         if (L->anchors[i].open)
             return fail(L->file, line, "alias *%s refers to a node that contains it", in);
         int over = 0;
@@ -1268,7 +1343,7 @@ static int load_run(arena *a, strtab *st, const char *file, const char *data, si
         struct fy_token *tok = fy_event_get_token(e);
         switch (e->type) {
         case FYET_DOCUMENT_START: {
-            L.nanchors = 0;
+            forget_anchors(&L);
             L.root = NULL;
             L.seq_wide = -1;
             L.alias_budget = yaml_limits.max_alias_nodes;
@@ -1365,6 +1440,8 @@ static int load_run(arena *a, strtab *st, const char *file, const char *data, si
     xfree(L.frames);
     xfree(L.pending);
     xfree(L.anchors);
+    xfree(L.anchor_slots);
+    xfree(L.open_anchors);
     return rc;
 }
 
