@@ -523,23 +523,17 @@ METHOD(startswith) { UNUSED; return starts_ends(vm, "startswith", self, nargs, a
 METHOD(find_m) { UNUSED; return sl_int(vm, find(vm, "find", self, nargs, args, nkw, kw, false)); }
 METHOD(rfind) { UNUSED; return sl_int(vm, find(vm, "rfind", self, nargs, args, nkw, kw, true)); }
 
-METHOD(index_m)
+/* index and rindex: find and rfind that fail where those give -1 */
+static sl_val index_of(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *args, int nkw, sl_val *kw, bool last)
 {
-    UNUSED;
-    int64_t i = find(vm, "index", self, nargs, args, nkw, kw, false);
+    int64_t i = find(vm, fn, self, nargs, args, nkw, kw, last);
     if (i < 0)
-        sl_fail(vm, "index: substring not found");
+        sl_fail(vm, "%s: substring not found", fn);
     return sl_int(vm, i);
 }
 
-METHOD(rindex)
-{
-    UNUSED;
-    int64_t i = find(vm, "rindex", self, nargs, args, nkw, kw, true);
-    if (i < 0)
-        sl_fail(vm, "rindex: substring not found");
-    return sl_int(vm, i);
-}
+METHOD(index_m) { UNUSED; return index_of(vm, "index", self, nargs, args, nkw, kw, false); }
+METHOD(rindex) { UNUSED; return index_of(vm, "rindex", self, nargs, args, nkw, kw, true); }
 
 METHOD(format_m)
 {

@@ -626,6 +626,25 @@ static void repr_items(sl_vm *vm, sbuf *b, const sl_val *v, size_t n, int depth)
     }
 }
 
+/* A dict's entries ("k: v", with_values) or a set's keys, comma-separated, in insertion order (deleted slots have
+ * no key). */
+static void repr_entries(sl_vm *vm, sbuf *b, const sl_dict_o *d, bool with_values, int depth)
+{
+    bool first = true;
+    for (size_t i = 0; i < d->n; i++) {
+        if (!d->e[i].k)
+            continue;
+        if (!first)
+            sb_adds(b, ", ");
+        first = false;
+        repr_depth(vm, b, d->e[i].k, depth + 1);
+        if (with_values) {
+            sb_adds(b, ": ");
+            repr_depth(vm, b, d->e[i].v, depth + 1);
+        }
+    }
+}
+
 static void repr_depth(sl_vm *vm, sbuf *b, sl_val v, int depth)
 {
     vm_steps(vm, 1);
@@ -652,19 +671,8 @@ static void repr_depth(sl_vm *vm, sbuf *b, sl_val v, int depth)
             repr_items(vm, b, AS(sl_list_o, v)->v, AS(sl_list_o, v)->len, depth);
             sb_addc(b, ']');
         } else {
-            sl_dict_o *d = AS(sl_dict_o, v);
             sb_addc(b, '{');
-            bool first = true;
-            for (size_t i = 0; i < d->n; i++) {
-                if (!d->e[i].k)
-                    continue;
-                if (!first)
-                    sb_adds(b, ", ");
-                first = false;
-                repr_depth(vm, b, d->e[i].k, depth + 1);
-                sb_adds(b, ": ");
-                repr_depth(vm, b, d->e[i].v, depth + 1);
-            }
+            repr_entries(vm, b, AS(sl_dict_o, v), true, depth);
             sb_addc(b, '}');
         }
         v->flags &= (uint8_t)~2;
@@ -677,17 +685,8 @@ static void repr_depth(sl_vm *vm, sbuf *b, sl_val v, int depth)
         return;
     }
     case SL_SET: {
-        sl_dict_o *d = AS(sl_dict_o, v);
         sb_adds(b, "set([");
-        bool first = true;
-        for (size_t i = 0; i < d->n; i++) {
-            if (!d->e[i].k)
-                continue;
-            if (!first)
-                sb_adds(b, ", ");
-            first = false;
-            repr_depth(vm, b, d->e[i].k, depth + 1);
-        }
+        repr_entries(vm, b, AS(sl_dict_o, v), false, depth);
         sb_adds(b, "])");
         return;
     }
