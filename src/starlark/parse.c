@@ -226,6 +226,26 @@ static ast *parse_test_nocond(parser *p)
 }
 
 /* comprehension clauses after the body, up to the closing token */
+/* The variables of a for loop or a comprehension's for clause, through "in": one target, or several (a trailing
+ * comma allowed) as a tuple. */
+static ast *parse_loop_vars(parser *p, token *t)
+{
+    ast *vars = parse_test_prec(p, 99);
+    if (kind(p) == T_COMMA) {
+        ast *tup = mk(p, E_TUPLE, t);
+        push(p, &tup->list, &tup->n, vars);
+        while (kind(p) == T_COMMA) {
+            next(p);
+            if (kind(p) == T_IN)
+                break;
+            push(p, &tup->list, &tup->n, parse_test_prec(p, 99));
+        }
+        vars = tup;
+    }
+    expect(p, T_IN, "in");
+    return vars;
+}
+
 static ast *parse_comp(parser *p, int k, token *at, ast *body, int close, const char *closing)
 {
     ast *n = mk(p, k, at);
@@ -236,21 +256,7 @@ static ast *parse_comp(parser *p, int k, token *at, ast *body, int close, const 
         ast *c;
         if (t->kind == T_FOR) {
             c = mk(p, E_CLAUSE_FOR, t);
-            /* loop variables */
-            ast *vars = parse_test_prec(p, 99);
-            if (kind(p) == T_COMMA) {
-                ast *tup = mk(p, E_TUPLE, t);
-                push(p, &tup->list, &tup->n, vars);
-                while (kind(p) == T_COMMA) {
-                    next(p);
-                    if (kind(p) == T_IN)
-                        break;
-                    push(p, &tup->list, &tup->n, parse_test_prec(p, 99));
-                }
-                vars = tup;
-            }
-            c->a = vars;
-            expect(p, T_IN, "in");
+            c->a = parse_loop_vars(p, t);
             c->b = parse_test_prec(p, 0);
         } else {
             c = mk(p, E_CLAUSE_IF, t);
@@ -737,20 +743,7 @@ static void parse_stmt(parser *p, ast ***body, int *n)
     case T_FOR: {
         next(p);
         ast *f = mk(p, S_FOR, t);
-        ast *vars = parse_test_prec(p, 99);
-        if (kind(p) == T_COMMA) {
-            ast *tup = mk(p, E_TUPLE, t);
-            push(p, &tup->list, &tup->n, vars);
-            while (kind(p) == T_COMMA) {
-                next(p);
-                if (kind(p) == T_IN)
-                    break;
-                push(p, &tup->list, &tup->n, parse_test_prec(p, 99));
-            }
-            vars = tup;
-        }
-        f->a = vars;
-        expect(p, T_IN, "in");
+        f->a = parse_loop_vars(p, t);
         f->b = parse_expr(p, false);
         expect(p, T_COLON, "':'");
         parse_suite(p, &f->list, &f->n);
