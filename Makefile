@@ -1,6 +1,7 @@
 # cmp-generate: render kpt packages for Argo CD.
 #   make run    build, then render examples/hello to stdout
 #   make test   install what is missing, build, run every test (plain and ASan+UBSan)
+#   make check  build, then the fast suites (unit, cli, golden, harness): the loop while editing
 #   make test-fresh   both of the above as a newcomer runs them, in a clean Debian bookworm chroot (root, debootstrap)
 
 VERSION    := 0.1.0
@@ -44,7 +45,7 @@ UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c))
 REL_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o)
 SAN_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all run test test-fresh deps deps-debian tools install uninstall clean bench image asan unit fuzz
+.PHONY: all run test check test-fresh deps deps-debian tools install uninstall clean bench image asan unit fuzz
 
 all: $(BIN_DIR)/cmp-generate
 ifneq ($(BIN_DIR),.)
@@ -96,6 +97,12 @@ run:
 test: deps
 	@$(MAKE) --no-print-directory all unit asan
 	@tests/run-all
+
+# The fast loop while editing (tests/README.md): the build, then the suites that cover most of src in seconds.
+# `make test` stays the whole truth.
+check:
+	@$(MAKE) --no-print-directory all unit asan
+	@tests/run-all unit cli golden harness
 
 # The README's two commands in a clean debootstrap root (needs root or sudo); never run by make test itself.
 test-fresh:

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "argocd/value_rules.h"
+#include "settings/value_rules.h"
 #include "util/diag.h"
 
 int parse_image_override(arena *a, const char *spec, node **data)

@@ -2,7 +2,7 @@
  * and images as final steps, run through the same built-in functions a Kptfile would use. */
 #ifndef CMP_ARGOCD_OVERRIDES_H
 #define CMP_ARGOCD_OVERRIDES_H
-#include "argocd/settings.h"
+#include "settings/settings.h"
 #include "pipeline/executor.h"
 
 int apply_final_steps(run_ctx *R, package *root, rlist *items, const settings *s);

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "argocd/host.h"
-#include "argocd/settings.h"
+#include "settings/host.h"
+#include "settings/settings.h"
 #include "package/package.h"
 #include "pipeline/kptfile.h"
 #include "pipeline/sources.h"

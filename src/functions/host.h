@@ -1,6 +1,6 @@
 /* What the sidecar provides to functions that run real tools: which binaries, where scratch space goes, how long a
  * child may run, and the Application's identity as Argo CD sent it. Read once from the environment at the start of
- * a run (argocd/host.c) and handed to functions through their context, so no function reads the environment and a
+ * a run (settings/host.c) and handed to functions through their context, so no function reads the environment and a
  * package can never change any of it. */
 #ifndef CMP_FUNCTIONS_HOST_H
 #define CMP_FUNCTIONS_HOST_H
@@ -22,7 +22,7 @@ typedef struct fn_host {
     const char *app_name, *app_namespace;               /* ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE: NULL when unset */
     /* the Application's parameters that reach tools */
     const char *helm_values;                            /* the helm-values parameter: YAML text, NULL when unset */
-    /* Argo CD's Helm source fields as Application parameters, for every chart (argocd/settings.h): the value files
+    /* Argo CD's Helm source fields as Application parameters, for every chart (settings/settings.h): the value files
      * (NULL-terminated real paths inside the repository, or URLs the operator allows; NULL when none), the
      * helm-parameters map as one YAML values document, the release name for steps that name none, switches. */
     const char *app_dir; /* the Application's directory (realpath); NULL until host_find_repo_root */
@@ -59,7 +59,7 @@ typedef struct fn_host {
     const char *const *child_env;
     /* CMP_CHILD_MAX_MEMORY_MB, when the operator set it (0: no limit). Unset (child_memory_shared), a child gets
      * 3/4 of what the render's memory budget has free when it starts, at most CHILD_MEMORY_MAX_SHARE_MB, held from
-     * the budget while it runs (functions/external.c): the render and its child together stay within the budget. */
+     * the budget while it runs (functions/tools/external.c): the render and its child together stay within the budget. */
     long child_max_memory_mb;
     bool child_memory_shared;
     long child_max_cpu_seconds;       /* CMP_CHILD_MAX_CPU_SECONDS (default 60; 0: no limit) */

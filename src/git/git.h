@@ -9,7 +9,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 
-/* What git reads from the sidecar's environment, handed in by the caller that reads it (argocd/host.h). */
+/* What git reads from the sidecar's environment, handed in by the caller that reads it (settings/host.h). */
 typedef struct gitsrc_env {
     const char *ceiling_directories; /* GIT_CEILING_DIRECTORIES: repository discovery stops below these; NULL: none */
     const char *cache_home;          /* XDG_CACHE_HOME: where `pkg get` caches fetches; NULL or relative: tmpdir */

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "argocd/settings.h"
 #include "pipeline/selector.h"
 #include "util/diag.h"
 
@@ -68,10 +67,10 @@ static void override_setters(run_ctx *R, node *config)
     }
     for (uint32_t i = 0; i < node_len(o); i++) {
         const char *k = scalar(map_key(o, i));
-        if (k && R->setter_keys_escaped) {
+        if (k && R->setter_key) {
             for (uint32_t d = 0; d < node_len(data); d++) {
                 const char *name = scalar(map_key(data, d));
-                if (name && !strcmp(settings_escape(R->a, "", name), k)) {
+                if (name && !strcmp(R->setter_key(R->a, "", name), k)) {
                     map_set(R->a, data, name, node_str(R->a, scalar(map_val(o, i))));
                     R->setter_used[i] = true;
                 }

@@ -22,7 +22,9 @@ typedef struct run_ctx {
     step_report *reports;
     size_t nreports;
     const node *setter_overrides; /* map: values that replace apply-setters config values */
-    bool setter_keys_escaped;     /* its keys are setter names as Argo CD escapes them in PARAM_SETTERS_<KEY> */
+    /* NULL: setter_overrides' keys are setter names; else the key a setter name has there (Argo CD's escaping of
+     * PARAM_SETTERS_<KEY>, given by the caller so that the pipeline knows nothing of parameters) */
+    char *(*setter_key)(arena *a, const char *prefix, const char *name);
     bool *setter_used;
     const fn_host *host; /* handed to every step */
     bool flatten_lists;  /* split R_LIST resources into their items, except a step's configPath (not in place) */

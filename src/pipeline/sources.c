@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "functions/external.h"
+#include "functions/tools/external.h"
 #include "pipeline/kptfile.h"
 #include "util/diag.h"
 

@@ -1,7 +1,7 @@
 /* One time budget (the `timeout` parameter) for init and render together, as Argo CD runs them: plugin.yaml's init
  * then generate, in the same request, in the same copy of the repository, under one gRPC deadline (60 s by
  * default). When the budget runs out, everything we started is killed, scratch is removed, one line goes to stderr
- * and we exit 1. Private to render/. */
+ * and we exit 1. Used by render/ and by cmd/init.c, which arms it. */
 #ifndef CMP_RENDER_DEADLINE_H
 #define CMP_RENDER_DEADLINE_H
 #include <stdbool.h>

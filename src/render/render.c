@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "argocd/host.h"
+#include "settings/host.h"
 #include "argocd/metadata.h"
 #include "argocd/overrides.h"
-#include "argocd/settings.h"
+#include "settings/settings.h"
 #include "git/git.h"
 #include "package/package.h"
 #include "pipeline/attribution.h"
@@ -269,7 +269,7 @@ int render(const render_opts *o, buf *out)
         if (deadline_start_render(o->dir, set.timeout_seconds, host.app_name != NULL) < 0)
             goto done;
         R.setter_overrides = set.setters;
-        R.setter_keys_escaped = set.setters_escaped;
+        R.setter_key = set.setters_escaped ? settings_escape : NULL;
         host.helm_values = set.helm_values;
         if (host_helm_parameters(a, &host, &set) < 0)
             goto done;

@@ -33,9 +33,4 @@ typedef struct eval_opts {
 /* kpt fn eval parity: one function over the whole tree (subpackages included), written back in place. */
 int eval_in_place(const eval_opts *o);
 
-/* plugin.yaml's init: builds missing Helm chart dependencies under dir. */
-int init_package(const char *dir);
-
-/* A KRM function over stdin/stdout: ResourceList in, ResourceList out. */
-int krm_function(const char *name, buf *out);
 #endif

@@ -23,7 +23,7 @@ typedef struct limits {
 } limits;
 
 extern limits cmp_limits;
-/* Set once at start from the operator's CMP_* variables (argocd/host.h: host_limits_from_env). */
+/* Set once at start from the operator's CMP_* variables (settings/host.h: host_limits_from_env). */
 
 /* The one rule for a CMP_* number: decimal digits only (no sign, no spaces), from min to max; with bytes, one K,
  * M or G (or k, m, g) may follow, times 1024, 1024^2 or 1024^3. Returns 0 and sets *out, or -1 when the text

@@ -4,7 +4,7 @@
  *   shapes --list              the shape names, one a line
  *
  * For `tests/bench/memory` (peak RSS per input byte, the table README's Reliability section quotes) and for the
- * derivation of the input limits' defaults from the memory budget (src/argocd/host.c). Every shape is valid input
+ * derivation of the input limits' defaults from the memory budget (src/settings/host.c). Every shape is valid input
  * within the default limits (objects, depth, alias nodes per file, file size), written the way an author could, and
  * the output depends only on SHAPE and BYTES. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* fuzz_helm_archive: bytes -> a chart archive -> helm_archive_read (src/functions/helm_archive.c), the reader of the
+/* fuzz_helm_archive: bytes -> a chart archive -> helm_archive_read (src/helm/archive.c), the reader of the
  * untrusted .tgz files helm_confine checks. Input: a tar stream, which the target gzips (one member; two, split in
  * the middle, when the first byte is odd), or gzip data as it is when it starts with 1f 8b. An entry whose helm name
  * ends in ".tgz" is read again as an archive, up to 3 deep. Checks: the result is one of the reader's codes, a
@@ -7,7 +7,7 @@
 #include <zlib.h>
 
 #include "fuzz_common.h"
-#include "functions/helm_archive.h"
+#include "helm/archive.h"
 #include "util/fsutil.h"
 
 static size_t budget = 1 << 22;

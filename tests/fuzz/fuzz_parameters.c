@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "argocd/host.h"
+#include "settings/host.h"
 #include "argocd/metadata.h"
 #include "argocd/overrides.h"
-#include "argocd/settings.h"
+#include "settings/settings.h"
 #include "fuzz_common.h"
 #include "fuzz_resources.h"
 #include "pipeline/executor.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "argocd/host.h"
+#include "settings/host.h"
 #include "argocd/metadata.h"
 #include "git/git.h"
 #include "util/diag.h"

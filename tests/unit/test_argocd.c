@@ -3,9 +3,9 @@
  * escaping, unknown parameters, and the default stamp set. */
 #include <stdlib.h>
 
-#include "argocd/helm_parameters.h"
-#include "argocd/host.h"
-#include "argocd/settings.h"
+#include "settings/helm_parameters.h"
+#include "settings/host.h"
+#include "settings/settings.h"
 #include "check.h"
 #include "fixture.h"
 #include "package/package.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "argocd/host.h"
+#include "settings/host.h"
 #include "check.h"
 #include "util/fsutil.h"
 

@@ -1,4 +1,4 @@
-/* functions/confine.c: resolving a path inside a root without ever looking outside it, and Go's filepath.Clean
+/* functions/tools/confine.c: resolving a path inside a root without ever looking outside it, and Go's filepath.Clean
  * (how helm joins a file:// dependency to its chart). The attacks themselves: tests/security/cases/helm-*.sh. */
 #include <limits.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "functions/confine.h"
+#include "functions/tools/confine.h"
 
 TEST(confine_clean_path)
 {

@@ -4,7 +4,7 @@
 
 #include "check.h"
 #include "fixture.h"
-#include "functions/fieldspec.h"
+#include "functions/krm/fieldspec.h"
 #include "yaml/emit.h"
 
 struct seen {

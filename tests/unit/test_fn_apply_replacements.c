@@ -4,9 +4,9 @@
 
 #include "check.h"
 #include "fixture.h"
-#include "functions/fieldpath.h"
+#include "functions/krm/fieldpath.h"
 #include "functions/function.h"
-#include "functions/label_selector.h"
+#include "functions/krm/label_selector.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "yaml/emit.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "functions/nameref.h"
+#include "functions/krm/nameref.h"
 #include "package/package.h"
 #include "util/diag.h"
 #include "yaml/emit.h"

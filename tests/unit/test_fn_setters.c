@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "functions/setters.h"
+#include "functions/krm/setters.h"
 #include "util/diag.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"

@@ -1,11 +1,11 @@
-/* functions/helm_archive.c: a chart archive read as Go's gzip and tar and helm's loader read it. Each test builds
+/* helm/archive.c: a chart archive read as Go's gzip and tar and helm's loader read it. Each test builds
  * the tar bytes itself (a header as Go's reader sees it) and checks the entries, names and data that come out, or
  * the refusal. The attacks themselves, against the real helm: tests/security/cases/helm-archive-reading.sh. */
 #include <stdlib.h>
 #include <zlib.h>
 
 #include "check.h"
-#include "functions/helm_archive.h"
+#include "helm/archive.h"
 
 typedef struct tarbuf {
     unsigned char b[1 << 16];

@@ -1,8 +1,8 @@
 /* What the kustomization walk and the helm guard accept, value by value: kustomize's remote forms and helm's
  * argument values. (The attacks themselves, with the real kustomize and helm: tests/security/cases/kustomize-*.) */
 #include "check.h"
-#include "functions/kustomization_walk.h"
-#include "functions/kustomize_helm_guard.h"
+#include "kustomize/walk.h"
+#include "kustomize/helm_guard.h"
 
 TEST(kustomize_ref_kinds)
 {

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "argocd/host.h"
+#include "settings/host.h"
 #include "check.h"
 #include "util/diag.h"
 #include "util/fsutil.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "functions/regex.h"
+#include "functions/krm/regex.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/diag.h"

@@ -1,11 +1,11 @@
 /* The labels, annotations, annotation-domain and images parameters refuse what Kubernetes or a registry would
- * refuse (argocd/value_rules.h): the rules one by one, then settings_load naming the parameter and the key. */
+ * refuse (settings/value_rules.h): the rules one by one, then settings_load naming the parameter and the key. */
 #include <stdlib.h>
 
 #include "argocd/metadata.h"
 #include "argocd/overrides.h"
-#include "argocd/settings.h"
-#include "argocd/value_rules.h"
+#include "settings/settings.h"
+#include "settings/value_rules.h"
 #include "check.h"
 #include "util/diag.h"
 

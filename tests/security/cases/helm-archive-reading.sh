@@ -5,7 +5,7 @@
 # separator when a name has one). Each archive below (tests/security/chart-tgz.py writes them byte by byte) hides a
 # values.schema.json whose "$ref" helm follows, from a reader that decodes the archive differently; *-is-real shows
 # the real helm, run on the chart alone, fetching the URL.
-# Defence: archives are read exactly as Go and helm read them (src/functions/helm_archive.c), every
+# Defence: archives are read exactly as Go and helm read them (src/helm/archive.c), every
 # values.schema.json in them is checked, and what that reader cannot show to read as Go does is refused.
 . "$here/helm-lib.sh"
 mkdir -p "$tmp/srv"; printf '{"type": "object"}' >"$tmp/srv/schema.json"

@@ -1,0 +1,154 @@
+#include "functions/krm/fieldspec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool fieldspec_applies(const fieldspec *fs, const resource *r)
+{
+    if (fs->kind && *fs->kind) {
+        const char *k = res_kind(r);
+        if (!k || strcmp(k, fs->kind))
+            return false;
+    }
+    const char *av = res_api_version(r);
+    const char *slash = av ? strrchr(av, '/') : NULL;
+    if (fs->group) {
+        size_t gl = slash ? (size_t)(slash - av) : 0;
+        if (strlen(fs->group) != gl || (gl && strncmp(av, fs->group, gl)))
+            return false;
+    }
+    if (fs->version && *fs->version) {
+        const char *v = slash ? slash + 1 : av;
+        if (!v || strcmp(v, fs->version))
+            return false;
+    }
+    return true;
+}
+
+/* Next segment of a path: "\/" is a literal slash; a trailing "[]" marks a sequence, which is walked when present
+ * and never created (kyaml's rule: a created map where a list belongs would make the object invalid). The segment
+ * is written to out (segment_len(*p) + 1 bytes): a walk is done for every object, and keys are copied only where
+ * a map is created. */
+static const char *next_segment(const char **p, char *out, bool *is_seq)
+{
+    const char *s = *p;
+    size_t n = 0;
+    while (*s && *s != '/') {
+        if (s[0] == '\\' && s[1] == '/') {
+            out[n++] = '/';
+            s += 2;
+            continue;
+        }
+        out[n++] = *s++;
+    }
+    *is_seq = n >= 2 && out[n - 2] == '[' && out[n - 1] == ']';
+    if (*is_seq)
+        n -= 2;
+    out[n] = 0;
+    *p = *s == '/' ? s + 1 : s;
+    return out;
+}
+
+/* The bytes next_segment writes for the segment at s, before its NUL. */
+static size_t segment_len(const char *s)
+{
+    size_t n = 0;
+    for (; *s && *s != '/'; n++)
+        s += s[0] == '\\' && s[1] == '/' ? 2 : 1;
+    return n;
+}
+
+static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn, void *ud)
+{
+    if (!cur)
+        return 0;
+    if (is_seq(cur)) {
+        for (uint32_t i = 0; i < node_len(cur); i++) {
+            int rc = visit(a, seq_item(cur, i), rest, create, fn, ud);
+            if (rc < 0)
+                return rc;
+        }
+        return 0;
+    }
+    if (!is_map(cur))
+        return 0;
+    const char *p = rest;
+    bool is_seq;
+    /* the rare segment longer than the buffer (an author's own field spec) goes to the heap for the walk below it */
+    char small[128], *big = NULL;
+    if (segment_len(rest) >= sizeof small)
+        big = xmalloc(segment_len(rest) + 1);
+    const char *seg = next_segment(&p, big ? big : small, &is_seq);
+    int rc = 0;
+    if (!*p) {
+        rc = fn(ud, cur, seg);
+    } else {
+        node *child = map_get(cur, seg);
+        if (!child || is_null(child))
+            child = create && !is_seq ? map_ensure_map(a, cur, seg) : NULL;
+        rc = child ? visit(a, child, p, create, fn, ud) : 0;
+    }
+    xfree(big);
+    return rc;
+}
+
+int fieldspec_visit(arena *a, node *root, const char *path, bool create, field_fn fn, void *ud)
+{
+    return visit(a, root, path, create, fn, ud);
+}
+
+static int cmp_kv(const void *x, const void *y)
+{
+    return strcmp(((const kv *)x)->key, ((const kv *)y)->key);
+}
+
+int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
+{
+    out->v = NULL;
+    out->n = 0;
+    if (!m || is_null(m))
+        return 0;
+    if (!is_map(m))
+        return fn_fail(c, m, "%s must be a map of strings", what);
+    uint32_t len = node_len(m);
+    out->v = arena_alloc(c->a, (len + 1) * sizeof *out->v);
+    for (uint32_t i = 0; i < len; i++) {
+        const node *k = map_key(m, i), *v = map_val(m, i);
+        if (!is_scalar(k) || !is_scalar(v))
+            return fn_fail(c, v, "%s must be a map of strings (\"%s\" is not a string)", what,
+                           is_scalar(k) ? scalar(k) : "?");
+        out->v[out->n++] = (kv){scalar(k), scalar(v), v};
+    }
+    qsort(out->v, out->n, sizeof *out->v, cmp_kv);
+    return 0;
+}
+
+int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pairs, bool create_map, bool add_keys)
+{
+    node *m = map_get(parent, key);
+    if (!m || is_null(m)) {
+        if (!create_map)
+            return 0;
+        m = map_ensure_map(a, parent, key);
+    }
+    if (!is_map(m))
+        return 0;
+    if (add_keys) { /* the keys about to be added, in one array of the right size */
+        uint32_t missing = 0;
+        for (size_t i = 0; i < pairs->n; i++)
+            missing += map_index(m, pairs->v[i].key) < 0;
+        map_reserve(a, m, missing);
+    }
+    int changed = 0;
+    for (size_t i = 0; i < pairs->n; i++) {
+        node *old = map_get(m, pairs->v[i].key);
+        if (!old && !add_keys)
+            continue;
+        if (is_scalar(old) && !strcmp(scalar(old), pairs->v[i].value))
+            continue;
+        /* the strings live in the config tree, in the same arena: share them across objects */
+        map_set_str_ref(a, m, pairs->v[i].key, pairs->v[i].value);
+        changed++;
+    }
+    return changed;
+}
