@@ -35,7 +35,7 @@ PKG_LIBS    = -Wl,-Bstatic $(shell pkg-config --static --libs $(STATIC_PKGS) 2>/
 
 WARN       := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 DEFS       := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DCMP_VERSION='"$(VERSION)"'
-CFLAGS_ALL  = $(WARN) $(DEFS) -Isrc $(PKG_CFLAGS) -MMD -MP
+CFLAGS_ALL  = $(WARN) $(DEFS) -Isrc -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 SRCS       := $(sort $(shell find src -name '*.c'))
@@ -45,7 +45,7 @@ UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c))
 REL_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o)
 SAN_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all run test check test-fresh deps deps-debian tools install uninstall clean bench image asan unit fuzz
+.PHONY: FORCE registry-gen all run test check test-fresh deps deps-debian tools install uninstall clean bench image asan unit fuzz
 
 all: $(BIN_DIR)/cmp-generate
 ifneq ($(BIN_DIR),.)
@@ -59,6 +59,17 @@ $(BIN_DIR)/cmp-generate: $(BUILD)/rel/src/main.o $(REL_OBJS)
 $(BIN_DIR)/cmp-generate-asan: $(BUILD)/san/src/main.o $(SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(SAN) -o $@ $^ $(PKG_LIBS)
+
+# The built-in functions' registry: one FN(fn_x) line for each fn_def that a file of src/functions/catalog or
+# src/functions/tools defines, so adding a function is adding its file. Rewritten only when the list changes.
+FN_SRCS     = $(sort $(wildcard src/functions/catalog/*.c src/functions/tools/*.c))
+$(BUILD)/gen/fn_registry.inc: FORCE
+	@mkdir -p $(dir $@)
+	@LC_ALL=C sed -n 's/^const fn_def \(fn_[a-z0-9_]*\) = {$$/FN(\1)/p' $(FN_SRCS) | LC_ALL=C sort >$@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+$(BUILD)/rel/src/functions/registry.o $(BUILD)/san/src/functions/registry.o: $(BUILD)/gen/fn_registry.inc
+registry-gen: $(BUILD)/gen/fn_registry.inc
+FORCE:
 
 $(BUILD)/rel/%.o: %.c
 	@mkdir -p $(dir $@)

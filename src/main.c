@@ -21,6 +21,7 @@ static const char usage[] =
     "       cmp-generate fn NAME < resource-list.yaml\n"
     "       cmp-generate pkg get REPO[/DIR][@REF] [DEST]\n"
     "       cmp-generate init | parameters\n"
+    "       cmp-generate functions [--markdown] | settings [--json|--yaml|--markdown]\n"
     "       cmp-generate --help | --version\n"
     "\n"
     "Renders the kpt package in DIR (default: the current directory, as Argo CD runs it) and prints the\n"
@@ -55,7 +56,7 @@ typedef struct command {
 static const command commands[] = {
     {"render", cmd_render, true},     {"eval", cmd_eval, true},         {"fn", cmd_fn, true},
     {"init", cmd_init, true},         {"parameters", cmd_parameters, true}, {"pkg", cmd_pkg, true},
-    {"settings", cmd_settings, false},
+    {"settings", cmd_settings, false}, {"functions", cmd_functions, false},
 };
 
 /* "pkg" is also a common directory name: it is the subcommand only when a pkg verb follows or no such directory

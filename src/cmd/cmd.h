@@ -10,6 +10,7 @@ int cmd_fn(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_parameters(int argc, char **argv);
 int cmd_settings(int argc, char **argv);
+int cmd_functions(int argc, char **argv);
 int cmd_pkg(int argc, char **argv);
 
 /* One stderr line "cmp-generate: <head><text>", every byte that could act on a terminal escaped (text_escape). */

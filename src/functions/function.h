@@ -43,10 +43,23 @@ typedef int (*fn_run)(fn_ctx *c);
 /* Receives a directory a step reads as its source, as a real path (pipeline/sources.h). */
 typedef void (*source_dir_fn)(void *ud, const char *dir_real);
 
+/* A built-in function: everything about it lives in its own file (src/functions/catalog/<name>.c, or tools/ for
+ * those that run a real tool), in this one definition. The registry is generated from the definitions the build
+ * finds there (Makefile: fn_registry.inc), the README's function table from their readme rows (`cmp-generate
+ * functions --markdown`, checked by tests/readme), and tests/harness fails a function that no test names. */
 typedef struct fn_def {
-    const char *name;    /* the catalog basename: "set-labels" */
-    const char *summary; /* one line for --help and the README */
-    fn_run run;          /* 0 on success; on failure calls fail() (via fn_fail) and returns -1 */
+    const char *name;     /* the catalog basename: "set-labels" */
+    const char *summary;  /* one line for --help */
+    fn_run run;           /* 0 on success; on failure calls fail() (via fn_fail) and returns -1 */
+    /* The catalog's releases, ascending ("0.1.0 0.1.1 0.2.0"), as the registries publish them: a step's tag picks the
+     * behaviour of one of these (functions/version.h); NULL when the function has no release of its own, so every tag
+     * gets the one behaviour. A tag outside the list gets the newest behaviour and a warning. */
+    const char *releases;
+    struct {
+        const char *does;    /* what it does */
+        const char *differs; /* how it differs from the catalog, on purpose */
+        const char *versions; /* what each release does */
+    } readme;             /* its row of the README's function table (Markdown) */
 } fn_def;
 
 /* registry */

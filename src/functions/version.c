@@ -11,32 +11,6 @@
 #include "functions/function.h"
 #include "util/buf.h"
 
-/* The releases each function has had (catalog-function-versions: tags on either registry, through 2026). A tag
- * outside this table is unknown to us: it gets the newest behaviour and a warning. */
-typedef struct release {
-    const char *fn;
-    const char *versions; /* ascending */
-} release;
-
-static const release releases[] = {
-    {"apply-replacements", "0.1.0 0.1.1 0.1.2"},
-    {"apply-setters", "0.1.0 0.1.1 0.2.0 0.2.1"},
-    {"create-setters", "0.1.0"},
-    {"ensure-name-substring", "0.1.0 0.1.1 0.2.0"},
-    {"list-setters", "0.1.0"},
-    {"remove-local-config-resources", "0.1.0"},
-    {"render-helm-chart", "0.1.0 0.2.0 0.2.1 0.2.2 0.3.0"},
-    {"search-replace", "0.1.0 0.1.1 0.2.0"},
-    {"set-annotations", "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4"},
-    {"set-enforcement-action", "0.1.0"},
-    {"set-image", "0.1.0 0.1.1"},
-    {"set-labels", "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4 0.1.5 0.2.0 0.2.1 0.2.2 0.2.3 0.2.4 0.2.5"},
-    {"set-namespace", "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4 0.2.0 0.3.0 0.3.1 0.3.2 0.3.3 0.3.4 0.4.0 0.4.1 0.4.2 0.4.3 0.4.4 "
-                      "0.4.5"},
-    {"starlark", "0.1.0 0.2.0 0.3.0 0.4.0 0.5.0"},
-    {"upsert-resource", "0.1.0 0.2.0"},
-};
-
 typedef struct ver {
     int p[3];
 } ver;
@@ -64,12 +38,12 @@ const char *fn_version_str(arena *a, const fn_version *v)
     return arena_printf(a, "v%d.%d.%d", v->major, v->minor, v->patch);
 }
 
+/* The releases fn has had (its fn_def: catalog-function-versions' tags on either registry, through 2026); NULL when
+ * it has none of its own or is not a built-in. */
 static const char *known_list(const char *fn)
 {
-    for (size_t i = 0; i < sizeof releases / sizeof *releases; i++)
-        if (!strcmp(releases[i].fn, fn))
-            return releases[i].versions;
-    return NULL;
+    const fn_def *d = fn_lookup(fn);
+    return d ? d->releases : NULL;
 }
 
 /* Parses "1.2.3", "1.2", "1", each part a number or a wildcard x, X or * (which ends the version). Returns the number of

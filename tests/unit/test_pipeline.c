@@ -44,10 +44,10 @@ static int drop_and_add(fn_ctx *c)
     return 0;
 }
 
-static const fn_def counting = {"count", "", count_items};
-static const fn_def reading = {"read", "", read_config};
-static const fn_def editing = {"edit", "", edit_config_item};
-static const fn_def dropping = {"drop", "", drop_and_add};
+static const fn_def counting = {.name = "count", .summary = "", .run = count_items};
+static const fn_def reading = {.name = "read", .summary = "", .run = read_config};
+static const fn_def editing = {.name = "edit", .summary = "", .run = edit_config_item};
+static const fn_def dropping = {.name = "drop", .summary = "", .run = drop_and_add};
 
 struct world {
     arena *a;
@@ -126,7 +126,7 @@ static int edit_own_config_item(fn_ctx *c)
     after_edit = path_str(c->config, "data", "value", NULL);
     return 0;
 }
-static const fn_def editing_own = {"edit-own", "", edit_own_config_item};
+static const fn_def editing_own = {.name = "edit-own", .summary = "", .run = edit_own_config_item};
 
 TEST(config_stays_as_the_step_found_it_and_the_next_step_sees_the_edit)
 {
@@ -149,7 +149,7 @@ static int note_config(fn_ctx *c)
     config_given = c->config;
     return 0;
 }
-static const fn_def noting = {"note", "", note_config};
+static const fn_def noting = {.name = "note", .summary = "", .run = note_config};
 
 /* Steps naming one object share one copy of it, brought up to date for each: memory is the object's, not
  * steps x object. */
@@ -188,8 +188,8 @@ static int drop_cfg(fn_ctx *c)
             c->items->v[i] = NULL;
     return 0;
 }
-static const fn_def scribbling = {"scribble", "", scribble_config};
-static const fn_def dropping_cfg = {"drop-cfg", "", drop_cfg};
+static const fn_def scribbling = {.name = "scribble", .summary = "", .run = scribble_config};
+static const fn_def dropping_cfg = {.name = "drop-cfg", .summary = "", .run = drop_cfg};
 
 TEST(config_edited_by_its_function_is_not_handed_on)
 {

@@ -758,7 +758,25 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_apply_replacements = {
-    "apply-replacements",
-    "copy fields from one object into fields of others (kustomize replacements)",
-    run,
+    .name = "apply-replacements",
+    .summary = "copy fields from one object into fields of others (kustomize replacements)",
+    .run = run,
+    .releases = "0.1.0 0.1.1 0.1.2",
+    .readme = {
+        .does = "kustomize replacements (field paths with `[k=v]`, label and annotation selectors, delimiters, "
+                "`create`)",
+        .differs = "a created field (or a null target) takes the source's type; a `reject` needs all its criteria to "
+                "match; unknown config keys and `*` in a source path are errors; an empty list is a warning; v0.1.x: "
+                "`*` and a bracketed key with no dot in it (`[key]`, `[a\\.b]`) are errors wherever they stand "
+                "(kustomize 0.10.1 fails only when the walk reaches them, and with `create` adds a key named `*`)",
+        .versions = "v0.1.0–v0.1.1 (kustomize api 0.10.1): a scalar target takes the source node with its tag and style "
+                "(a quoted `\"3\"` makes an int a string), a target path that is not there is skipped, no `*`, `[a.b]` "
+                "is the key `a.b` (its path splitter drops brackets the dots split) but `[key]` is refused (kyaml "
+                "read it as a list selector without `=`), a target's `[k=v]` is exact and takes the first item, a "
+                "reject is checked against the selecting id, no `sourceValue`; v0.1.0 reports a missing config as an "
+                "empty kind · v0.1.2, `latest`, `unstable` (api 0.19; gcr's `unstable` was the 2022-07 master, "
+                "between the two, which no tag can tell from today's): a scalar target keeps its tag and style, a "
+                "missing target path is an error unless `create`, `*` (with `create` too), `[k=v]` an unanchored "
+                "regex over every item, `reject` matches current and previous ids, `sourceValue`",
+    },
 };

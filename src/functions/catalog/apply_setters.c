@@ -457,7 +457,25 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_apply_setters = {
-    "apply-setters",
-    "write setter values into fields marked with `# kpt-set: ${name}` comments",
-    run,
+    .name = "apply-setters",
+    .summary = "write setter values into fields marked with `# kpt-set: ${name}` comments",
+    .run = run,
+    .releases = "0.1.0 0.1.1 0.2.0 0.2.1",
+    .readme = {
+        .does = "values into fields marked `# kpt-set: ${name}`",
+        .differs = "values are substituted in one pass; a null, map or list setter value is an error; a flow list "
+                "turned block keeps its comment once, on the key; no config at all is an error; a setter value in an "
+                "error message is shown as the 2026 release reports values; v0.1.0: current values are recovered "
+                "with the pattern taken literally (v0.1.0 read it as a regular expression, which can recover a wrong "
+                "value and write it without a word) and an empty value gives `\"\"` (v0.1.0 wrote an empty plain "
+                "scalar, a null); `latest`: the redaction covers the shapes of the catalog's secret rules without "
+                "their entropy and \"looks benign\" filters, so it redacts a little more than the catalog",
+        .versions = "v0.1.0: no results; an empty config or no match is not an error; an empty value for a list is an "
+                "error · v0.1.1: a `set field value to \"…\"` result per field; no match (`no matches for the input "
+                "list of setters`) or no setters (`input setters list cannot be empty`) is an error · v0.2.0–v0.2.1: "
+                "neither is an error: a result `no matches for input setter(s)`, exit 0 · `latest`, `unstable`: as "
+                "v0.2, the results at severity info, values in them cut after 128 characters, and `<redacted>` for a "
+                "value whose field path or setter name names a secret (`password`, `token`, `auth`, `cert`, ...) or "
+                "that looks like a key, token, credentialed URL or long base64 blob",
+    },
 };

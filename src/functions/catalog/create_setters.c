@@ -336,7 +336,20 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_create_setters = {
-    "create-setters",
-    "add `# kpt-set: ${name}` comments to fields whose values match the given setter values",
-    run,
+    .name = "create-setters",
+    .summary = "add `# kpt-set: ${name}` comments to fields whose values match the given setter values",
+    .run = run,
+    .releases = "0.1.0",
+    .readme = {
+        .does = "`# kpt-set:` comments where values match",
+        .differs = "values of equal length are ordered by name (the catalog's order is random); an empty value is an "
+                "error; v0.1.0: its comparator starts from the setters in name order (the catalog starts from Go's "
+                "random map order), multi-line values get no comment (v0.1.0's comment breaks the value's block or, "
+                "read back by apply-setters, makes the first line's pattern stand for the whole text), and a comment "
+                "longer than 64 times the value (plus 1 KiB) is an error rather than unbounded growth",
+        .versions = "v0.1.0: setters substituted one after another in the order its comparator leaves them, so a later "
+                "value is also found inside an earlier `${name}`; a config with only list setters is empty (`input "
+                "setters list cannot be empty`) · `latest` and later tags: one pass, longest value first, multi-line "
+                "values skipped",
+    },
 };

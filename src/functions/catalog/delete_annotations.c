@@ -102,7 +102,14 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_delete_annotations = {
-    "delete-annotations",
-    "delete the given annotation keys from every object's metadata",
-    run,
+    .name = "delete-annotations",
+    .summary = "delete the given annotation keys from every object's metadata",
+    .run = run,
+    .readme = {
+        .does = "deletes the keys listed in `annotationKeys` (comma-separated) from every object's "
+                "`metadata.annotations`",
+        .differs = "keys are trimmed and empty ones skipped; objects named only by `generateName` are processed; other "
+                "config keys are errors",
+        .versions = "one behaviour for every tag",
+    },
 };

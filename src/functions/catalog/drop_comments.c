@@ -243,7 +243,16 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_drop_comments = {
-    "drop-comments",
-    "remove every comment, and re-emit values as the catalog's JSON round trip does",
-    run,
+    .name = "drop-comments",
+    .summary = "remove every comment, and re-emit values as the catalog's JSON round trip does",
+    .run = run,
+    .readme = {
+        .does = "removes every comment; values come back as the catalog's JSON round trip gives them (quotes, tags "
+                "and block styles go where a string needs none, `0x1F` is `31`, `1000000` is `1e+06`, flow "
+                "collections become block)",
+        .differs = "kpt copies the comments and field order back after every function, so a kpt render keeps both; here "
+                "the comments go and the order stays; `.inf`, `.nan` and nested keys that are not strings are "
+                "errors, as they fail the round trip; a config that sets anything is an error",
+        .versions = "one behaviour for every tag",
+    },
 };

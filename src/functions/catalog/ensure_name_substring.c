@@ -244,7 +244,22 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_ensure_name_substring = {
-    "ensure-name-substring",
-    "add a prefix or suffix to names that lack it and fix the references to them",
-    run,
+    .name = "ensure-name-substring",
+    .summary = "add a prefix or suffix to names that lack it and fix the references to them",
+    .run = run,
+    .releases = "0.1.0 0.1.1 0.2.0",
+    .readme = {
+        .does = "prefix or suffix names, then fix references (kustomize's nameReference table)",
+        .differs = "`depends-on` is fixed only when its target was renamed, lists included; references in every "
+                "pod-spec holder are followed; IngressClass references work (kustomize's table never matches them); "
+                "a bad `editMode` is an error; objects with the same id are not an error (the catalog's kustomize "
+                "ResMap refuses them); v0.1.0: `additionalNameFields` is an error (that release ignored it); every "
+                "object stays in its file (a 2025 master build moved each to `<kind>_<name>.yaml`, which the 2026 "
+                "master fixed)",
+        .versions = "v0.1.0: every object with a local-config annotation (any value) dropped, `fieldSpecs` only, "
+                "`depends-on` untouched · v0.1.1: local-config objects and the Kptfile renamed, "
+                "`additionalNameFields` (`fieldSpecs` its deprecated alias, not both), `depends-on` untouched · "
+                "≥v0.2.0, `latest`, `unstable`: `depends-on` follows renamed targets, the `kpt.dev` Kptfile keeps "
+                "its name",
+    },
 };

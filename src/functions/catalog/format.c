@@ -326,7 +326,16 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_format = {
-    "format",
-    "order fields as kyaml's formatter does, sort containers by name, quote string values that read as numbers",
-    run,
+    .name = "format",
+    .summary = "order fields as kyaml's formatter does, sort containers by name, quote string values that read as numbers",
+    .run = run,
+    .readme = {
+        .does = "orders fields by kyaml's fixed list (`name`, `namespace`, `labels`, `annotations`, `spec`, ... then "
+                "the rest by name), sorts `.spec.template.spec.containers` by name in workloads, quotes string "
+                "fields that would read as numbers or booleans",
+        .differs = "the order is kept (kpt 1.0.0-beta.2 and later put the input's order back after every function, so "
+                "there it only sorts and quotes); quoting covers metadata, selectors, ConfigMap and Secret data and "
+                "container fields, not every string of kyaml's schema; a config that sets anything is an error",
+        .versions = "one behaviour for every tag",
+    },
 };

@@ -332,7 +332,13 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_list_setters = {
-    "list-setters",
-    "report the setters of a package (`# kpt-set:` comments and Kptfile apply-setters values); changes nothing",
-    run,
+    .name = "list-setters",
+    .summary = "report the setters of a package (`# kpt-set:` comments and Kptfile apply-setters values); changes nothing",
+    .run = run,
+    .releases = "0.1.0",
+    .readme = {
+        .does = "reports setters, changes nothing",
+        .differs = "steps whose config cannot be found are skipped rather than dropping every Kptfile setter",
+        .versions = "v0.1.0: no setters is an error · `latest` and later tags: a warning `no setters found`, exit 0",
+    },
 };

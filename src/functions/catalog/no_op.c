@@ -8,7 +8,12 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_no_op = {
-    "no-op",
-    "pass every item through unchanged",
-    run,
+    .name = "no-op",
+    .summary = "pass every item through unchanged",
+    .run = run,
+    .readme = {
+        .does = "passes every item through unchanged",
+        .differs = "a config that sets anything is an error (the catalog ignores it)",
+        .versions = "one behaviour for every tag",
+    },
 };

@@ -35,7 +35,13 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_remove_local_config_resources = {
-    "remove-local-config-resources",
-    "drop the items annotated config.kubernetes.io/local-config: \"true\"",
-    run,
+    .name = "remove-local-config-resources",
+    .summary = "drop the items annotated config.kubernetes.io/local-config: \"true\"",
+    .run = run,
+    .releases = "0.1.0",
+    .readme = {
+        .does = "drop `local-config: \"true\"` objects",
+        .differs = "none known",
+        .versions = "v0.1.0 is the only release; `latest` and `unstable` run the same logic and messages",
+    },
 };

@@ -579,7 +579,17 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_search_replace = {
-    "search-replace",
-    "find fields by path, value or regex and set their value or line comment",
-    run,
+    .name = "search-replace",
+    .summary = "find fields by path, value or regex and set their value or line comment",
+    .run = run,
+    .releases = "0.1.0 0.1.1 0.2.0",
+    .readme = {
+        .does = "find fields by path, value or regex (pcre2); set a value or a comment",
+        .differs = "v0.1.0: `by-file-path` is an error (ignoring it, as that release would, edits every file); `${0}` "
+                "is the whole match; a line break in `put-comment` becomes a space (a line comment is one line); an "
+                "absolute path finds existing keys that contain dots",
+        .versions = "v0.1.0: unknown keys ignored, no result when nothing matched · v0.1.1: an unknown key is an error, "
+                "one of `by-value`, `by-value-regex`, `by-path` is required, `no matches` · ≥v0.2.0, `latest`, "
+                "`unstable`: `by-file-path`, no matcher required (a config that matches nothing reports `no matches`)",
+    },
 };

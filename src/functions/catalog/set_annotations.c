@@ -275,7 +275,19 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_set_annotations = {
-    "set-annotations",
-    "add or overwrite annotations on metadata and pod templates, plus extra field specs",
-    run,
+    .name = "set-annotations",
+    .summary = "add or overwrite annotations on metadata and pod templates, plus extra field specs",
+    .run = run,
+    .releases = "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4",
+    .readme = {
+        .does = "annotations on metadata and pod templates, plus extra field specs",
+        .differs = "≤v0.1.3: `additionalAnnotationFields` is an error (those releases ignored it without a word); "
+                "objects with the same id are not an error (the catalog's kustomize ResMap refuses them)",
+        .versions = "set-annotation v0.1.0–v0.1.2, set-annotations v0.1.3: commonAnnotations, ConfigMap or "
+                "`SetAnnotationConfig` (`fieldSpecs`), every object with a local-config annotation (any value) "
+                "dropped · v0.1.4: local-config objects and the Kptfile annotated, `SetAnnotations` with "
+                "`additionalAnnotationFields` (the old names accepted, not both lists), no results · `latest`, "
+                "`unstable`: the same, plus one result `set annotations: {json}` per file, index and field (or `no "
+                "annotations applied`)",
+    },
 };

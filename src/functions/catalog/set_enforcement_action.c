@@ -68,7 +68,13 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_set_enforcement_action = {
-    "set-enforcement-action",
-    "set spec.enforcementAction (deny, warn or dryrun) on Gatekeeper constraints",
-    run,
+    .name = "set-enforcement-action",
+    .summary = "set spec.enforcementAction (deny, warn or dryrun) on Gatekeeper constraints",
+    .run = run,
+    .releases = "0.1.0",
+    .readme = {
+        .does = "`spec.enforcementAction` on Gatekeeper constraints",
+        .differs = "`warn` is accepted, as the catalog README says",
+        .versions = "v0.1.0 is the only release; `latest` and `unstable` run the same logic and messages",
+    },
 };

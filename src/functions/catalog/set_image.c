@@ -359,7 +359,25 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_set_image = {
-    "set-image",
-    "retag or rename container images (the pinned release's fields: containers and initContainers)",
-    run,
+    .name = "set-image",
+    .summary = "retag or rename container images (the pinned release's fields: containers and initContainers)",
+    .run = run,
+    .releases = "0.1.0 0.1.1",
+    .readme = {
+        .does = "image name, tag and digest",
+        .differs = "the name is matched literally, not as a regex; `additionalImageFields` never create a field; v0.1: "
+                "an unknown config key is an error and a config error fails the render (v0.1.0 returned it as an "
+                "error result with exit 0, every image left as it was)",
+        .versions = "v0.1.0–v0.1.1: kustomize's default image fields (`spec.containers`, `spec.initContainers`, "
+                "`spec.template.spec.containers`, `…initContainers`) of every kind but a CRD (a Job yes, a CronJob "
+                "no), `newTag` with `digest` an error, one `set image from A to B` result per matching field or `no "
+                "images changed` · `latest`, `unstable`, other tags (the 2026 catalog): v1 Pod and apps/v1 "
+                "Deployment, StatefulSet, ReplicaSet, DaemonSet only (containers and initContainers; not Job, "
+                "CronJob, ReplicationController, PodTemplate), `newTag` with `digest` gives `name:tag@digest`, "
+                "`summary: updated a total of N image(s)` counting every matching field, a missing `name` or new "
+                "value an error result `invalid FunctionConfig: …` then the summary · `unstable` changes objects as "
+                "`latest` does (the 2022–25 master it names skipped init containers and dropped the colon with "
+                "`newName` alone) but reports as that build did: the summary counts changed fields only, a missing "
+                "key gives the error and `function is terminated: …`",
+    },
 };

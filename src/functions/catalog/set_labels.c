@@ -248,7 +248,16 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_set_labels = {
-    "set-labels",
-    "add or overwrite labels on metadata, selectors and pod templates",
-    run,
+    .name = "set-labels",
+    .summary = "add or overwrite labels on metadata, selectors and pod templates",
+    .run = run,
+    .releases = "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4 0.1.5 0.2.0 0.2.1 0.2.2 0.2.3 0.2.4 0.2.5",
+    .readme = {
+        .does = "labels on metadata, selectors and pod templates",
+        .differs = "pod (anti-)affinity selectors are updated too (the catalog misses them); a `v1 Service` selector is "
+                "set only for the core group",
+        .versions = "≤v0.1.4: commonLabels, local-config objects dropped · v0.1.5: local-config objects and the Kptfile "
+                "labelled, missing pod-template labels created, `SetLabelConfig`/`fieldSpecs` accepted · ≥v0.2.0, "
+                "`latest`, `unstable`: templates labelled only where present, local-config skipped",
+    },
 };

@@ -488,7 +488,15 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_set_name_prefix = {
-    "set-name-prefix",
-    "rename objects from the placeholder prefix (packagename) to the package's name and fix references to them",
-    run,
+    .name = "set-name-prefix",
+    .summary = "rename objects from the placeholder prefix (packagename) to the package's name and fix references to them",
+    .run = run,
+    .readme = {
+        .does = "renames `oldPrefix` and `oldPrefix-*` (default `packagename`) to `prefix` (default: the package "
+                "context's `data.name`), local-config objects excepted, and fixes the references to them",
+        .differs = "references the catalog cannot place are left alone instead of failing the step; kustomize's name "
+                "references, ClusterRoleBindings and `depends-on` follow too; the package context is needed only "
+                "without `prefix`; two objects ending up with one name is an error",
+        .versions = "one behaviour for every tag",
+    },
 };

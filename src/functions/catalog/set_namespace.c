@@ -643,7 +643,20 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_set_namespace = {
-    "set-namespace",
-    "rewrite namespaces and the fields that refer to them",
-    run,
+    .name = "set-namespace",
+    .summary = "rewrite namespaces and the fields that refer to them",
+    .run = run,
+    .releases = "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4 0.2.0 0.3.0 0.3.1 0.3.2 0.3.3 0.3.4 0.4.0 0.4.1 0.4.2 0.4.3 0.4.4 "
+                      "0.4.5",
+    .readme = {
+        .does = "namespaces and the fields that refer to them (replace-all, `namespaceMatcher`, package-context)",
+        .differs = "RoleBinding subjects in a moved namespace are updated (the catalog promises it but skips them); "
+                "matcher mode does not write `namespace: default` into objects that do not match; `depends-on` "
+                "follows a moved target; CRD and APIService service fields are not created when absent "
+                "(kptdev/kpt#3560)",
+        .versions = "≤v0.1.3: local-config objects dropped · ≤v0.2.0: custom resources without a namespace get one · "
+                "v0.3.x: only existing namespace fields change · v0.4.0–v0.4.1: replace-all, custom resources get "
+                "one, `namespaceMatcher` ignored · ≥v0.4.2, `latest`, `unstable`: origin checks, unknown kinds "
+                "skipped",
+    },
 };

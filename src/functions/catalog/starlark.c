@@ -501,7 +501,22 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_starlark = {
-    "starlark",
-    "run a Starlark script over the items (bounded by CMP_STARLARK_*)",
-    run,
+    .name = "starlark",
+    .summary = "run a Starlark script over the items (bounded by CMP_STARLARK_*)",
+    .run = run,
+    .releases = "0.1.0 0.2.0 0.3.0 0.4.0 0.5.0",
+    .readme = {
+        .does = "runs a package author's Starlark script (go.starlark.net's dialect at 68633c9 with kpt's options: "
+                "sets, global reassignment, top-level `if`/`for`/`while`, recursion) over `ctx.resource_list` "
+                "(`items`, `functionConfig`); config a `ConfigMap` (`data.source`) or `StarlarkRun` (`source`, "
+                "`params`); the script may edit, add, drop and reorder items; `fail()` or an error fails the render "
+                "naming the config's line and the script's line",
+        .differs = "an interpreter in C (`src/starlark`), bounded by `CMP_STARLARK_*` (steps, memory, call depth, value "
+                "size); `ctx.environment` is empty (the catalog hands the script the container's environment: here "
+                "the sidecar's) and `ctx.open_api` is empty; `load` offers `krmfn.star` and `encoding/json.star` "
+                "only (the catalog's starlib also has http, which reaches the network, and modules not implemented "
+                "here); `print` writes nothing; edited objects keep their keys' order and the comments of untouched "
+                "values, new keys are sorted after them, a new object's keys are sorted",
+        .versions = "v0.1.0–v0.5.0, `latest`, `unstable`: one behaviour",
+    },
 };

@@ -261,7 +261,18 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_upsert_resource = {
-    "upsert-resource",
-    "replace the objects that match the config object (or each item of a List), or add it",
-    run,
+    .name = "upsert-resource",
+    .summary = "replace the objects that match the config object (or each item of a List), or add it",
+    .run = run,
+    .releases = "0.1.0 0.2.0",
+    .readme = {
+        .does = "replace or insert the config object(s)",
+        .differs = "the API group is compared in every release (before v0.2.0 the catalog compared the config with "
+                "itself and replaced an object of any group); a new object in an existing file takes the next index; "
+                "an object with only `generateName` (a hook) is always inserted",
+        .versions = "v0.1.0: the config itself is the one object; a `List` config or a `target-path` annotation is an "
+                "error (that release would insert the List as one object and copy `target-path` in as a plain "
+                "annotation) · ≥v0.2.0, `latest`: a `v1 List` of objects, `config.kubernetes.io/target-path` places "
+                "and matches",
+    },
 };

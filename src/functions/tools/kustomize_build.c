@@ -184,7 +184,12 @@ static int run(fn_ctx *c)
 }
 
 const fn_def fn_kustomize_build = {
-    "kustomize-build",
-    "build a Kustomize overlay in the package with the real kustomize (or kubectl kustomize)",
-    run,
+    .name = "kustomize-build",
+    .summary = "build a Kustomize overlay in the package with the real kustomize (or kubectl kustomize)",
+    .run = run,
+    .readme = {
+        .does = "a Kustomize overlay through the real `kustomize` (or `kubectl kustomize`)",
+        .differs = "not in the catalog",
+        .versions = "one behaviour for every tag",
+    },
 };

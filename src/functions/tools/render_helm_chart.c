@@ -827,7 +827,28 @@ void render_helm_chart_sources(fn_ctx *c, source_dir_fn add, void *ud)
 }
 
 const fn_def fn_render_helm_chart = {
-    "render-helm-chart",
-    "render Helm charts with the real helm template (local, https or oci charts)",
-    run,
+    .name = "render-helm-chart",
+    .summary = "render Helm charts with the real helm template (local, https or oci charts)",
+    .run = run,
+    .releases = "0.1.0 0.2.0 0.2.1 0.2.2 0.3.0",
+    .readme = {
+        .does = "Helm charts through the real `helm template`",
+        .differs = "runs locally with no container, with the operator's helm (the releases bundled v3.6.3 to v3.11.1); "
+                "CRDs included by default; release name and namespace default to the Argo CD app (the name after the "
+                "first `_` of `ARGOCD_APP_NAME`, as Argo CD's Helm); helm's output is read as a YAML stream by every "
+                "version (up to v0.2.1 the catalog split it on `---` lines, which cut a manifest holding `---` in a "
+                "block string into broken objects); v0.1's `configHome` is read and not used (helm runs with a "
+                "private configuration of its own); a config key the release does not read is an error naming the "
+                "file, line and key (the catalog ignores it, and under Argo CD a warning would never be seen); "
+                "`chartArgs.auth` is ignored with a warning (credentials are the operator's), and `nameTemplate` is "
+                "refused (helm evaluates it with functions that read the environment)",
+        .versions = "v0.1.x: the flat schema: ConfigMap `data` {chartHome, configHome, name, version, repo, releaseName, "
+                "namespace, valuesFile, includeCRDs}, RenderHelmChart `helmGlobals` {chartHome, configHome} and "
+                "`helmCharts[]` {name, version, repo, releaseName, namespace, valuesInline, valuesFile, valuesMerge, "
+                "includeCRDs} (`chartArgs`/`templateOptions` are errors); a rendered object with the id of an input "
+                "item is dropped and the input item wins · ≥v0.2.0, `latest`: the nested schema (`chartArgs`, "
+                "`templateOptions`); a v0.1 flat field in an entry is an error naming its new place; the ConfigMap "
+                "takes one `valuesFile`; a rendered object with the group, kind, namespace and name of an input item "
+                "is skipped (a second run adds nothing)",
+    },
 };
