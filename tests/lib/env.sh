@@ -68,3 +68,11 @@ tests_mktemp() {
   fi
   echo "$d"
 }
+
+# tests_objs DIR: the objects under DIR (build/rel or build/san) of today's sources, main.o left out, one per line.
+# A developer's build tree keeps the objects of files since moved or removed; linking those too gives duplicate
+# symbols, so a test program links exactly what the sources are now.
+tests_objs() {
+  (cd "$tests_root" && find src -name '*.c' ! -path src/main.c | sort | sed "s#^#$1/#; s#\\.c\$#.o#" |
+   while read -r o; do [ -f "$o" ] && echo "$o"; done)
+}
