@@ -23,6 +23,10 @@ typedef struct {
     origin *o; /* value -> the input node it came from (pointer hash) */
     size_t cap, n;
     bool keep_order; /* writing an input item back: its keys keep their order (a new object's are sorted) */
+    /* one string value per key text: the tree interns its keys, so 10,000 objects' "metadata" is one pointer and
+     * becomes one string (hashed once) instead of 10,000 */
+    origin *keys;
+    size_t kcap, kn;
 } conv;
 
 static size_t ohash(sl_val v, size_t cap) { return ((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ull >> 20 & (cap - 1); }
@@ -58,6 +62,38 @@ static const node *origin_of(conv *cv, sl_val v)
         if (cv->o[h].v == v)
             return cv->o[h].n;
     return NULL;
+}
+
+static sl_val key_value(conv *cv, const node *k)
+{
+    const char *s = scalar(k) ? scalar(k) : "";
+    if (cv->kn * 2 >= cv->kcap) {
+        size_t cap = cv->kcap ? cv->kcap * 2 : 256;
+        origin *nk = xcalloc(cap, sizeof *nk);
+        for (size_t i = 0; i < cv->kcap; i++)
+            if (cv->keys[i].v) {
+                size_t h = ohash((sl_val)(uintptr_t)cv->keys[i].n, cap);
+                while (nk[h].v)
+                    h = (h + 1) & (cap - 1);
+                nk[h] = cv->keys[i];
+            }
+        xfree(cv->keys);
+        cv->keys = nk;
+        cv->kcap = cap;
+    }
+    /* by the text's address, the text compared too (a key the tree did not intern is still right) */
+    size_t h = ohash((sl_val)(uintptr_t)s, cv->kcap);
+    for (; cv->keys[h].v; h = (h + 1) & (cv->kcap - 1))
+        if ((const char *)cv->keys[h].n == s) {
+            size_t len;
+            const char *t = sl_str_data(cv->keys[h].v, &len);
+            if (len == scalar_len(k) && !memcmp(t, s, len))
+                return cv->keys[h].v;
+        }
+    sl_val v = sl_str(cv->vm, s, scalar_len(k));
+    cv->keys[h] = (origin){v, (const node *)(uintptr_t)s};
+    cv->kn++;
+    return v;
 }
 
 /* ---- tree -> value ---- */
@@ -102,8 +138,7 @@ static sl_val to_value(conv *cv, const node *n)
         v = sl_dict(cv->vm);
         for (uint32_t i = 0; i < node_len(n); i++) {
             const node *k = map_key(n, i);
-            sl_dict_set(cv->vm, v, sl_str(cv->vm, scalar(k) ? scalar(k) : "", scalar_len(k)),
-                        to_value(cv, map_val(n, i)));
+            sl_dict_set(cv->vm, v, key_value(cv, k), to_value(cv, map_val(n, i)));
         }
     } else if (is_seq(n)) {
         v = sl_list(cv->vm, node_len(n));
@@ -493,7 +528,7 @@ static int run(fn_ctx *c)
         h && h->starlark_max_len ? h->starlark_max_len : ((uint64_t)64 << 20),
     };
     sl_vm *vm = sl_new(&lim, text_hash("starlark", 8));
-    conv cv = {c, vm, NULL, 0, 0, false};
+    conv cv = {c, vm, NULL, 0, 0, false, NULL, 0, 0};
     step st = {&cv, NULL, NULL, source, -1};
     int rc = -1;
     if (sl_protect(vm, name, build_input, &st) < 0)
@@ -509,6 +544,7 @@ static int run(fn_ctx *c)
     else
         rc = st.rc;
     xfree(cv.o);
+    xfree(cv.keys);
     sl_free(vm);
     return rc;
 }
