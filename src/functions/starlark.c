@@ -33,7 +33,7 @@ static size_t ohash(sl_val v, size_t cap) { return ((uintptr_t)v >> 4) * 0x9E377
 
 static void remember(conv *cv, sl_val v, const node *n)
 {
-    if (cv->n * 2 >= cv->cap) {
+    if (cv->n * 4 >= cv->cap * 3) { /* at most 3/4 full (10,000 objects remember some 300,000 values) */
         size_t cap = cv->cap ? cv->cap * 2 : 1024;
         origin *no = xcalloc(cap, sizeof *no);
         for (size_t i = 0; i < cv->cap; i++)
