@@ -546,13 +546,16 @@ static sl_val minmax(sl_vm *vm, const char *fn, int nargs, sl_val *args, int nkw
         }
         key = kw[2 * k + 1];
     }
-    if (key == NONE)
-        key = NULL;
+    /* as sorted's, the key is unpacked as a Callable: None is refused */
+    if (key && !callable(key))
+        sl_fail(vm, "%s: for parameter key: got %s, want callable", fn, sl_type_name(key));
     if (nargs == 0)
-        sl_fail(vm, "%s: got 0 arguments, want at least 1", fn);
+        sl_fail(vm, "%s requires at least one positional argument", fn);
     size_t n;
     sl_val *items;
     if (nargs == 1) {
+        if (!iterable(args[0]))
+            sl_fail(vm, "%s: %s value is not iterable", fn, sl_type_name(args[0]));
         items = iter_all(vm, args[0], &n);
         if (!n)
             sl_fail(vm, "%s: argument is an empty sequence", fn);
@@ -588,13 +591,16 @@ BUILTIN(ord)
     }
     if (TYPE(x) != SL_STRING)
         sl_fail(vm, "ord: got %s, want string", sl_type_name(x));
+    /* as utf8.DecodeRuneInString: one byte of invalid UTF-8 is U+FFFD, and counts as one code point */
     sl_str_o *s = AS(sl_str_o, x);
-    uint32_t cp;
-    int k = utf8_decode((const unsigned char *)s->s, s->len, &cp);
-    if (k < 0 || (size_t)k != s->len) {
-        if (s->len == 1)
-            return MK_SMALL((unsigned char)s->s[0]);
-        sl_fail(vm, "ord: string encodes %d Unicode code points, want 1", k < 0 ? 0 : 2);
+    size_t w = 0;
+    uint32_t cp = s->len ? utf8_next(s->s, s->len, &w) : 0;
+    if (!s->len || w != s->len) {
+        size_t n = 0;
+        vm_steps(vm, s->len / 16);
+        for (size_t i = 0; i < s->len; i += w, n++)
+            utf8_next(s->s + i, s->len - i, &w);
+        sl_fail(vm, "ord: string encodes %zu Unicode code points, want 1", n);
     }
     return MK_SMALL(cp);
 }
@@ -613,20 +619,20 @@ BUILTIN(range)
 {
     UNUSED;
     no_kw(vm, "range", nkw);
-    if (nargs < 1 || nargs > 3)
-        sl_fail(vm, "range: got %d arguments, want 1 to 3", nargs);
-    int64_t start = 0, stop, step = 1;
-    for (int i = 0; i < nargs; i++)
+    if (nargs < 1)
+        sl_fail(vm, "range: got %d arguments, want at least 1", nargs);
+    if (nargs > 3)
+        sl_fail(vm, "range: got %d arguments, want at most 3", nargs);
+    /* each argument a Go int (64 bits), in go.starlark.net's words */
+    int64_t v[3] = {0, 0, 1};
+    for (int i = 0; i < nargs; i++) {
         if (TYPE(args[i]) != SL_INT)
-            sl_fail(vm, "range: got %s for argument %d, want int", sl_type_name(args[i]), i + 1);
-    if (nargs == 1)
-        stop = arg_int(vm, "range", args[0]);
-    else {
-        start = arg_int(vm, "range", args[0]);
-        stop = arg_int(vm, "range", args[1]);
-        if (nargs == 3)
-            step = arg_int(vm, "range", args[2]);
+            sl_fail(vm, "range: for parameter %d: got %s, want int", i + 1, sl_type_name(args[i]));
+        if (!sl_as_int64(args[i], &v[i]))
+            sl_fail(vm, "range: for parameter %d: %s out of range (want value in signed 64-bit range)", i + 1,
+                    sl_repr(vm, args[i]));
     }
+    int64_t start = nargs == 1 ? 0 : v[0], stop = nargs == 1 ? v[0] : v[1], step = nargs == 3 ? v[2] : 1;
     if (step == 0)
         sl_fail(vm, "range: step argument must not be zero");
     __int128 n = 0;
@@ -740,9 +746,14 @@ BUILTIN(sorted)
     static const char *const names[] = {"iterable", "key", "reverse"};
     sl_val a[3];
     unpack(vm, "sorted", nargs, args, nkw, kw, 1, names, a, 3);
+    /* go.starlark.net unpacks key as a Callable: key=None is refused, not taken as no key (builtins.star) */
+    if (!iterable(a[0]))
+        sl_fail(vm, "sorted: for parameter iterable: got %s, want iterable", sl_type_name(a[0]));
+    if (a[1] && !callable(a[1]))
+        sl_fail(vm, "sorted: for parameter key: got %s, want callable", sl_type_name(a[1]));
     size_t n;
     sl_val *items = iter_all(vm, a[0], &n);
-    return sort_values(vm, items, n, a[1] && a[1] != NONE ? a[1] : NULL, a[2] && sl_truth(a[2]));
+    return sort_values(vm, items, n, a[1], a[2] && sl_truth(a[2]));
 }
 
 BUILTIN(str)

@@ -155,17 +155,13 @@ bool iter_next(sl_vm *vm, sl_iter *it, sl_val *out)
             *out = e->kind == 0 ? mk_str(vm, (const char *)&c, 1, false) : MK_SMALL(c);
             return true;
         }
-        uint32_t cp;
-        int k = utf8_decode((const unsigned char *)s->s + it->i, s->len - it->i, &cp);
-        if (k < 0) {
-            k = 1;
-            cp = 0xfffd;
-        }
-        if (e->kind == 2)
-            *out = mk_str(vm, s->s + it->i, (size_t)k, false);
+        size_t k;
+        uint32_t cp = utf8_next(s->s + it->i, s->len - it->i, &k);
+        if (e->kind == 2) /* a byte of invalid UTF-8 is the text of U+FFFD (go.starlark.net, string.star) */
+            *out = cp == 0xfffd ? mk_str(vm, "\xef\xbf\xbd", 3, false) : mk_str(vm, s->s + it->i, k, false);
         else
             *out = MK_SMALL(cp);
-        it->i += (size_t)k;
+        it->i += k;
         return true;
     }
     default: return false;
@@ -183,6 +179,8 @@ void iter_end(sl_vm *vm, sl_iter *it)
 
 /* What a builtin may iterate; a for loop and a comprehension say "X value is not iterable" (iter_begin), a builtin
  * "got X, want iterable", as go.starlark.net's do (string.star). */
+bool callable(sl_val v) { return TYPE(v) == SL_FUNCTION || TYPE(v) == SL_BUILTIN; }
+
 bool iterable(sl_val v)
 {
     switch (TYPE(v)) {
@@ -499,7 +497,7 @@ static bool contains(sl_vm *vm, sl_val x, sl_val y)
     }
     case SL_DICT: { /* an unhashable key is simply not in a dict (builtins.star: [] not in {123: ""}) */
         int tx = TYPE(x);
-        if (tx == SL_LIST || tx == SL_DICT || tx == SL_SET)
+        if (tx == SL_LIST || tx == SL_DICT || tx == SL_SET || tx == SL_RANGE)
             return false;
         return dict_find(vm, y, x) != NULL;
     }
@@ -530,7 +528,9 @@ static bool contains(sl_vm *vm, sl_val x, sl_val y)
             if (d != trunc(d) || !(fabs(d) < 9e18))
                 return false;
             i = (int64_t)d;
-        } else if (!sl_as_int64(x, &i))
+        } else if (TYPE(x) != SL_INT)
+            sl_fail(vm, "'in <range>' requires integer as left operand, not %s", sl_type_name(x));
+        else if (!sl_as_int64(x, &i))
             return false;
         if (r->len == 0)
             return false;
@@ -760,12 +760,24 @@ void vm_setindex(sl_vm *vm, sl_val v, sl_val k, sl_val x)
     }
 }
 
+/* a spelling hint among a host value's field names, as go.starlark.net gives for any HasAttrs */
+static const char *host_nearest(sl_vm *vm, sl_val x, const char *name)
+{
+    const sl_host_type *t = AS(sl_host_o, x)->t;
+    const char **names = NULL;
+    int n = t->attrnames ? t->attrnames(vm, x, &names) : 0;
+    return n > 0 ? sl_nearest(name, names, n) : NULL;
+}
+
 /* x.name = v: no value of the language has settable fields (a host's type may: sl_host_type.setattr) */
 void vm_setattr(sl_vm *vm, sl_val x, const char *name, sl_val v)
 {
     if (TYPE(x) == SL_HOST && AS(sl_host_o, x)->t->setattr) {
-        AS(sl_host_o, x)->t->setattr(vm, x, name, v);
-        return;
+        const char *nosuch = AS(sl_host_o, x)->t->setattr(vm, x, name, v);
+        if (!nosuch)
+            return;
+        const char *near = host_nearest(vm, x, name);
+        sl_fail(vm, "%s%s%s%s", nosuch, near ? " (did you mean ." : "", near ? near : "", near ? "?)" : "");
     }
     sl_fail(vm, "can't assign to .%s field of %s", name, sl_type_name(x));
 }
@@ -776,7 +788,9 @@ sl_val vm_getattr(sl_vm *vm, sl_val v, const char *name, bool must)
         sl_val r = AS(sl_host_o, v)->t->getattr ? AS(sl_host_o, v)->t->getattr(vm, v, name) : NULL;
         if (r || !must)
             return r;
-        sl_fail(vm, "%s has no .%s field or method", sl_type_name(v), name);
+        const char *near = host_nearest(vm, v, name);
+        sl_fail(vm, "%s has no .%s field or method%s%s%s", sl_type_name(v), name, near ? " (did you mean ." : "",
+                near ? near : "", near ? "?)" : "");
     }
     if (TYPE(v) == SL_STRUCT) {
         sl_struct_o *s = AS(sl_struct_o, v);

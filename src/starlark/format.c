@@ -208,6 +208,15 @@ sl_val str_percent(sl_vm *vm, sl_val fmtv, sl_val args)
     return sb_str(&b);
 }
 
+/* a field name that is a positional index: decimal digits only ("{0,1}" is a keyword, go.starlark.net) */
+static bool all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return n > 0;
+}
+
 sl_val str_format(sl_vm *vm, sl_val fmtv, int nargs, sl_val *args, int nkw, sl_val *kw)
 {
     size_t n;
@@ -275,14 +284,12 @@ sl_val str_format(sl_vm *vm, sl_val fmtv, int nargs, sl_val *args, int nkw, sl_v
             if (auto_idx >= nargs)
                 sl_fail(vm, "format: tuple index out of range");
             v = args[auto_idx++];
-        } else if (field[0] >= '0' && field[0] <= '9') {
+        } else if (all_digits(field, namelen)) {
             if (mode == 1)
                 sl_fail(vm, "format: cannot switch from automatic field numbering to manual field specification");
             mode = 2;
             long idx = 0;
             for (size_t k = 0; k < namelen; k++) {
-                if (field[k] < '0' || field[k] > '9')
-                    sl_fail(vm, "format: attribute syntax x.y is not supported in replacement fields: %.*s", (int)namelen, field);
                 idx = idx * 10 + (field[k] - '0');
                 if (idx > 1000000)
                     break;
@@ -291,10 +298,7 @@ sl_val str_format(sl_vm *vm, sl_val fmtv, int nargs, sl_val *args, int nkw, sl_v
                 sl_fail(vm, "format: tuple index out of range");
             v = args[idx];
         } else {
-            for (size_t k = 0; k < namelen; k++)
-                if (field[k] == '.' || field[k] == '[')
-                    sl_fail(vm, "format: %s syntax is not supported in replacement fields: %.*s",
-                            field[k] == '.' ? "attribute" : "element", (int)namelen, field);
+            /* a keyword; what is not one is named as go.starlark.net names it: x.y first, then a[i] */
             v = NULL;
             for (int k = 0; k < nkw; k++) {
                 size_t kl;
@@ -302,6 +306,12 @@ sl_val str_format(sl_vm *vm, sl_val fmtv, int nargs, sl_val *args, int nkw, sl_v
                 if (kl == namelen && !memcmp(kn, field, namelen))
                     v = kw[2 * k + 1];
             }
+            if (!v && memchr(field, '.', namelen))
+                sl_fail(vm, "format: attribute syntax x.y is not supported in replacement fields: %.*s", (int)namelen,
+                        field);
+            if (!v && memchr(field, '[', namelen))
+                sl_fail(vm, "format: element syntax a[i] is not supported in replacement fields: %.*s", (int)namelen,
+                        field);
             if (!v)
                 sl_fail(vm, "format: keyword %.*s not found", (int)namelen, field);
         }

@@ -243,6 +243,7 @@ bool iter_next(sl_vm *vm, sl_iter *it, sl_val *out);
 void iter_end(sl_vm *vm, sl_iter *it);
 /* v can be iterated by a builtin */
 bool iterable(sl_val v);
+bool callable(sl_val v); /* a function or a builtin */
 /* all elements of an iterable as a fresh array ("got X, want iterable" otherwise) */
 sl_val *iter_all(sl_vm *vm, sl_val v, size_t *n);
 
@@ -286,4 +287,20 @@ const char *sl_nearest(const char *x, const char *const *cands, int n);
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 int utf8_encode(uint32_t cp, char *out);
 sl_val utf8_sanitized(sl_vm *vm, const char *s, size_t n, bool bytes);
+/* a code point as Go's range over a string reads it (a byte that starts no valid UTF-8 is U+FFFD, one byte), the
+ * one after s or the one ending at s + n (unicode.c) */
+uint32_t utf8_next(const char *s, size_t n, size_t *width);
+uint32_t utf8_prev(const char *s, size_t n, size_t *width);
+
+/* Go's unicode package, Unicode 15.0.0 (unicode.c) */
+uint32_t uc_to_upper(uint32_t r);
+uint32_t uc_to_lower(uint32_t r);
+uint32_t uc_to_title(uint32_t r);
+bool uc_is_letter(uint32_t r);
+bool uc_is_digit(uint32_t r);
+bool uc_is_upper(uint32_t r);
+bool uc_is_lower(uint32_t r);
+bool uc_is_title(uint32_t r);
+bool uc_is_space(uint32_t r);
+bool uc_is_cased(uint32_t r); /* go.starlark.net's isCasedRune */
 #endif

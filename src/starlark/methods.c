@@ -286,13 +286,11 @@ METHOD(l_remove)
 }
 
 /* ---- set ---- */
-static sl_val set_from(sl_vm *vm, const char *fn, sl_val x)
+static sl_val set_from(sl_vm *vm, sl_val x)
 {
     if (TYPE(x) == SL_SET)
         return x;
     size_t n;
-    if (TYPE(x) != SL_LIST && TYPE(x) != SL_TUPLE && TYPE(x) != SL_DICT && TYPE(x) != SL_RANGE && TYPE(x) != SL_ELEMS)
-        sl_fail(vm, "%s: got %s, want iterable", fn, sl_type_name(x));
     sl_val *items = iter_all(vm, x, &n);
     sl_val s = mk_dict(vm, SL_SET);
     for (size_t i = 0; i < n; i++)
@@ -322,41 +320,17 @@ METHOD(s_clear)
     return NONE;
 }
 
-static sl_val set_multi(sl_vm *vm, const char *fn, int op, sl_val self, int nargs, sl_val *args, int nkw, sl_val *kw)
-{
-    unpack(vm, fn, 0, NULL, nkw, kw, 0, NULL, NULL, 0);
-    sl_val r = vm_binary(vm, T_PIPE, self, mk_dict(vm, SL_SET)); /* a copy */
-    for (int i = 0; i < nargs; i++)
-        r = vm_binary(vm, op, r, set_from(vm, fn, args[i]));
-    return r;
-}
-
-METHOD(s_union) { UNUSED; return set_multi(vm, "union", T_PIPE, self, nargs, args, nkw, kw); }
-METHOD(s_intersection) { UNUSED; return set_multi(vm, "intersection", T_AMP, self, nargs, args, nkw, kw); }
-METHOD(s_difference) { UNUSED; return set_multi(vm, "difference", T_MINUS, self, nargs, args, nkw, kw); }
-
-METHOD(s_symmetric_difference)
+/* go.starlark.net at the pinned commit has six set methods (spec.md, builtins.star's dir(set)): add, clear,
+ * discard, pop, remove and union of one iterable; intersection, difference and the rest came later, and a script
+ * that calls them fails under kpt, so it fails here too (the operators &, -, ^ and | are there) */
+METHOD(s_union)
 {
     UNUSED;
     sl_val a[1];
-    unpack(vm, "symmetric_difference", nargs, args, nkw, kw, 1, NULL, a, 1);
-    return vm_binary(vm, T_CIRCUMFLEX, self, set_from(vm, "symmetric_difference", a[0]));
-}
-
-METHOD(s_issubset)
-{
-    UNUSED;
-    sl_val a[1];
-    unpack(vm, "issubset", nargs, args, nkw, kw, 1, NULL, a, 1);
-    return vm_cmp_op(vm, T_LE, self, set_from(vm, "issubset", a[0])) ? TRUE_V : FALSE_V;
-}
-
-METHOD(s_issuperset)
-{
-    UNUSED;
-    sl_val a[1];
-    unpack(vm, "issuperset", nargs, args, nkw, kw, 1, NULL, a, 1);
-    return vm_cmp_op(vm, T_GE, self, set_from(vm, "issuperset", a[0])) ? TRUE_V : FALSE_V;
+    unpack(vm, "union", nargs, args, nkw, kw, 1, NULL, a, 1);
+    if (!iterable(a[0]))
+        sl_fail(vm, "union: for parameter 1: got %s, want iterable", sl_type_name(a[0]));
+    return vm_binary(vm, T_PIPE, self, set_from(vm, a[0]));
 }
 
 METHOD(s_discard)
@@ -405,15 +379,32 @@ static sl_str_o *S(sl_val v) { return AS(sl_str_o, v); }
 
 static sl_val substr(sl_vm *vm, sl_val s, size_t i, size_t n) { return mk_str(vm, S(s)->s + i, n, TYPE(s) == SL_BYTES); }
 
+/* Case mapping and the case predicates go rune by rune as Go's unicode package maps them (unicode.c); a byte
+ * that starts no valid UTF-8 reads as U+FFFD, and the methods that rebuild the string write it so, as
+ * go.starlark.net's do (strings.Map, utf8.AppendRune). */
+static void sb_rune(sbuf *b, uint32_t r)
+{
+    char u[4];
+    if (r < 0x80)
+        sb_addc(b, (char)r);
+    else
+        sb_add(b, u, (size_t)utf8_encode(r, u));
+}
+
+/* the first rune in title case, the others in lower case */
 METHOD(capitalize)
 {
     UNUSED;
     unpack(vm, "capitalize", nargs, args, nkw, kw, 0, NULL, NULL, 0);
     sl_str_o *s = S(self);
-    char *b = vm_strdup(vm, s->s, s->len);
-    for (size_t i = 0; i < s->len; i++)
-        b[i] = (char)(i == 0 ? toupper((unsigned char)b[i]) : tolower((unsigned char)b[i]));
-    return mk_str(vm, b, s->len, false);
+    sbuf b;
+    sb_init(&b, vm);
+    vm_steps(vm, s->len / 16);
+    for (size_t i = 0, w; i < s->len; i += w) {
+        uint32_t r = utf8_next(s->s + i, s->len - i, &w);
+        sb_rune(&b, i == 0 ? uc_to_title(r) : uc_to_lower(r));
+    }
+    return sb_str(&b);
 }
 
 static sl_val elems(sl_vm *vm, sl_val self, int kind)
@@ -542,10 +533,15 @@ METHOD(format_m)
 }
 
 typedef bool (*cp_pred)(uint32_t);
-static bool is_alnum(uint32_t c) { return c < 128 ? isalnum((int)c) != 0 : true; }
-static bool is_alpha(uint32_t c) { return c < 128 ? isalpha((int)c) != 0 : true; }
-static bool is_digit(uint32_t c) { return c < 128 && isdigit((int)c); }
-static bool is_space(uint32_t c) { return c == ' ' || (c >= 9 && c <= 13) || c == 0x85 || c == 0xa0; }
+static bool is_alnum(uint32_t c) { return uc_is_letter(c) || uc_is_digit(c); }
+static bool is_alpha(uint32_t c) { return uc_is_letter(c); }
+static bool is_digit(uint32_t c) { return uc_is_digit(c); }
+static bool is_space(uint32_t c) { return c < 0x80 ? c == ' ' || (c >= 9 && c <= 13) : uc_is_space(c); }
+
+/* white space at s[i], or ending the n bytes at p (decoded as utf8.DecodeLastRuneInString, within them), and its
+ * length in bytes */
+static bool space_at(const sl_str_o *s, size_t i, size_t *w) { return is_space(utf8_next(s->s + i, s->len - i, w)); }
+static bool space_before(const char *p, size_t n, size_t *w) { return is_space(utf8_prev(p, n, w)); }
 
 static sl_val all_cp(sl_vm *vm, sl_val self, cp_pred pred)
 {
@@ -570,15 +566,23 @@ METHOD(isalpha_m) { UNUSED; unpack(vm, "isalpha", nargs, args, nkw, kw, 0, NULL,
 METHOD(isdigit_m) { UNUSED; unpack(vm, "isdigit", nargs, args, nkw, kw, 0, NULL, NULL, 0); return all_cp(vm, self, is_digit); }
 METHOD(isspace_m) { UNUSED; unpack(vm, "isspace", nargs, args, nkw, kw, 0, NULL, NULL, 0); return all_cp(vm, self, is_space); }
 
+/* go.starlark.net: some rune is cased and the string equals its strings.ToUpper (ToLower): a byte of invalid
+ * UTF-8 in a string with any non-ASCII byte becomes U+FFFD there, so the string differs */
 static sl_val case_test(sl_vm *vm, sl_val self, bool upper)
 {
     sl_str_o *s = S(self);
-    bool cased = false;
-    for (size_t i = 0; i < s->len; i++) {
-        unsigned char c = (unsigned char)s->s[i];
-        if (upper ? islower(c) : isupper(c))
+    bool cased = false, ascii = true;
+    vm_steps(vm, s->len / 16);
+    for (size_t i = 0; i < s->len; i++)
+        if ((unsigned char)s->s[i] >= 0x80)
+            ascii = false;
+    for (size_t i = 0, w; i < s->len; i += w) {
+        uint32_t r = utf8_next(s->s + i, s->len - i, &w);
+        if (!ascii && r == 0xfffd && w == 1)
             return FALSE_V;
-        if (isalpha(c))
+        if ((upper ? uc_to_upper(r) : uc_to_lower(r)) != r)
+            return FALSE_V;
+        if (uc_is_cased(r))
             cased = true;
     }
     return cased ? TRUE_V : FALSE_V;
@@ -591,19 +595,24 @@ METHOD(istitle)
 {
     UNUSED;
     unpack(vm, "istitle", nargs, args, nkw, kw, 0, NULL, NULL, 0);
+    /* go.starlark.net's rule, word for word: A-Z and title-case letters may only follow uncased runes, lower-case
+     * letters only cased ones, and any other upper-case letter (É, Ǆ) makes it false */
     sl_str_o *s = S(self);
     bool prev_cased = false, any = false;
-    for (size_t i = 0; i < s->len; i++) {
-        unsigned char c = (unsigned char)s->s[i];
-        if (isupper(c)) {
+    vm_steps(vm, s->len / 16);
+    for (size_t i = 0, w; i < s->len; i += w) {
+        uint32_t r = utf8_next(s->s + i, s->len - i, &w);
+        if ((r >= 'A' && r <= 'Z') || uc_is_title(r)) {
             if (prev_cased)
                 return FALSE_V;
             prev_cased = any = true;
-        } else if (islower(c)) {
+        } else if (uc_is_lower(r)) {
             if (!prev_cased)
                 return FALSE_V;
-            prev_cased = true;
-        } else
+            prev_cased = any = true;
+        } else if (uc_is_upper(r))
+            return FALSE_V;
+        else
             prev_cased = false;
     }
     return any ? TRUE_V : FALSE_V;
@@ -629,36 +638,38 @@ METHOD(join)
     return sb_str(&b);
 }
 
-static sl_val map_case(sl_vm *vm, sl_val self, int (*f)(int))
+/* strings.ToLower/ToUpper: each rune mapped (an ASCII-only string has no invalid byte to rewrite) */
+static sl_val map_case(sl_vm *vm, sl_val self, uint32_t (*f)(uint32_t))
 {
     sl_str_o *s = S(self);
-    char *b = vm_strdup(vm, s->s, s->len);
-    for (size_t i = 0; i < s->len; i++)
-        if ((unsigned char)b[i] < 128)
-            b[i] = (char)f((unsigned char)b[i]);
+    sbuf b;
+    sb_init(&b, vm);
     vm_steps(vm, s->len / 16);
-    return mk_str(vm, b, s->len, TYPE(self) == SL_BYTES);
+    for (size_t i = 0, w; i < s->len; i += w)
+        sb_rune(&b, f(utf8_next(s->s + i, s->len - i, &w)));
+    return sb_str(&b);
 }
 
-METHOD(lower) { UNUSED; unpack(vm, "lower", nargs, args, nkw, kw, 0, NULL, NULL, 0); return map_case(vm, self, tolower); }
-METHOD(upper) { UNUSED; unpack(vm, "upper", nargs, args, nkw, kw, 0, NULL, NULL, 0); return map_case(vm, self, toupper); }
+METHOD(lower) { UNUSED; unpack(vm, "lower", nargs, args, nkw, kw, 0, NULL, NULL, 0); return map_case(vm, self, uc_to_lower); }
+METHOD(upper) { UNUSED; unpack(vm, "upper", nargs, args, nkw, kw, 0, NULL, NULL, 0); return map_case(vm, self, uc_to_upper); }
 
 METHOD(title)
 {
     UNUSED;
     unpack(vm, "title", nargs, args, nkw, kw, 0, NULL, NULL, 0);
+    /* lower case after a cased rune, title case after any other (go.starlark.net's string_title) */
     sl_str_o *s = S(self);
-    char *b = vm_strdup(vm, s->s, s->len);
+    sbuf b;
+    sb_init(&b, vm);
+    vm_steps(vm, s->len / 16);
     bool prev = false;
-    for (size_t i = 0; i < s->len; i++) {
-        unsigned char c = (unsigned char)b[i];
-        if (isalpha(c)) {
-            b[i] = (char)(prev ? tolower(c) : toupper(c));
-            prev = true;
-        } else
-            prev = false;
+    for (size_t i = 0, w; i < s->len; i += w) {
+        uint32_t r = utf8_next(s->s + i, s->len - i, &w);
+        r = prev ? uc_to_lower(r) : uc_to_title(r);
+        prev = uc_is_cased(r);
+        sb_rune(&b, r);
     }
-    return mk_str(vm, b, s->len, false);
+    return sb_str(&b);
 }
 
 static sl_val strip(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *args, int nkw, sl_val *kw, bool l, bool r)
@@ -711,12 +722,13 @@ static sl_val strip(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *a
                 break;
         }
     } else {
+        size_t w;
         if (l)
-            while (i < j && is_space((unsigned char)s->s[i]))
-                i++;
+            while (i < j && space_at(s, i, &w))
+                i += w;
         if (r)
-            while (j > i && is_space((unsigned char)s->s[j - 1]))
-                j--;
+            while (j > i && space_before(s->s + i, j - i, &w))
+                j -= w;
     }
     return substr(vm, self, i, j - i);
 }
@@ -839,9 +851,10 @@ static sl_val split(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *a
         if (!right) {
             size_t i = 0;
             int64_t done = 0;
+            size_t w;
             for (;;) {
-                while (i < s->len && is_space((unsigned char)s->s[i]))
-                    i++;
+                while (i < s->len && space_at(s, i, &w))
+                    i += w;
                 if (i >= s->len)
                     break;
                 if (max >= 0 && done == max) { /* the rest as it is: its trailing space stays (go.starlark.net) */
@@ -849,8 +862,8 @@ static sl_val split(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *a
                     break;
                 }
                 size_t j = i;
-                while (j < s->len && !is_space((unsigned char)s->s[j]))
-                    j++;
+                while (j < s->len && !space_at(s, j, &w))
+                    j += w;
                 sl_list_append(vm, l, substr(vm, self, i, j - i));
                 done++;
                 i = j;
@@ -859,9 +872,10 @@ static sl_val split(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *a
         }
         size_t j = s->len;
         int64_t done = 0;
+        size_t w;
         for (;;) {
-            while (j > 0 && is_space((unsigned char)s->s[j - 1]))
-                j--;
+            while (j > 0 && space_before(s->s, j, &w))
+                j -= w;
             if (j == 0)
                 break;
             if (max >= 0 && done == max) { /* the rest as it is: its leading space stays (go.starlark.net) */
@@ -869,8 +883,8 @@ static sl_val split(sl_vm *vm, const char *fn, sl_val self, int nargs, sl_val *a
                 break;
             }
             size_t i = j;
-            while (i > 0 && !is_space((unsigned char)s->s[i - 1]))
-                i--;
+            while (i > 0 && !space_before(s->s, i, &w))
+                i -= w;
             sl_list_append(vm, l, substr(vm, self, i, j - i));
             done++;
             j = i;
@@ -971,9 +985,7 @@ static const method list_methods[] = {
     {"insert", m_l_insert}, {"pop", m_l_pop}, {"remove", m_l_remove}, {0, 0},
 };
 static const method set_methods[] = {
-    {"add", m_s_add}, {"clear", m_s_clear}, {"difference", m_s_difference}, {"discard", m_s_discard},
-    {"intersection", m_s_intersection}, {"issubset", m_s_issubset}, {"issuperset", m_s_issuperset},
-    {"pop", m_s_pop}, {"remove", m_s_remove}, {"symmetric_difference", m_s_symmetric_difference},
+    {"add", m_s_add}, {"clear", m_s_clear}, {"discard", m_s_discard}, {"pop", m_s_pop}, {"remove", m_s_remove},
     {"union", m_s_union}, {0, 0},
 };
 static const method string_methods[] = {

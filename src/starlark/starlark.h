@@ -84,7 +84,8 @@ sl_val sl_module_value(sl_vm *vm, const char *name, int n, const char *const *na
 typedef struct sl_host_type {
     const char *name; /* type() and repr */
     sl_val (*getattr)(sl_vm *vm, sl_val self, const char *name);            /* NULL: no such field */
-    void (*setattr)(sl_vm *vm, sl_val self, const char *name, sl_val v);   /* x.name = v */
+    /* x.name = v: NULL when set, else the "no such field" message (the VM adds a spelling hint) */
+    const char *(*setattr)(sl_vm *vm, sl_val self, const char *name, sl_val v);
     int (*attrnames)(sl_vm *vm, sl_val self, const char ***names);         /* dir(): sorted */
     sl_val (*binary)(sl_vm *vm, int op, sl_val x, sl_val y, bool self_left); /* op is the character ('+'); NULL: none */
     bool (*next)(sl_vm *vm, sl_val self, uint64_t i, sl_val *out);        /* the i-th element; false at the end */

@@ -373,6 +373,7 @@ static uint32_t hash_depth(sl_vm *vm, sl_val v, int depth)
     case SL_LIST:
     case SL_DICT:
     case SL_SET: sl_fail(vm, "unhashable type: %s", sl_type_name(v));
+    case SL_RANGE: sl_fail(vm, "unhashable: range"); /* go.starlark.net's own wording for it (builtins.star) */
     default: {
         uintptr_t p = (uintptr_t)v;
         return (uint32_t)hash_bytes_seeded(vm->seed, &p, sizeof p);
@@ -517,7 +518,7 @@ static bool cmp_depth(sl_vm *vm, int op, sl_val a, sl_val b, int depth)
             }
             return op == T_EQL ? eq : !eq;
         }
-        break; /* sets are not ordered (go.starlark.net: "set < set not implemented"); issubset() says it */
+        break; /* sets are not ordered (go.starlark.net: "set < set not implemented") */
     case SL_STRUCT:
         if (op == T_EQL || op == T_NEQ) {
             sl_struct_o *x = AS(sl_struct_o, a), *y = AS(sl_struct_o, b);

@@ -148,13 +148,17 @@ static sl_val hf_getattr(sl_vm *vm, sl_val self, const char *name)
     return sl_dict_get(vm, (sl_val)sl_host_data(self), sl_cstr(vm, name));
 }
 
-static void hf_setattr(sl_vm *vm, sl_val self, const char *name, sl_val v)
+static const char *hf_setattr(sl_vm *vm, sl_val self, const char *name, sl_val v)
 {
+    static char nosuch[256];
     if (sl_frozen(self))
         sl_fail(vm, "cannot set field on a frozen hasfields");
-    if (!strncmp(name, "no", 2))
-        sl_fail(vm, "no .%s field", name);
+    if (!strncmp(name, "no", 2)) { /* their NoSuchAttrError */
+        snprintf(nosuch, sizeof nosuch, "no .%s field", name);
+        return nosuch;
+    }
     sl_dict_set(vm, (sl_val)sl_host_data(self), sl_cstr(vm, name), v);
+    return NULL;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
