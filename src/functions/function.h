@@ -9,8 +9,9 @@
 #include "package/resource.h"
 #include "yaml/tree.h"
 
-/* SEV_NONE: a result with no severity field, as list-setters reports. */
-enum severity { SEV_INFO, SEV_WARNING, SEV_ERROR, SEV_NONE };
+/* SEV_NONE: a result with no severity field, as list-setters reports. SEV_WARN: a warning as the catalog's
+ * TypeScript functions word it ("warn", generate-folders). */
+enum severity { SEV_INFO, SEV_WARNING, SEV_ERROR, SEV_NONE, SEV_WARN };
 
 typedef struct fn_result {
     enum severity severity;

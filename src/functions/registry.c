@@ -26,6 +26,8 @@ extern const fn_def fn_format;
 extern const fn_def fn_no_op;
 extern const fn_def fn_set_name_prefix;
 extern const fn_def fn_starlark;
+extern const fn_def fn_enable_gcp_services;
+extern const fn_def fn_generate_folders;
 
 static const fn_def *const registry[] = {
     &fn_apply_replacements,
@@ -33,8 +35,10 @@ static const fn_def *const registry[] = {
     &fn_create_setters,
     &fn_delete_annotations,
     &fn_drop_comments,
+    &fn_enable_gcp_services,
     &fn_ensure_name_substring,
     &fn_format,
+    &fn_generate_folders,
     &fn_kustomize_build,
     &fn_list_setters,
     &fn_no_op,
