@@ -284,6 +284,7 @@ TEST(generate_folders_refuses_what_the_catalog_would_lose)
         {"  parentRef: {kind: Project, external: '1'}\n  config: [a]\n", "has an unsupported parentRef kind"},
         {"  config: [a]\n", "ResourceHierarchy h has an undefined parentRef"},
         {"  parentRef: {external: '1'}\n", "spec.config must be a list of folders"},
+        {"  parentRef: {external: '1'}\n  config: ['\xe6\x97\xa5']\n", "has no letter, digit"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct fx f;

@@ -22,7 +22,8 @@
  * apiVersion/kind/namespace/name (the SDK keeps only the last), two different Folders of one name, a folder given as
  * a number, a boolean or a list (the catalog skips it), a map entry with more than one name or with a plain value
  * (the catalog ignores the rest), and a missing or non-list config, subtree or layer (the catalog crashes) are
- * errors here. The catalog's error results fail the step, as they do in kpt. */
+ * errors here, and so is a folder whose name normalizes to nothing (the catalog makes a Folder named ""). The
+ * catalog's error results fail the step, as they do in kpt. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,9 @@ static int add_folder(gen *g, const char *name, const char **path, size_t depth,
     buf_puts(&full, name);
     const char *fname = normalize(a, arena_strndup(a, full.data, full.len));
     buf_free(&full);
+    if (!*fname) /* the catalog makes a Folder named "", which no cluster takes */
+        return fn_fail_res(c, g->h, g->h->root, "ResourceHierarchy %s: folder \"%s\" has no letter, digit, \".\" or "
+                           "\"-\" to name its Folder by", g->hname, name);
 
     node *root = node_map(a);
     map_set_str(a, root, "apiVersion", FOLDER_API_VERSION);
