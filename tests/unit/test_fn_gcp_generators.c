@@ -70,9 +70,9 @@ TEST(enable_gcp_services_makes_one_service_per_entry)
                           "metadata:\n"
                           "  name: proj1-compute\n"
                           "  annotations:\n"
-                          "    cnrm.cloud.google.com/deletion-policy: abandon\n"
-                          "    cnrm.cloud.google.com/blueprint: bp/v1\n"
-                          "    blueprints.cloud.google.com/ownerReference: blueprints.cloud.google.com/ProjectServiceSet/proj1\n"
+                          "    cnrm.cloud.google.com/deletion-policy: 'abandon'\n"
+                          "    cnrm.cloud.google.com/blueprint: 'bp/v1'\n"
+                          "    blueprints.cloud.google.com/ownerReference: 'blueprints.cloud.google.com/ProjectServiceSet/proj1'\n"
                           "  namespace: config-control\n"
                           "spec:\n"
                           "  resourceID: compute.googleapis.com\n"
@@ -112,10 +112,10 @@ TEST(enable_gcp_services_prunes_and_recreates)
     fx_add(&f, "old.yaml",
            "apiVersion: serviceusage.cnrm.cloud.google.com/v1beta1\nkind: Service\nmetadata:\n  name: proj1-bigquery\n"
            "  namespace: config-control\n  annotations:\n"
-           "    blueprints.cloud.google.com/ownerReference: blueprints.cloud.google.com/ProjectServiceSet/proj1\n"
+           "    blueprints.cloud.google.com/ownerReference: 'blueprints.cloud.google.com/ProjectServiceSet/proj1'\n"
            "---\napiVersion: serviceusage.cnrm.cloud.google.com/v1beta1\nkind: Service\nmetadata:\n  name: proj1-compute\n"
            "  namespace: config-control\n  annotations:\n"
-           "    blueprints.cloud.google.com/ownerReference: blueprints.cloud.google.com/ProjectServiceSet/proj1\n"
+           "    blueprints.cloud.google.com/ownerReference: 'blueprints.cloud.google.com/ProjectServiceSet/proj1'\n"
            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  annotations:\n"
            "    blueprints.cloud.google.com/ownerReference: blueprints.cloud.google.com/ProjectServiceSet/proj2\n");
     CHECK(run_fn(&f, "enable-gcp-services", "v0.1.0", NULL) == 0);

@@ -115,14 +115,15 @@ static node *make_service(fn_ctx *c, const pss *p, const char *svc, const char *
     map_set_str(a, spec, "resourceID", svc);
     if (p->project && *p->project)
         map_set_str(a, map_set(a, spec, "projectRef", node_map(a)), "external", p->project);
+    /* annotations as kyaml's SetAnnotation writes them: single-quoted */
     node *ann = map_set(a, meta, "annotations", node_map(a));
     const node *src = path_get(p->r->root, "metadata", "annotations", NULL);
     for (uint32_t i = 0; is_map(src) && i < node_len(src); i++) {
         const char *k = scalar(map_key(src, i)), *v = scalar(map_val(src, i));
         if (k && v && !placement_annotation(k))
-            map_set_str(a, ann, k, v);
+            map_set(a, ann, k, node_scalar(a, v, strlen(v), ST_SINGLE));
     }
-    map_set_str(a, ann, OWNER_ANNOTATION, p->owner);
+    map_set(a, ann, OWNER_ANNOTATION, node_scalar(a, p->owner, strlen(p->owner), ST_SINGLE));
     if (p->ns && *p->ns)
         map_set_str(a, meta, "namespace", p->ns);
     return root;
