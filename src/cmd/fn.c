@@ -128,7 +128,7 @@ static int krm_function(const char *name, buf *out)
     }
     if (results.n) {
         node *rs = map_set(a, outl, "results", node_seq(a));
-        static const char *sev[] = {"info", "warning", "error", NULL};
+        static const char *sev[] = {"info", "warning", "error", NULL, "warn"};
         for (size_t i = 0; i < results.n; i++) {
             node *m = node_map(a);
             map_set(a, m, "message", node_str(a, results.v[i].message));

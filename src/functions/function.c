@@ -167,3 +167,16 @@ resource *fn_new_resource(fn_ctx *c, node *root, const char *path)
     rlist_push(c->items, r);
     return r;
 }
+
+bool fn_host_skips_validator(const fn_host *h, const char *fn)
+{
+    size_t fl = strlen(fn);
+    for (const char *p = h ? h->skip_validators : NULL; p && *p;) {
+        p += strspn(p, ", \t");
+        size_t n = strcspn(p, ", \t");
+        if (n && ((n == 1 && *p == '*') || (n == fl && !memcmp(p, fn, n))))
+            return true;
+        p += n;
+    }
+    return false;
+}

@@ -9,8 +9,9 @@
 #include "package/resource.h"
 #include "yaml/tree.h"
 
-/* SEV_NONE: a result with no severity field, as list-setters reports. */
-enum severity { SEV_INFO, SEV_WARNING, SEV_ERROR, SEV_NONE };
+/* SEV_NONE: a result with no severity field, as list-setters reports. SEV_WARN: a warning as the catalog's
+ * TypeScript functions word it ("warn", generate-folders). */
+enum severity { SEV_INFO, SEV_WARNING, SEV_ERROR, SEV_NONE, SEV_WARN };
 
 typedef struct fn_result {
     enum severity severity;
@@ -76,6 +77,10 @@ const char *fn_exec_ref(arena *a, const char *cmd, const char **why);
 /* Comma-separated names of every built-in, for messages. */
 const char *fn_names(arena *a);
 const fn_def *const *fn_all(void);
+
+/* Does the operator's CMP_SKIP_VALIDATORS list (h->skip_validators: names separated by commas or spaces, or "*")
+ * name the validator fn? False without a host. */
+bool fn_host_skips_validator(const fn_host *h, const char *fn);
 
 /* helpers for function bodies */
 void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)

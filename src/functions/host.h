@@ -14,6 +14,9 @@ typedef struct fn_host {
     const char *tmpdir;                                 /* TMPDIR, or /tmp */
     int child_timeout_ms;                               /* CMP_CHILD_TIMEOUT */
     const char *kube_version, *kube_api_versions;       /* KUBE_VERSION, KUBE_API_VERSIONS (Argo CD sets them) */
+    /* CMP_SKIP_VALIDATORS (argocd/settings.h): validators that are not built in and that the operator lets a render
+     * skip with a warning; NULL: none (each one is an error) */
+    const char *skip_validators;
     /* The repository that holds the package (realpath): nothing a package names may be read outside it. Under
      * Argo CD, the package directory minus ARGOCD_APP_SOURCE_PATH; elsewhere the nearest directory above it with a
      * .git; else the package directory itself. NULL until host_find_repo_root. */

@@ -97,6 +97,16 @@ int run_step(run_ctx *R, package *p, const step *s, rlist *items)
     diag_set_step(s->label);
     fn_ctx c = {.a = R->a, .st = R->st, .pkg = p, .results = &R->results, .validator = s->validator,
                 .host = R->host, .version = s->version};
+    if (s->missing) { /* read_package let it through: the operator's CMP_SKIP_VALIDATORS names it */
+        const char *why = arena_printf(R->a, "validator %s is not built in and was skipped (CMP_SKIP_VALIDATORS): "
+                                       "nothing checked what it would have checked", s->missing);
+        diag_warn("%s: %s", s->label, why);
+        size_t first = R->results.n;
+        fn_result_add(&c, SEV_WARNING, NULL, NULL, "%s", why);
+        R->reports = xrealloc(R->reports, (R->nreports + 1) * sizeof *R->reports);
+        R->reports[R->nreports++] = (step_report){s->ref, s->is_exec, 0, first, R->results.n - first, false};
+        return 0;
+    }
     if (s->version_warning) /* the render goes on with the newest behaviour; the user should know */
         diag_warn("%s: %s", s->label, s->version_warning);
     c.config_file = s->origin                ? s->origin
@@ -196,6 +206,12 @@ static int read_package(run_ctx *R, package *p, pipeline *pl, rlist *items)
     diag_set_step("read Kptfile");
     if (kptfile_pipeline(R->a, p, pl) < 0)
         return -1;
+    /* a validator that is not built in fails the render here, before any step runs, unless the operator skips it */
+    for (size_t s = 0; s < pl->n; s++) {
+        const step *st = &pl->steps[s];
+        if (st->missing && !fn_host_skips_validator(R->host, st->missing))
+            return fail(st->missing_file, (int)st->line, "%s", st->missing_error);
+    }
     /* one set of copies per object, however many steps name its file: a copy per step made memory steps x object
      * (400 steps naming a 1 MB ConfigMap took 1.2 GB) */
     config_copies **copies = NULL;

@@ -241,6 +241,14 @@ static int read_selectors(arena *a, const char *file, const node *list, const ch
     return 0;
 }
 
+/* Stands in for a validator that is not built in: the executor never runs it (it fails or skips the step first);
+ * its empty name matches no function the readers of a pipeline look for. */
+static int run_not_built_in(fn_ctx *c)
+{
+    return fn_fail(c, NULL, "this validator is not built in");
+}
+static const fn_def fn_not_built_in = {.name = "", .summary = "a validator that is not built in", .run = run_not_built_in};
+
 static int read_step(arena *a, package *p, const char *file, const node *n, bool validator, size_t index, step *s)
 {
     memset(s, 0, sizeof *s);
@@ -266,11 +274,21 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
     const char *base = fn_basename(a, fnref);
     s->fn = fn_lookup(base);
     s->label = arena_printf(a, "pipeline.%s[%zu] (%s)", list, index, base);
-    if (!s->fn)
+    if (!s->fn && validator && !s->is_exec) {
+        /* the render decides: an error, unless the operator skips this validator (the rest is read all the same) */
+        s->fn = &fn_not_built_in;
+        s->missing = base;
+        s->missing_file = file;
+        s->missing_error = arena_printf(a, "%s: unknown function \"%s\" (from \"%s\"); built-in functions: %s (a "
+                                        "validator that is not built in is skipped only where the operator's "
+                                        "CMP_SKIP_VALIDATORS names it)", s->label, base, s->ref, fn_names(a));
+    } else if (!s->fn) {
         return fail(file, (int)node_line(n), "%s: unknown function \"%s\" (from \"%s\"); built-in functions: %s", s->label,
                     base, s->ref, fn_names(a));
-    fn_version_resolve(a, s->fn->name, fn_ref_tag(a, fnref), path_str(n, "tag", NULL), &s->version,
-                       &s->version_warning);
+    } else {
+        fn_version_resolve(a, s->fn->name, fn_ref_tag(a, fnref), path_str(n, "tag", NULL), &s->version,
+                           &s->version_warning);
+    }
     const node *cm = map_get(n, "configMap");
     const node *cp = map_get(n, "configPath");
     if (cm && !is_null(cm) && cp && !is_null(cp))

@@ -29,6 +29,11 @@ typedef struct step {
     const char *label; /* "pipeline.mutators[0] (set-labels)", for messages */
     const char *origin; /* the file messages name for the step itself; NULL: the package's Kptfile */
     uint32_t line;
+    /* A validator whose function is not built in (fn is then a stand-in that runs nothing): its name, and the error
+     * the render gives unless the operator's CMP_SKIP_VALIDATORS names it (pipeline/executor.c); NULL otherwise.
+     * Mutators that are not built in stay errors of kptfile_pipeline itself. */
+    const char *missing;
+    const char *missing_file, *missing_error;
 } step;
 
 /* One per configPath object, however many steps name it: memory stays one object's, not steps x object. */

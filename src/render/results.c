@@ -16,6 +16,7 @@ static const char *severity_name(enum severity s)
     switch (s) {
     case SEV_INFO: return "info";
     case SEV_WARNING: return "warning";
+    case SEV_WARN: return "warn";
     case SEV_ERROR: return "error";
     default: return NULL;
     }

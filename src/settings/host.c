@@ -13,6 +13,7 @@
 
 #include "util/path.h"
 #include "settings/app_meta.h"
+#include "settings/settings.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "util/url.h"
@@ -202,6 +203,7 @@ void host_from_env(fn_host *h)
     h->starlark_max_len = cmp_limits.starlark_max_len;
     h->helm_credentials_dir = env("CMP_HELM_CREDENTIALS_DIR");
     h->helm_plain_http_registries = env("CMP_HELM_PLAIN_HTTP_REGISTRIES");
+    h->skip_validators = settings_skip_validators();
     h->release_name = release_name(h->app_name);
     host_children_from_env(h);
 }

@@ -92,6 +92,20 @@ const setting_def setting_defs[] = {
 };
 const int setting_count = (int)(sizeof setting_defs / sizeof *setting_defs);
 
+const operator_def operator_defs[] = {
+    {"CMP_SKIP_VALIDATORS", "none",
+     "`name,...` (commas or spaces) or `*`: pipeline validators whose function is not built in (`gatekeeper`, "
+     "`kubeval`, `kubeconform`, `policy-controller-validate`...) that a render skips with a warning instead of "
+     "failing; `*` skips every such validator. Mutators and built-in validators always run. A package cannot set it"},
+};
+const int operator_count = (int)(sizeof operator_defs / sizeof *operator_defs);
+
+const char *settings_skip_validators(void)
+{
+    const char *v = getenv("CMP_SKIP_VALIDATORS");
+    return v && *v ? v : NULL;
+}
+
 static const char *const stamp_keys[] = {"app", "app-namespace", "project", "revision", "package-revision", "repo",
                                          "target-revision", "path", NULL};
 
@@ -770,4 +784,7 @@ void settings_markdown(buf *b)
                    d->def ? arena_printf(a, "`%s`", d->def) : "", param, esc, esc, d->tooltip);
     }
     arena_free(a);
+    buf_puts(b, "\n| operator variable (the sidecar's environment only) | default | what it does |\n| --- | --- | --- |\n");
+    for (int i = 0; i < operator_count; i++)
+        buf_printf(b, "| `%s` | %s | %s |\n", operator_defs[i].name, operator_defs[i].def, operator_defs[i].what);
 }

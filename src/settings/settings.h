@@ -50,6 +50,19 @@ typedef struct settings {
     const char *unknown;
 } settings;
 
+/* Operator settings: read from the sidecar's own environment only, never from an Application's parameters or plugin
+ * env (ARGOCD_ENV_*), so a package's author cannot set them. Listed by `settings --markdown` and the README. */
+typedef struct operator_def {
+    const char *name; /* the variable */
+    const char *def;  /* its default, as the table shows it */
+    const char *what;
+} operator_def;
+extern const operator_def operator_defs[];
+extern const int operator_count;
+/* CMP_SKIP_VALIDATORS: names of validator functions that are not built in which a render skips with a warning
+ * (comma- or space-separated; "*" for every one); NULL when unset or empty. */
+const char *settings_skip_validators(void);
+
 /* Reads every setting; errors name the parameter. */
 int settings_load(arena *a, strtab *st, settings *out);
 /* One string setting alone, from the same sources in the same order (for modes that read no others, such as

@@ -247,7 +247,8 @@ static int cmp_str(const void *x, const void *y)
 /* Go's %v of a sorted []string: "[a b c]". */
 static const char *set_list(arena *a, strset *s)
 {
-    qsort(s->v, s->n, sizeof *s->v, cmp_str);
+    if (s->n) /* none: v is NULL, which qsort must not be given */
+        qsort(s->v, s->n, sizeof *s->v, cmp_str);
     size_t len = 3;
     for (size_t i = 0; i < s->n; i++)
         len += strlen(s->v[i]) + 1;
