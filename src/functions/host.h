@@ -14,6 +14,7 @@ typedef struct fn_host {
     const char *tmpdir;                                 /* TMPDIR, or /tmp */
     int child_timeout_ms;                               /* CMP_CHILD_TIMEOUT */
     const char *kube_version, *kube_api_versions;       /* KUBE_VERSION, KUBE_API_VERSIONS (Argo CD sets them) */
+    const char *health_kinds; /* CMP_GENERATE_HEALTH_KINDS: group/Kind,... Argo CD can assess (ordering warnings) */
     /* The repository that holds the package (realpath): nothing a package names may be read outside it. Under
      * Argo CD, the package directory minus ARGOCD_APP_SOURCE_PATH; elsewhere the nearest directory above it with a
      * .git; else the package directory itself. NULL until host_find_repo_root. */
