@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "order/internal.h"
+#include "util/buf.h"
 #include "util/diag.h"
 
 #define HOOK "argocd.argoproj.io/hook"
@@ -15,6 +16,7 @@
 #define HOOK_WEIGHT "helm.sh/hook-weight"
 #define SYNC_OPTIONS "argocd.argoproj.io/sync-options"
 #define SKIP_DRY_RUN "SkipDryRunOnMissingResource=true"
+#define CYCLE_TEXT_MAX 1200
 
 /* Argo CD's phases in the order a sync runs them; NONE: PreDelete, PostDelete, Skip, a helm test hook, or an object
  * in more than one phase: left as it is, outside the graph. */
@@ -28,7 +30,7 @@ typedef struct obj {
     enum phase phase;
     bool has_wave, custom, crd_here;
     long long wave; /* explicit: sync-wave, else helm.sh/hook-weight */
-    uint32_t serial;
+    int rank;       /* kind_rank: cli-utils' kind order */
 } obj;
 
 /* string -> index: open addressing over text_hash, for ids and types */
@@ -81,14 +83,32 @@ static bool sm_get(const strmap *m, const char *key, uint32_t *val)
     return true;
 }
 
+/* parts joined by \x1f (a byte no group, kind, namespace or name holds), into the arena: the keys of the maps. Not
+ * arena_printf: a key per object and per reference, and vsnprintf costs ten times the copy. */
+static const char *join_key(arena *a, const char *const *parts, size_t n)
+{
+    size_t len[4], total = n;
+    for (size_t i = 0; i < n; i++)
+        total += len[i] = strlen(parts[i]);
+    char *k = arena_alloc(a, total), *w = k;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(w, parts[i], len[i]);
+        w += len[i];
+        *w++ = i + 1 < n ? '\x1f' : 0;
+    }
+    return k;
+}
+
 static const char *id_key(arena *a, const char *group, const char *kind, const char *ns, const char *name)
 {
-    return arena_printf(a, "%s\x1f%s\x1f%s\x1f%s", group, kind, ns, name);
+    const char *p[] = {group, kind, ns, name};
+    return join_key(a, p, 4);
 }
 
 static const char *type_key(arena *a, const char *group, const char *kind)
 {
-    return arena_printf(a, "%s\x1f%s", group, kind);
+    const char *p[] = {group, kind};
+    return join_key(a, p, 2);
 }
 
 /* kpt's form of a reference, for messages: group/namespaces/ns/Kind/name or group/Kind/name */
@@ -376,7 +396,7 @@ static int cmp_apply(uint32_t i, uint32_t j, const void *ctx)
         return 0;
     if (c->wave[i] != c->wave[j])
         return c->wave[i] < c->wave[j] ? -1 : 1;
-    int r = kind_rank(p->kind) - kind_rank(q->kind);
+    int r = p->rank - q->rank;
     if (!r)
         r = strcmp(p->group, q->group);
     if (!r)
@@ -427,7 +447,7 @@ static int build_objects(graph *g, rlist *items, const order_opts *opt, bool kpt
         o->group = arena_strndup(a, grp, strlen(grp));
         o->kind = res_kind(r) ? res_kind(r) : "";
         o->name = res_name(r) ? res_name(r) : "";
-        o->serial = (uint32_t)i;
+        o->rank = kind_rank(o->kind);
         const char *ns = res_namespace(r);
         ns = ns && *ns ? ns : NULL;
         const builtin_kind *b = builtin_kind_find(o->group, o->kind);
@@ -464,6 +484,16 @@ static int build_objects(graph *g, rlist *items, const order_opts *opt, bool kpt
         o->has_wave = parse_int(res_annotation(r, WAVE), &o->wave) || parse_int(res_annotation(r, HOOK_WEIGHT), &o->wave);
     }
     return 0;
+}
+
+static const char *wave_text(arena *a, uint32_t v)
+{
+    char b[12], *w = b + sizeof b;
+    *--w = 0;
+    do
+        *--w = (char)('0' + v % 10);
+    while (v /= 10);
+    return arena_strndup(a, w, (size_t)(b + sizeof b - 1 - w));
 }
 
 int order_apply(arena *a, rlist *items, const order_opts *opt)
@@ -569,14 +599,25 @@ int order_apply(arena *a, rlist *items, const order_opts *opt)
     layer = xmalloc((n + nv + 1) * sizeof *layer);
     size_t clen;
     if (order_layers(n + nv, g.m, g.from, g.to, zero, layer, &cycle, &clen) < 0) {
-        const char *text = node_text(a, &g, vwave, cycle[0]);
-        for (size_t k = 1; k <= clen; k++)
-            text = arena_printf(a, "%s -> %s", text, node_text(a, &g, vwave, cycle[k % clen]));
+        /* every edge of the cycle, as far as one line holds them (the message has room for about 1,500 bytes; a
+         * cycle through 30,000 objects is named by its start, its length and its way back) */
+        buf t = {0};
+        buf_puts(&t, node_text(a, &g, vwave, cycle[0]));
+        for (size_t k = 1; k <= clen; k++) {
+            if (t.len > CYCLE_TEXT_MAX && k + 1 < clen) {
+                buf_printf(&t, " -> ... (%zu more) -> %s", clen - k - 1, node_text(a, &g, vwave, cycle[clen - 1]));
+                k = clen - 1;
+                continue;
+            }
+            buf_puts(&t, " -> ");
+            buf_puts(&t, node_text(a, &g, vwave, cycle[k % clen]));
+        }
         const obj *at = &g.o[0];
         for (size_t k = clen; k-- > 0;)
             if (cycle[k] < n)
                 at = &g.o[cycle[k]];
-        obj_fail(a, at, arena_printf(a, "dependency cycle: %s", text));
+        obj_fail(a, at, arena_printf(a, "dependency cycle: %s", buf_cstr(&t)));
+        buf_free(&t);
         goto done;
     }
 
@@ -590,7 +631,7 @@ int order_apply(arena *a, rlist *items, const order_opts *opt)
         node *md = map_ensure_map(a, o->r->root, "metadata");
         node *an = md ? map_ensure_map(a, md, "annotations") : NULL;
         if (an)
-            map_set_str(a, an, WAVE, arena_printf(a, "%u", layer[i]));
+            map_set_str(a, an, WAVE, wave_text(a, layer[i]));
     }
     /* a custom resource whose type neither the output nor the cluster has: Argo CD's dry run would fail on it */
     for (uint32_t i = 0; i < n; i++)

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "fixture.h"
 #include "order/order.h"
+#include "util/buf.h"
 #include "util/diag.h"
 
 /* layers of a graph given as "from>to" pairs; -1 on a cycle */
@@ -247,4 +248,27 @@ TEST(order_mode_values)
 {
     CHECK(order_mode_rule("auto") == NULL && order_mode_rule("kpt") == NULL && order_mode_rule("off") == NULL);
     CHECK(order_mode_rule("Auto") != NULL);
+}
+
+TEST(order_long_cycle_is_named_in_one_bounded_line)
+{
+    /* 500 ConfigMaps in one cycle: the message names its start, how many it leaves out, and the way back */
+    buf y = {0};
+    for (int i = 0; i < 500; i++)
+        buf_printf(&y, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%d\n  namespace: n\n  annotations:\n"
+                       "    config.kubernetes.io/depends-on: /namespaces/n/ConfigMap/c%d\n",
+                   i, (i + 1) % 500);
+    struct fx f;
+    fx_open(&f, buf_cstr(&y));
+    buf_free(&y);
+    order_opts o = {0};
+    int rc = order_apply(f.a, &f.items, &o);
+    char m[2048];
+    snprintf(m, sizeof m, "%s", diag_message());
+    fx_close(&f);
+    diag_reset();
+    CHECK(rc < 0);
+    CHECK(strstr(m, "dependency cycle: /namespaces/n/ConfigMap/c0 -> /namespaces/n/ConfigMap/c1 -> "));
+    CHECK(strstr(m, " more) -> /namespaces/n/ConfigMap/c499 -> /namespaces/n/ConfigMap/c0"));
+    CHECK(strlen(m) < 1600);
 }
