@@ -258,6 +258,7 @@ typedef struct graph {
     size_t n;
     strmap ids, crds;
     uint32_t *from, *to;
+    uint32_t *mark; /* depends_on's: per object, the last dependent (+ 1) whose annotation named it */
     uint8_t *expl;
     size_t m, cap;
 } graph;
@@ -276,15 +277,6 @@ static void add_edge(graph *g, uint32_t from, uint32_t to, bool expl)
     g->m++;
 }
 
-static const char *trim(arena *a, const char *s, size_t len)
-{
-    while (len && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
-        s++, len--;
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' || s[len - 1] == '\r'))
-        len--;
-    return arena_strndup(a, s, len);
-}
-
 /* config.kubernetes.io/depends-on of object i: comma-separated references, each trimmed, 3 fields
  * (group/Kind/name, cluster-scoped) or 5 (group/namespaces/ns/Kind/name), as cli-utils' dependson parses them. */
 static int depends_on(graph *g, uint32_t i)
@@ -294,54 +286,66 @@ static int depends_on(graph *g, uint32_t i)
     const char *v = res_annotation(o->r, ORDER_DEPENDS_ON);
     if (!v)
         return 0;
-    size_t nrefs = 1;
-    for (const char *p = v; *p; p++)
-        nrefs += *p == ',';
-    const char **seen = arena_alloc(a, nrefs * sizeof *seen);
+    /* parsed in a scratch copy, each key built in a scratch buffer: nothing of it stays in the arena, so memory
+     * does not grow with the references (only the edges stay) */
+    size_t vlen = strlen(v);
+    char *work = xmalloc(vlen + 1), *key = xmalloc(vlen + 4);
+    memcpy(work, v, vlen + 1);
+    int rc = 0;
     size_t idx = 0;
-    for (const char *p = v;; idx++) {
+    for (char *p = work; rc == 0; idx++) {
         size_t len = strcspn(p, ",");
-        const char *ref = trim(a, p, len);
+        bool last = !p[len];
+        p[len] = 0;
+        char *ref = p, *e = p + len;
+        while (*ref == ' ' || *ref == '\t' || *ref == '\n' || *ref == '\r')
+            ref++;
+        while (e > ref && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+            *--e = 0;
+        const char *shown_ref = shown(a, ref); /* before the fields are cut */
         const char *f[6];
         size_t nf = 0;
-        char *w = arena_strndup(a, ref, strlen(ref));
-        for (char *q = w;; nf++) {
-            if (nf == 6)
-                break;
-            f[nf] = q;
+        for (char *q = ref; nf < 6;) {
+            f[nf++] = q;
             char *sl = strchr(q, '/');
-            if (!sl) {
-                nf++;
+            if (!sl)
                 break;
-            }
             *sl = 0;
             q = sl + 1;
         }
-        bool ok = nf == 3 || (nf == 5 && !strcmp(f[1], "namespaces"));
-        if (!ok)
-            return obj_fail(a, o, arena_printf(a, "depends-on of %s: reference %zu \"%s\": expected 3 or 5 fields "
-                                                  "(group/Kind/name or group/namespaces/namespace/Kind/name)",
-                                               obj_text(a, o), idx + 1, shown(a, ref)));
+        if (!(nf == 3 || (nf == 5 && !strcmp(f[1], "namespaces")))) {
+            rc = obj_fail(a, o, arena_printf(a, "depends-on of %s: reference %zu \"%s\": expected 3 or 5 fields "
+                                                "(group/Kind/name or group/namespaces/namespace/Kind/name)",
+                                             obj_text(a, o), idx + 1, shown_ref));
+            break;
+        }
         const char *group = f[0], *ns = nf == 5 ? f[2] : "", *kind = nf == 5 ? f[3] : f[1],
                    *name = nf == 5 ? f[4] : f[2];
-        const char *key = id_key(a, group, kind, ns, name);
-        for (size_t k = 0; k < idx; k++)
-            if (!strcmp(seen[k], key))
-                return obj_fail(a, o, arena_printf(a, "depends-on of %s: duplicate dependency %s", obj_text(a, o),
-                                                   shown(a, ref_text(a, group, kind, ns, name))));
-        seen[idx] = key;
+        int kl = snprintf(key, vlen + 4, "%s\x1f%s\x1f%s\x1f%s", group, kind, ns, name);
+        (void)kl;
         uint32_t dep;
-        if (!sm_get(&g->ids, key, &dep))
-            return obj_fail(a, o, arena_printf(a, "depends-on of %s: external dependency %s is not in the rendered "
-                                                  "output (kpt live apply refuses to wait for objects it does not apply; "
-                                                  "local-config objects are never applied)",
-                                               obj_text(a, o), shown(a, ref_text(a, group, kind, ns, name))));
+        if (!sm_get(&g->ids, key, &dep)) {
+            rc = obj_fail(a, o, arena_printf(a, "depends-on of %s: external dependency %s is not in the rendered "
+                                                "output (kpt live apply refuses to wait for objects it does not apply; "
+                                                "local-config objects are never applied)",
+                                             obj_text(a, o), shown(a, ref_text(a, group, kind, ns, name))));
+            break;
+        }
+        /* the same object named twice in this annotation (mark: the last object whose annotation named it, + 1) */
+        if (g->mark[dep] == i + 1) {
+            rc = obj_fail(a, o, arena_printf(a, "depends-on of %s: duplicate dependency %s", obj_text(a, o),
+                                             shown(a, ref_text(a, group, kind, ns, name))));
+            break;
+        }
+        g->mark[dep] = i + 1;
         add_edge(g, i, dep, true);
-        if (!p[len])
+        if (last)
             break;
         p += len + 1;
     }
-    return 0;
+    xfree(work);
+    xfree(key);
+    return rc;
 }
 
 static const char *node_text(arena *a, const graph *g, const long long *vwave, uint32_t v)
@@ -519,6 +523,7 @@ int order_apply(arena *a, rlist *items, const order_opts *opt)
 
     graph g = {.a = a, .n = n};
     g.o = xcalloc(n, sizeof *g.o);
+    g.mark = xcalloc(n, sizeof *g.mark);
     api_set api;
     api_set_load(a, &api, opt->kube_api_versions);
     uint32_t *layer = NULL, *cycle = NULL, *order = NULL, *wave = NULL, *tmp = NULL;
@@ -674,6 +679,7 @@ done:
     xfree(g.to);
     xfree(g.expl);
     xfree(g.o);
+    xfree(g.mark);
     sm_free(&g.ids);
     sm_free(&g.crds);
     sm_free(&api.m);
