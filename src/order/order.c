@@ -111,6 +111,30 @@ static const char *type_key(arena *a, const char *group, const char *kind)
     return join_key(a, p, 2);
 }
 
+/* A key only looked up, in a scratch buffer reused from one lookup to the next (so lookups leave nothing in the
+ * arena): valid until the next call. */
+typedef struct scratch {
+    char *p;
+    size_t cap;
+} scratch;
+
+static const char *scratch_key(scratch *sc, const char *const *parts, size_t n)
+{
+    size_t total = n;
+    for (size_t i = 0; i < n; i++)
+        total += strlen(parts[i]);
+    if (total > sc->cap)
+        sc->p = xrealloc(sc->p, sc->cap = total * 2);
+    char *w = sc->p;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(parts[i]);
+        memcpy(w, parts[i], l);
+        w += l;
+        *w++ = i + 1 < n ? '\x1f' : 0;
+    }
+    return sc->p;
+}
+
 /* kpt's form of a reference, for messages: group/namespaces/ns/Kind/name or group/Kind/name */
 static const char *ref_text(arena *a, const char *group, const char *kind, const char *ns, const char *name)
 {
@@ -241,7 +265,7 @@ static void api_set_load(arena *a, api_set *s, const char *list)
     }
 }
 
-static bool api_served(arena *a, const api_set *s, const resource *r)
+static bool api_served(scratch *sc, const api_set *s, const resource *r)
 {
     if (!s->known)
         return false;
@@ -249,7 +273,15 @@ static bool api_served(arena *a, const api_set *s, const resource *r)
     uint32_t v;
     if (!av || !kind)
         return false;
-    return s->kinds ? sm_get(&s->m, arena_printf(a, "%s/%s", av, kind), &v) : sm_get(&s->m, av, &v);
+    if (!s->kinds)
+        return sm_get(&s->m, av, &v);
+    size_t al = strlen(av), kl = strlen(kind);
+    if (al + kl + 2 > sc->cap)
+        sc->p = xrealloc(sc->p, sc->cap = (al + kl + 2) * 2);
+    memcpy(sc->p, av, al);
+    sc->p[al] = '/';
+    memcpy(sc->p + al + 1, kind, kl + 1);
+    return sm_get(&s->m, sc->p, &v);
 }
 
 typedef struct graph {
@@ -259,6 +291,7 @@ typedef struct graph {
     strmap ids, crds;
     uint32_t *from, *to;
     uint32_t *mark; /* depends_on's: per object, the last dependent (+ 1) whose annotation named it */
+    scratch sc;
     uint8_t *expl;
     size_t m, cap;
 } graph;
@@ -302,7 +335,7 @@ static int depends_on(graph *g, uint32_t i)
             ref++;
         while (e > ref && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
             *--e = 0;
-        const char *shown_ref = shown(a, ref); /* before the fields are cut */
+        size_t ref_off = (size_t)(ref - work), ref_len = strlen(ref); /* the text, for a message, before the cut */
         const char *f[6];
         size_t nf = 0;
         for (char *q = ref; nf < 6;) {
@@ -316,13 +349,19 @@ static int depends_on(graph *g, uint32_t i)
         if (!(nf == 3 || (nf == 5 && !strcmp(f[1], "namespaces")))) {
             rc = obj_fail(a, o, arena_printf(a, "depends-on of %s: reference %zu \"%s\": expected 3 or 5 fields "
                                                 "(group/Kind/name or group/namespaces/namespace/Kind/name)",
-                                             obj_text(a, o), idx + 1, shown_ref));
+                                             obj_text(a, o), idx + 1, shown(a, arena_strndup(a, v + ref_off, ref_len))));
             break;
         }
         const char *group = f[0], *ns = nf == 5 ? f[2] : "", *kind = nf == 5 ? f[3] : f[1],
                    *name = nf == 5 ? f[4] : f[2];
-        int kl = snprintf(key, vlen + 4, "%s\x1f%s\x1f%s\x1f%s", group, kind, ns, name);
-        (void)kl;
+        char *w = key;
+        const char *parts[] = {group, kind, ns, name};
+        for (int k = 0; k < 4; k++) {
+            size_t l = strlen(parts[k]);
+            memcpy(w, parts[k], l);
+            w += l;
+            *w++ = k < 3 ? '\x1f' : 0;
+        }
         uint32_t dep;
         if (!sm_get(&g->ids, key, &dep)) {
             rc = obj_fail(a, o, arena_printf(a, "depends-on of %s: external dependency %s is not in the rendered "
@@ -457,7 +496,8 @@ static int build_objects(graph *g, rlist *items, const order_opts *opt, bool kpt
         const builtin_kind *b = builtin_kind_find(o->group, o->kind);
         uint32_t crd;
         o->custom = !b;
-        o->crd_here = !b && sm_get(&g->crds, type_key(a, o->group, o->kind), &crd);
+        const char *tk[] = {o->group, o->kind};
+        o->crd_here = !b && sm_get(&g->crds, scratch_key(&g->sc, tk, 2), &crd);
         int cluster; /* 1, 0, or -1 unknown */
         if (b) {
             cluster = b->cluster;
@@ -466,7 +506,7 @@ static int build_objects(graph *g, rlist *items, const order_opts *opt, bool kpt
             cluster = scope && !strcmp(scope, "Cluster");
         } else {
             /* kpt aborts on a type neither the cluster nor the package's CRDs define (its RESTMapper lookup) */
-            if (kpt_mode && !api_served(a, api, r))
+            if (kpt_mode && !api_served(&g->sc, api, r))
                 return obj_fail(a, o, arena_printf(a, "%s: resource type %s, kind %s not found among the built-in "
                                                       "kinds, the output's CRDs or KUBE_API_VERSIONS (kpt live apply "
                                                       "aborts on unknown types; ordering: auto orders it anyway)",
@@ -537,9 +577,10 @@ int order_apply(arena *a, rlist *items, const order_opts *opt)
     for (uint32_t i = 0; i < n; i++) {
         obj *o = &g.o[i];
         uint32_t d;
-        if (o->crd_here && sm_get(&g.crds, type_key(a, o->group, o->kind), &d) && d != i)
+        const char *tk[] = {o->group, o->kind}, *nk[] = {"", "Namespace", "", o->ns};
+        if (o->crd_here && sm_get(&g.crds, scratch_key(&g.sc, tk, 2), &d) && d != i)
             add_edge(&g, i, d, false);
-        if (*o->ns && sm_get(&g.ids, id_key(a, "", "Namespace", "", o->ns), &d) && d != i)
+        if (*o->ns && sm_get(&g.ids, scratch_key(&g.sc, nk, 4), &d) && d != i)
             add_edge(&g, i, d, false);
         if (depends_on(&g, i) < 0)
             goto done;
@@ -626,21 +667,30 @@ int order_apply(arena *a, rlist *items, const order_opts *opt)
         goto done;
     }
 
-    /* the waves: base 0 + layer, on every object of the four phases */
+    /* the waves: base 0 + layer, on every object of the four phases. The key and each wave's text are shared by
+     * every object that has them (nothing edits the tree after this but the stamps, which add their own keys) */
     wave = xcalloc(n, sizeof *wave);
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (g.o[i].phase != NONE && layer[i] > top)
+            top = layer[i];
+    const char **texts = xcalloc((size_t)top + 1, sizeof *texts);
     for (uint32_t i = 0; i < n; i++) {
         obj *o = &g.o[i];
         if (o->phase == NONE)
             continue;
         wave[i] = layer[i];
+        if (!texts[layer[i]])
+            texts[layer[i]] = wave_text(a, layer[i]);
         node *md = map_ensure_map(a, o->r->root, "metadata");
         node *an = md ? map_ensure_map(a, md, "annotations") : NULL;
         if (an)
-            map_set_str(a, an, WAVE, wave_text(a, layer[i]));
+            map_set_str_ref(a, an, WAVE, texts[layer[i]]);
     }
+    xfree(texts);
     /* a custom resource whose type neither the output nor the cluster has: Argo CD's dry run would fail on it */
     for (uint32_t i = 0; i < n; i++)
-        if (g.o[i].custom && !g.o[i].crd_here && !api_served(a, &api, g.o[i].r))
+        if (g.o[i].custom && !g.o[i].crd_here && !api_served(&g.sc, &api, g.o[i].r))
             skip_dry_run(a, g.o[i].r);
     /* the health gap: kpt waits for a dependency to be reconciled, Argo CD only for kinds it can assess; one
      * warning per kind (a custom one: built-in kinds without a check are ready once applied) */
@@ -680,6 +730,7 @@ done:
     xfree(g.expl);
     xfree(g.o);
     xfree(g.mark);
+    xfree(g.sc.p);
     sm_free(&g.ids);
     sm_free(&g.crds);
     sm_free(&api.m);
