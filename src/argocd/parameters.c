@@ -5,8 +5,9 @@
  * YAML would, on the first edit, pin every value the package sets (and revert values the package sets on top of the
  * chart's values.yaml). Commented out, the default applied unchanged sets nothing, and uncommenting one key
  * overrides that key alone. The other Helm parameters (helm-value-files, helm-parameters, helm-release-name, the
- * skip switches) are announced next to it, with defaults that change nothing. The output is always a JSON array,
- * even for a broken package. */
+ * skip switches) are announced next to it, with defaults that change nothing. ordering (kpt's depends-on as sync
+ * waves) is announced for a package whose objects ask for it. The output is always a JSON array, even for a broken
+ * package. */
 #include "argocd/parameters.h"
 
 #include <limits.h>
@@ -15,6 +16,7 @@
 
 #include "settings/host.h"
 #include "settings/settings.h"
+#include "order/order.h"
 #include "package/package.h"
 #include "pipeline/kptfile.h"
 #include "pipeline/sources.h"
@@ -154,8 +156,10 @@ static void step_values(arena *a, strtab *st, package *p, const step *s, announc
         v->values = coalesce(a, v->values, inl);
 }
 
-static void collect(arena *a, strtab *st, package *p, node *setters, announced_values *hv)
+static void collect(arena *a, strtab *st, package *p, node *setters, announced_values *hv, bool *ordered)
 {
+    for (size_t i = 0; i < p->own.n && !*ordered; i++)
+        *ordered = p->own.v[i] && order_wanted(p->own.v[i]);
     pipeline pl;
     diag_detail bad_pipeline; /* dropped: the render reports it; the announcement leaves this package's steps out */
     diag_detail *outer = diag_capture(&bad_pipeline);
@@ -176,7 +180,7 @@ static void collect(arena *a, strtab *st, package *p, node *setters, announced_v
         }
     }
     for (size_t i = 0; i < p->nsubs; i++)
-        collect(a, st, p->subs[i], setters, hv);
+        collect(a, st, p->subs[i], setters, hv, ordered);
 }
 
 /* The helm-values default: a header, then the values with every line commented out. */
@@ -222,6 +226,7 @@ int print_parameters(const char *dir, buf *out)
                    .step_source_ud = &sources};
     node *setters = node_map(a);
     announced_values hv = {0};
+    bool ordered = false; /* an object asks for kpt's ordering: the ordering parameter is announced */
     int rc = 0;
     if (!file_exists(path_join(a, dir, "Kptfile")) && file_exists(path_join(a, dir, "Chart.yaml"))) {
         /* a chart rendered by convention (no Kptfile): its values.yaml is what helm gets */
@@ -235,7 +240,7 @@ int print_parameters(const char *dir, buf *out)
     } else if (package_load(&lc, dir, true, &root) < 0) {
         rc = -1;
     } else {
-        collect(a, st, root, setters, &hv);
+        collect(a, st, root, setters, &hv, &ordered);
     }
     if (rc == 0 && diag_failed())
         rc = -1;
@@ -268,6 +273,15 @@ int print_parameters(const char *dir, buf *out)
             if (strncmp(setting_defs[i].name, "helm-", 5) || !strcmp(setting_defs[i].name, "helm-values"))
                 continue;
             buf_putc(out, ',');
+            settings_announce_one_json(out, &setting_defs[i]);
+        }
+    }
+    if (ordered) {
+        for (int i = 0; i < setting_count; i++) {
+            if (strcmp(setting_defs[i].name, "ordering"))
+                continue;
+            if (node_len(setters) || hv.values)
+                buf_putc(out, ',');
             settings_announce_one_json(out, &setting_defs[i]);
         }
     }

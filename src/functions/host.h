@@ -17,6 +17,7 @@ typedef struct fn_host {
     /* CMP_SKIP_VALIDATORS (argocd/settings.h): validators that are not built in and that the operator lets a render
      * skip with a warning; NULL: none (each one is an error) */
     const char *skip_validators;
+    const char *health_kinds; /* CMP_GENERATE_HEALTH_KINDS: group/Kind,... Argo CD can assess (ordering warnings) */
     /* The repository that holds the package (realpath): nothing a package names may be read outside it. Under
      * Argo CD, the package directory minus ARGOCD_APP_SOURCE_PATH; elsewhere the nearest directory above it with a
      * .git; else the package directory itself. NULL until host_find_repo_root. */

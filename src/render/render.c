@@ -13,6 +13,7 @@
 #include "argocd/overrides.h"
 #include "settings/settings.h"
 #include "git/git.h"
+#include "order/order.h"
 #include "package/package.h"
 #include "pipeline/attribution.h"
 #include "pipeline/executor.h"
@@ -296,6 +297,12 @@ int render(const render_opts *o, buf *out)
         goto done;
     drop_unapplied(&items, o->keep_config);
     if (apply_final_steps(&R, root, &items, &set) < 0)
+        goto done;
+    /* kpt's apply order as sync waves, on exactly the objects that will be printed (--print-env prints none) */
+    diag_set_step("ordering");
+    order_opts oo = {.mode = set.ordering, .default_namespace = host.app_namespace,
+                     .kube_api_versions = host.kube_api_versions, .health_kinds = host.health_kinds};
+    if (!o->print_env && order_apply(a, &items, &oo) < 0)
         goto done;
     diag_set_step("output");
     if (check_argocd_reading(a, &items) < 0 || (!o->print_env && check_not_empty(o, root, &items) < 0))

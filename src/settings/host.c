@@ -178,6 +178,7 @@ void host_from_env(fn_host *h)
     h->child_timeout_ms = cmp_limits.child_timeout_s * 1000; /* CMP_CHILD_TIMEOUT, checked by host_limits_from_env */
     h->kube_version = env("KUBE_VERSION");
     h->kube_api_versions = env("KUBE_API_VERSIONS");
+    h->health_kinds = env("CMP_GENERATE_HEALTH_KINDS");
     h->app_name = env("ARGOCD_APP_NAME");
     h->app_namespace = env("ARGOCD_APP_NAMESPACE");
     h->helm_values = NULL; /* the Application's parameters: set by the render from settings/settings.h */

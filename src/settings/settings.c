@@ -8,6 +8,7 @@
 #include "settings/helm_parameters.h"
 #include "settings/value_rules.h"
 #include "kustomize/helm_guard.h"
+#include "order/order.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
@@ -87,6 +88,14 @@ const setting_def setting_defs[] = {
      "cnrm.cloud.google.com/blueprint: kpt-fn that kpt fn render, and so cmp-generate, adds to Config Connector "
      "objects (or appends ,kpt-fn to).",
      NULL, false},
+    /* kpt's apply order as Argo CD sync waves (src/order/order.h); announced by `parameters` for a package that
+     * asks for ordering */
+    {"ordering", SETTING_STRING, "Ordering",
+     "How kpt's apply order (config.kubernetes.io/depends-on, and the CRD and Namespace a custom or namespaced object "
+     "needs) becomes Argo CD sync waves: auto translates when an object carries depends-on, kpt always (implicit "
+     "edges alone included), off never. Errors (a malformed, duplicate or external reference, a cycle) fail the "
+     "render as kpt live apply fails.",
+     "auto", true},
     {"timeout", SETTING_STRING, "Time budget (seconds)",
      "The render fails cleanly after this many seconds, before Argo CD's 60 s deadline.", "45", false},
 };
@@ -685,6 +694,10 @@ static int read_settings(struct reader *R, settings *out)
                 out->helm_skip_tests = on;
             else if (!strcmp(d->name, "helm-skip-schema-validation"))
                 out->helm_skip_schema_validation = on;
+        } else if (!strcmp(d->name, "ordering")) {
+            if (order_mode_rule(s))
+                return fail(NULL, 0, "parameter \"ordering\" %s, got \"%s\"", order_mode_rule(s), shown(a, s));
+            out->ordering = s ? s : "auto";
         } else if (!strcmp(d->name, "kpt-disable-attribution")) {
             out->kpt_attribution = !(s && *s);
         } else if (!strcmp(d->name, "timeout")) {

@@ -1,6 +1,6 @@
 /* gen: write a synthetic kpt package for the cmp-generate benchmark.
  *
- *   gen N DIR [--kustomize] [--fn-configs FCDIR] [--steps K]
+ *   gen N DIR [--kustomize] [--fn-configs FCDIR] [--steps K] [--depends-on]
  *
  * Without --kustomize, DIR gets Kptfile, replacements.yaml and resources.yaml (N objects in one
  * multi-document file). With --kustomize, DIR gets the same resources.yaml plus a kustomization.yaml
@@ -14,6 +14,10 @@
  * two keys of that ConfigMap through configMapKeyRef), Service app-G (selects the Deployment's
  * pods). Object k belongs to group k/3, so there are exactly N objects. All variation is derived
  * from the group number: the output depends only on N.
+ *
+ * --depends-on adds kpt's config.kubernetes.io/depends-on in chains (the ordering benchmark): each Deployment on its
+ * ConfigMap, each Service on its Deployment, and each ConfigMap on the Service of the group before it, ten groups
+ * to a chain: 30 layers, every reference in namespace bench (the pipeline's set-namespace).
  */
 #include <errno.h>
 #include <limits.h>
@@ -42,6 +46,16 @@ static const struct step steps[] = {
 };
 #define NSTEPS (sizeof steps / sizeof steps[0])
 static size_t nsteps = NSTEPS; /* --steps */
+static bool depends_on;       /* --depends-on */
+
+/* "  annotations:\n    config.kubernetes.io/depends-on: REF\n" under metadata, when --depends-on: the object
+ * app-G<suffix> of kind group/Kind */
+static void write_depends_on(FILE *f, const char *group, const char *kind, unsigned long g, const char *suffix)
+{
+    if (depends_on)
+        fprintf(f, "  annotations:\n    config.kubernetes.io/depends-on: %s/namespaces/bench/%s/app-%05lu%s\n", group,
+                kind, g, suffix);
+}
 
 static const char *const tiers[] = {"frontend", "backend", "worker"};
 static const char *const levels[] = {"info", "debug", "warn", "error"};
@@ -86,12 +100,16 @@ static void write_configmap(FILE *f, unsigned long g)
             "metadata:\n"
             "  name: app-%05lu-config\n"
             "  labels:\n"
-            "    app: app-%05lu\n"
+            "    app: app-%05lu\n",
+            g, g);
+    if (g % 10)
+        write_depends_on(f, "", "Service", g - 1, "");
+    fprintf(f,
             "data:\n"
             "  greeting: hello from app-%05lu\n"
             "  LOG_LEVEL: %s\n"
             "  max-connections: \"%lu\"\n",
-            g, g, g, levels[g % 4], 64UL << (g % 4));
+            g, levels[g % 4], 64UL << (g % 4));
     if (g % 2 == 0)
         fprintf(f,
                 "  app.properties: |\n"
@@ -111,7 +129,10 @@ static void write_deployment(FILE *f, unsigned long g)
             "  name: app-%05lu\n"
             "  labels:\n"
             "    app: app-%05lu\n"
-            "    tier: %s\n"
+            "    tier: %s\n",
+            g, g, tier);
+    write_depends_on(f, "", "ConfigMap", g, "-config");
+    fprintf(f,
             "spec:\n"
             "  replicas: %lu\n"
             "  selector:\n"
@@ -155,7 +176,7 @@ static void write_deployment(FILE *f, unsigned long g)
             "            path: /healthz\n"
             "            port: http\n"
             "          periodSeconds: 10\n",
-            g, g, tier, 1 + g % 3, g, g, tier, g, g, 50 + 50 * (g % 4), 64UL << (g % 3),
+            1 + g % 3, g, g, tier, g, g, 50 + 50 * (g % 4), 64UL << (g % 3),
             128UL << (g % 3));
     if (g % 2 == 1)
         fprintf(f,
@@ -178,7 +199,10 @@ static void write_service(FILE *f, unsigned long g)
             "metadata:\n"
             "  name: app-%05lu\n"
             "  labels:\n"
-            "    app: app-%05lu\n"
+            "    app: app-%05lu\n",
+            g, g);
+    write_depends_on(f, "apps", "Deployment", g, "");
+    fprintf(f,
             "spec:\n"
             "  type: ClusterIP\n"
             "  selector:\n"
@@ -188,7 +212,7 @@ static void write_service(FILE *f, unsigned long g)
             "    port: 80\n"
             "    targetPort: http\n"
             "    protocol: TCP\n",
-            g, g, g);
+            g);
 }
 
 static void write_resources(const char *dir, unsigned long n)
@@ -335,7 +359,7 @@ static void write_fn_configs(const char *fcdir)
 
 static void usage(void)
 {
-    fputs("usage: gen N DIR [--kustomize] [--fn-configs FCDIR] [--steps K]\n", stderr);
+    fputs("usage: gen N DIR [--kustomize] [--fn-configs FCDIR] [--steps K] [--depends-on]\n", stderr);
     exit(2);
 }
 
@@ -346,6 +370,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--kustomize") == 0)
             kustomize = 1;
+        else if (strcmp(argv[i], "--depends-on") == 0)
+            depends_on = true;
         else if (strcmp(argv[i], "--fn-configs") == 0 && i + 1 < argc)
             fcdir = argv[++i];
         else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
