@@ -9,6 +9,7 @@
 #include "argocd/host.h"
 #include "argocd/parameters.h"
 #include "argocd/settings.h"
+#include "cmd/cmd.h"
 #include "functions/function.h"
 #include "functions/kustomize_helm_guard.h"
 #include "git/git.h"
@@ -24,6 +25,7 @@ static const char usage[] =
     "       cmp-generate fn NAME < resource-list.yaml\n"
     "       cmp-generate pkg get REPO[/DIR][@REF] [DEST]\n"
     "       cmp-generate init | parameters\n"
+    "       cmp-generate serve-params [--listen HOST:PORT] [--base-path PATH]\n"
     "       cmp-generate --help | --version\n"
     "\n"
     "Renders the kpt package in DIR (default: the current directory, as Argo CD runs it) and prints the\n"
@@ -320,6 +322,10 @@ static int run(int argc, char **argv)
         say_error("");
         return 2;
     }
+    /* The server bounds each request's work itself (params/internal.h) and answers a 5xx past a limit: the memory
+     * budget's way out, ending the process, would end every request in flight with it. */
+    if (argc > 1 && !strcmp(argv[1], "serve-params"))
+        return cmd_serve_params(argc - 2, argv + 2, say_error);
     /* from here on every allocation counts against the memory budget the operator's settings give */
     mem_budget_set(cmp_limits.max_memory_bytes, cmp_limits.memory_why);
     if (argc > 1 && !strcmp(argv[1], "render"))
