@@ -145,6 +145,8 @@ int params_request_parse(const char *body, size_t len, params_request *r, char *
     }
 out:
     json_free(j);
+    if (rc < 0)
+        params_request_free(r); /* what was taken before the error (found by fuzz_params_request: a leak) */
     return rc;
 }
 

@@ -20,7 +20,7 @@ typedef struct params_request {
 } params_request;
 
 /* 0, or -1 with err naming the field and what is wrong ("input.parameters.paths[1] must be a string, not a
- * number"), for the 400. */
+ * number"), for the 400; after -1 there is nothing to free. */
 int params_request_parse(const char *body, size_t len, params_request *out, char *err, size_t cap);
 void params_request_free(params_request *r);
 
