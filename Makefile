@@ -157,6 +157,7 @@ bench:
 	@$(MAKE) -s --no-print-directory NO_TEST_DEBS=1 WITH_BENCH_DEBS=1 deps
 	@$(MAKE) -s --no-print-directory all
 	@tests/bench/run
+	@tests/bench/params
 
 # libFuzzer targets for a real time box each (FUZZ_SECONDS, default 300); make test runs them briefly and deterministically
 fuzz: deps

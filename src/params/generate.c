@@ -249,7 +249,8 @@ static int element(builder *b, pkg_rec *p, const char *display, const node *k)
         shown[i][kl] = 0;
         memcpy(shown[i] + kl + 1, p->lvalues[i], vl + 1);
     }
-    qsort(shown, nl, sizeof *shown, cmp_label);
+    if (nl)
+        qsort(shown, nl, sizeof *shown, cmp_label);
     for (size_t i = 1; rc == 0 && i < nl; i++)
         if (!strcmp(shown[i - 1], shown[i]))
             rc = fail(display, 0, "labels: two names become \"kptfile.labels.%s\" once '.' is made '_'", shown[i]);
@@ -407,8 +408,10 @@ int params_generate(const params_opts *o, const params_request *r, long long arr
     listing *l = cached(key, klen, (long long)o->s.cache_s * 1000);
     if (!l) {
         builder b = {a, strtab_new(a), o, r, commit, repo_name(a, src.key), NULL, 0, 0, deadline_ms};
-        if (gitsrc_tree_files(a, &o->git, &src, commit, "Kptfile", PARAMS_MAX_DEPTH, PARAMS_MAX_ENTRIES,
-                              PARAMS_MAX_KPTFILE, take_kptfile, &b) < 0) {
+        int rc = gitsrc_tree_files(a, &o->git, &src, commit, "Kptfile", PARAMS_MAX_DEPTH, PARAMS_MAX_ENTRIES,
+                                   PARAMS_MAX_KPTFILE, take_kptfile, &b);
+        strtab_release(b.st); /* the listing keeps copies of what it needs */
+        if (rc < 0) {
             for (size_t i = 0; i < b.n; i++)
                 rec_free(&b.v[i]);
             free(b.v);
@@ -416,7 +419,8 @@ int params_generate(const params_opts *o, const params_request *r, long long arr
             status = now_ms() > deadline_ms ? 503 : 500;
             goto failed;
         }
-        qsort(b.v, b.n, sizeof *b.v, cmp_rec);
+        if (b.n)
+            qsort(b.v, b.n, sizeof *b.v, cmp_rec);
         l = calloc(1, sizeof *l);
         if (!l)
             abort();
