@@ -20,7 +20,8 @@
     X(MHD_queue_response) \
     X(MHD_destroy_response) \
     X(MHD_lookup_connection_value) \
-    X(MHD_get_daemon_info)
+    X(MHD_get_daemon_info) \
+    X(MHD_get_connection_info)
 
 typedef struct params_mhd {
 #define PARAMS_MHD_SLOT(f) __typeof__(f) *f;
@@ -44,5 +45,6 @@ int params_mhd_open(void);
 #define MHD_destroy_response (params_mhd_lib.MHD_destroy_response)
 #define MHD_lookup_connection_value (params_mhd_lib.MHD_lookup_connection_value)
 #define MHD_get_daemon_info (params_mhd_lib.MHD_get_daemon_info)
+#define MHD_get_connection_info (params_mhd_lib.MHD_get_connection_info)
 #endif
 #endif

@@ -1,7 +1,9 @@
 /* The HTTP side of serve-params, on libmicrohttpd: one thread per connection (a slow client holds its own thread
- * and its connection slot, never another request's), an idle timeout, a connection limit, the body capped, and the
- * work done under one lock with the time budget (params/internal.h). SIGTERM and SIGINT stop the listening and
- * drain what is in flight. */
+ * and its connection slot, never another request's), a connection limit, the body capped, and the work done under
+ * one lock with the time budget (params/internal.h). libmicrohttpd's own timeout is an idle one, which a client
+ * sending a byte now and then never meets; so a reaper thread also closes a connection whose request line, headers
+ * and body have not all arrived within CMP_PARAMS_IDLE_TIMEOUT seconds (of its opening, or of its last answer on a
+ * kept-alive connection). SIGTERM and SIGINT stop the listening and drain what is in flight. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,14 @@
 
 #define EXECUTE_PATH "/api/v1/getparams.execute"
 
+/* One connection, for the reaper: when what it waits for began, and whether its request is being worked on. */
+typedef struct conn {
+    int fd;
+    long long since_ns;
+    bool working, cut;
+    struct conn *prev, *next;
+} conn;
+
 typedef struct server {
     const params_opts *o;
     params_allow allow;
@@ -31,7 +41,9 @@ typedef struct server {
     pthread_mutex_t state; /* in_flight, draining, logging */
     pthread_cond_t idle;
     int in_flight;
-    bool draining;
+    bool draining, stopping;
+    conn *conns; /* under state */
+    pthread_t reaper;
 } server;
 
 /* One request: arrival, the body read so far. */
@@ -107,13 +119,91 @@ static bool authorized(const server *s, const char *header)
     return header && !diff;
 }
 
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    server *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        conn *k = calloc(1, sizeof *k);
+        if (!k)
+            abort();
+        k->fd = info ? info->connect_fd : -1;
+        k->since_ns = params_now_ns();
+        pthread_mutex_lock(&s->state);
+        k->next = s->conns;
+        if (s->conns)
+            s->conns->prev = k;
+        s->conns = k;
+        pthread_mutex_unlock(&s->state);
+        *socket_context = k;
+        return;
+    }
+    conn *k = *socket_context;
+    if (!k)
+        return;
+    /* removed before libmicrohttpd closes the socket: the reaper never touches a number the kernel gave again */
+    pthread_mutex_lock(&s->state);
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        s->conns = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    pthread_mutex_unlock(&s->state);
+    free(k);
+    *socket_context = NULL;
+}
+
+static conn *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+static void conn_mark(server *s, struct MHD_Connection *c, bool working)
+{
+    conn *k = conn_of(c);
+    if (!k)
+        return;
+    pthread_mutex_lock(&s->state);
+    k->working = working;
+    k->since_ns = params_now_ns();
+    pthread_mutex_unlock(&s->state);
+}
+
+/* Every quarter second: a connection still waiting for all of its request past the timeout is shut down, which
+ * its thread sees as the peer's end. */
+static void *reaper(void *arg)
+{
+    server *s = arg;
+    long long limit = (long long)s->o->s.idle_timeout_s * 1000000000LL;
+    for (;;) {
+        struct timespec q = {0, 250000000L};
+        nanosleep(&q, NULL);
+        pthread_mutex_lock(&s->state);
+        if (s->stopping) {
+            pthread_mutex_unlock(&s->state);
+            return NULL;
+        }
+        long long now = params_now_ns();
+        for (conn *k = s->conns; k; k = k->next)
+            if (!k->working && !k->cut && k->fd >= 0 && now - k->since_ns > limit) {
+                shutdown(k->fd, SHUT_RDWR);
+                k->cut = true;
+            }
+        pthread_mutex_unlock(&s->state);
+    }
+}
+
 static void request_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)c, (void)toe;
+    (void)toe;
     server *s = cls;
     request_state *rs = *con_cls;
     if (!rs)
         return;
+    conn_mark(s, c, false); /* a kept-alive connection: the next request has the same time to arrive */
     if (rs->counted) {
         pthread_mutex_lock(&s->state);
         if (--s->in_flight == 0)
@@ -254,6 +344,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         say(s, "413 a body of more than 1 MiB");
         return respond_message(c, 413, "the body is larger than 1 MiB", true);
     }
+    conn_mark(s, c, true); /* the whole request is here: from now on the time budget rules */
     return execute(s, c, rs);
 }
 
@@ -358,10 +449,14 @@ int params_serve(const params_opts *o)
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, 0, NULL, NULL, handle, &s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)o->s.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->s.idle_timeout_s,
-        MHD_OPTION_NOTIFY_COMPLETED, request_done, &s,
+        MHD_OPTION_NOTIFY_COMPLETED, request_done, &s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, &s,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 128u, MHD_OPTION_END);
     if (!d)
         return fail(NULL, 0, "serve-params: cannot listen on %s (in use, or not an address of this machine)", o->listen);
+    if (pthread_create(&s.reaper, NULL, reaper, &s) != 0) {
+        MHD_stop_daemon(d);
+        return fail(NULL, 0, "serve-params: cannot start a thread");
+    }
     say(&s, "listening on %s, path %s; %u connections, %u s budget, %u s idle timeout", o->listen, s.execute_path,
         o->s.max_connections, o->s.timeout_s, o->s.idle_timeout_s);
 
@@ -386,6 +481,10 @@ int params_serve(const params_opts *o)
     int left = s.in_flight;
     pthread_mutex_unlock(&s.state);
     MHD_stop_daemon(d);
+    pthread_mutex_lock(&s.state);
+    s.stopping = true;
+    pthread_mutex_unlock(&s.state);
+    pthread_join(s.reaper, NULL);
     say(&s, "stopped%s", left ? " with requests still in flight past the drain time" : "");
     params_allow_free(&s.allow);
     free(s.expected);
