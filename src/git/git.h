@@ -88,6 +88,10 @@ typedef struct pkg_get_result {
 int pkg_get(arena *a, const gitsrc_env *env, const char *src, const char *dest, pkg_get_result *res);
 
 /* serve-params (src/params): a remote repository through the same cache, and the files of one name in its tree. */
+/* Loads libgit2 and keeps its global state for the rest of the process: each git_libgit2_init from nothing loads
+ * the system's CA bundle again (two thirds of a cached answer's CPU when every request did). fail() and -1 when it
+ * cannot be loaded. */
+int gitsrc_keep_loaded(void);
 /* Fetches src (url and key set; directory "/"; ref: a branch, tag, full ref, SHA or "HEAD", the remote's default
  * branch) into the cache unless src->no_fetch, and resolves the ref: *commit is its full SHA (in a). fail(), -1. */
 int gitsrc_remote_commit(arena *a, const gitsrc_env *env, const pkg_source *src, const char **commit);

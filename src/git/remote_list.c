@@ -14,6 +14,11 @@ static long long now_ms(void)
     return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+int gitsrc_keep_loaded(void)
+{
+    return gitsrc_open(NULL, "serve-params"); /* never closed: the reference keeps the state */
+}
+
 /* "HEAD": the remote's default branch, as the last fetch recorded it in the cache's own HEAD */
 static int resolve_head(cache *c, const pkg_source *src, git_oid *out)
 {

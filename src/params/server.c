@@ -425,7 +425,7 @@ int params_serve(const params_opts *o)
     pthread_cond_init(&s.idle, NULL);
     struct sockaddr_storage addr;
     if (read_token(&s, o->s.token_file) < 0 || params_allow_parse(o->s.allowed_repos, &s.allow) < 0 ||
-        listen_address(o->listen, &addr) < 0 || params_mhd_open() < 0)
+        listen_address(o->listen, &addr) < 0 || params_mhd_open() < 0 || gitsrc_keep_loaded() < 0)
         return -1;
     size_t bl = strlen(o->base_path);
     while (bl && o->base_path[bl - 1] == '/')
