@@ -73,6 +73,13 @@ static void say_warnings(void)
         say("warning: ", w);
 }
 
+/* serve-params's log: one line its server built and escaped (params/server.c), written whole. */
+static void log_line(const char *line)
+{
+    fputs(line, stderr);
+    fflush(stderr);
+}
+
 /* The run's one error line, after the warnings recorded before it failed. */
 static void say_error(const char *prefix)
 {
@@ -325,7 +332,7 @@ static int run(int argc, char **argv)
     /* The server bounds each request's work itself (params/internal.h) and answers a 5xx past a limit: the memory
      * budget's way out, ending the process, would end every request in flight with it. */
     if (argc > 1 && !strcmp(argv[1], "serve-params"))
-        return cmd_serve_params(argc - 2, argv + 2, say_error);
+        return cmd_serve_params(argc - 2, argv + 2, say_error, log_line);
     /* from here on every allocation counts against the memory budget the operator's settings give */
     mem_budget_set(cmp_limits.max_memory_bytes, cmp_limits.memory_why);
     if (argc > 1 && !strcmp(argv[1], "render"))

@@ -20,9 +20,9 @@ static const char serve_usage[] =
     "CMP_PARAMS_MAX_PACKAGES, CMP_PARAMS_MAX_CONNECTIONS, CMP_PARAMS_IDLE_TIMEOUT, CMP_PARAMS_CACHE_SECONDS;\n"
     "XDG_CACHE_HOME for the fetch cache. SIGTERM drains the requests in flight.\n";
 
-int cmd_serve_params(int argc, char **argv, cmd_say_fn say_error)
+int cmd_serve_params(int argc, char **argv, cmd_say_fn say_error, cmd_log_fn log)
 {
-    params_opts o = {.listen = "0.0.0.0:4355", .base_path = ""};
+    params_opts o = {.listen = "0.0.0.0:4355", .base_path = "", .log = log};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -36,8 +36,9 @@ int cmd_serve_params(int argc, char **argv, cmd_say_fn say_error)
         } else if (!strncmp(a, "--base-path=", 12)) {
             o.base_path = a + 12;
         } else {
-            fprintf(stderr, "cmp-generate: serve-params: unknown or incomplete argument %s\n(see cmp-generate "
-                            "serve-params --help)\n", a[0] == '-' ? a : "(a value)");
+            fail(NULL, 0, "unknown or incomplete argument %s (see cmp-generate serve-params --help)",
+                 a[0] == '-' ? a : "(a value)");
+            say_error("serve-params: ");
             return 2;
         }
     }

@@ -40,7 +40,7 @@ typedef struct listing {
     size_t keylen;
     long long made_ms;
     pkg_rec *v;
-    size_t n;
+    size_t n, bytes;
     struct listing *next;
 } listing;
 
@@ -56,6 +56,7 @@ typedef struct fetched {
 static listing *listings;
 static fetched *fetches;
 #define MAX_LISTINGS 256
+#define MAX_CACHED_BYTES ((size_t)256 << 20) /* the elements the cache holds, all listings together */
 #define MAX_FETCHED 1024
 
 static void rec_free(pkg_rec *p)
@@ -132,11 +133,13 @@ static listing *cached(const char *key, size_t len, long long ttl_ms)
 
 static void keep(listing *l)
 {
-    size_t n = 0;
+    size_t n = 0, bytes = l->bytes;
     listing **last = NULL;
     for (listing **p = &listings; *p; p = &(*p)->next)
-        if (++n >= MAX_LISTINGS)
+        if (++n >= MAX_LISTINGS || (bytes += (*p)->bytes) > MAX_CACHED_BYTES) {
             last = p;
+            break;
+        }
     if (last) { /* the oldest go: new ones are put first */
         listing *drop = *last;
         *last = NULL;
@@ -180,7 +183,7 @@ typedef struct builder {
     const params_request *r;
     const char *commit, *repo_name;
     pkg_rec *v;
-    size_t n, cap;
+    size_t n, cap, bytes;
     long long deadline_ms;
 } builder;
 
@@ -325,9 +328,13 @@ static int take_kptfile(void *ud, const char *dir, const char *data, size_t len)
                     b->o->s.max_packages);
     if (now_ms() > b->deadline_ms)
         return fail(NULL, 0, "reading the Kptfiles ran past the time budget");
-    const char *display = *dir ? arena_printf(b->a, "%s/Kptfile", dir) : "Kptfile";
+    /* each Kptfile in an arena of its own, gone once its element is made: memory holds one Kptfile's tree at a
+     * time, whatever the number of packages */
+    arena *fa = arena_new();
+    strtab *fst = strtab_new(fa);
+    const char *display = *dir ? arena_printf(fa, "%s/Kptfile", dir) : "Kptfile";
     /* the reader render uses: YAML limits, the KRM check, one document */
-    load_ctx c = {.a = b->a, .st = b->st};
+    load_ctx c = {.a = fa, .st = fst};
     rlist list = {0};
     int rc = load_resources_from_text(&c, NULL, "Kptfile", display, data, len, &list);
     if (rc == 0 && list.n != 1)
@@ -348,6 +355,11 @@ static int take_kptfile(void *ud, const char *dir, const char *data, size_t len)
     }
     rlist_free(&list);
     xfree(c.non_krm);
+    strtab_release(fst);
+    arena_free(fa);
+    if (rc == 0 && (b->bytes += strlen(b->v[b->n - 1].json)) > PARAMS_MAX_LISTING)
+        rc = fail(NULL, 0, "the packages' elements pass %zu MiB (%zu packages so far); narrow paths or exclude",
+                  PARAMS_MAX_LISTING >> 20, b->n);
     return rc;
 }
 
@@ -407,10 +419,9 @@ int params_generate(const params_opts *o, const params_request *r, long long arr
     char *key = listing_key(r, commit, &klen);
     listing *l = cached(key, klen, (long long)o->s.cache_s * 1000);
     if (!l) {
-        builder b = {a, strtab_new(a), o, r, commit, repo_name(a, src.key), NULL, 0, 0, deadline_ms};
+        builder b = {a, NULL, o, r, commit, repo_name(a, src.key), NULL, 0, 0, 0, deadline_ms};
         int rc = gitsrc_tree_files(a, &o->git, &src, commit, "Kptfile", PARAMS_MAX_DEPTH, PARAMS_MAX_ENTRIES,
                                    PARAMS_MAX_KPTFILE, take_kptfile, &b);
-        strtab_release(b.st); /* the listing keeps copies of what it needs */
         if (rc < 0) {
             for (size_t i = 0; i < b.n; i++)
                 rec_free(&b.v[i]);
@@ -424,7 +435,7 @@ int params_generate(const params_opts *o, const params_request *r, long long arr
         l = calloc(1, sizeof *l);
         if (!l)
             abort();
-        *l = (listing){key, klen, now_ms(), b.v, b.n, NULL};
+        *l = (listing){key, klen, now_ms(), b.v, b.n, b.bytes, NULL};
         keep(l);
     } else {
         free(key);

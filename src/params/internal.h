@@ -10,6 +10,7 @@
 #define PARAMS_MAX_BODY ((size_t)1 << 20)     /* a request body */
 #define PARAMS_MAX_ANSWER ((size_t)4 << 20)   /* an answer: past it, 500, never a shortened list */
 #define PARAMS_MAX_KPTFILE ((size_t)1 << 20)  /* one Kptfile */
+#define PARAMS_MAX_LISTING ((size_t)64 << 20) /* the elements of one listing, before labelSelector: past it, 500 */
 #define PARAMS_MAX_DEPTH 64                   /* directories below the repository root */
 #define PARAMS_MAX_ENTRIES ((size_t)2000000)  /* files and directories walked in one tree */
 

@@ -28,7 +28,7 @@ static void *grow(void *p, size_t n)
     return p;
 }
 
-static json *error(reader *r, const char *what)
+static json *bad_json(reader *r, const char *what)
 {
     if (!r->failed)
         snprintf(r->err, r->cap, "byte %zu: %s", (size_t)(r->p - r->start) + 1, what);
@@ -101,20 +101,20 @@ static char *string(reader *r)
     while (q < r->end && *q != '"')
         q += *q == '\\' && q + 1 < r->end ? 2 : 1;
     if (q >= r->end)
-        return (char *)error(r, "unterminated string");
+        return (char *)bad_json(r, "unterminated string");
     char *o = alloc((size_t)(q - r->p) + 1);
     size_t n = 0;
     while (*r->p != '"') {
         unsigned c = *r->p;
         if (c < 0x20) {
             free(o);
-            return (char *)error(r, "control character in a string");
+            return (char *)bad_json(r, "control character in a string");
         }
         if (c != '\\') {
             size_t l = utf8_len(r->p, r->end);
             if (!l) {
                 free(o);
-                return (char *)error(r, "invalid UTF-8 in a string");
+                return (char *)bad_json(r, "invalid UTF-8 in a string");
             }
             memcpy(o + n, r->p, l);
             n += l;
@@ -131,7 +131,7 @@ static char *string(reader *r)
         }
         if (c != 'u' || r->end - r->p < 5 || hex4(r->p + 1) < 0) {
             free(o);
-            return (char *)error(r, "invalid escape in a string");
+            return (char *)bad_json(r, "invalid escape in a string");
         }
         uint32_t u = (uint32_t)hex4(r->p + 1);
         r->p += 5;
@@ -144,7 +144,7 @@ static char *string(reader *r)
         }
         if (!u) {
             free(o);
-            return (char *)error(r, "a string holds a NUL character (\\u0000)");
+            return (char *)bad_json(r, "a string holds a NUL character (\\u0000)");
         }
         n += put_utf8(o + n, u); /* at most 4 bytes for the 6 or 12 read */
     }
@@ -161,7 +161,7 @@ static json *number(reader *r)
     if (r->p < r->end && *r->p == '-')
         r->p++;
     if (r->p >= r->end || *r->p < '0' || *r->p > '9')
-        return error(r, "invalid number");
+        return bad_json(r, "invalid number");
     if (*r->p == '0')
         r->p++;
     else
@@ -170,7 +170,7 @@ static json *number(reader *r)
     if (r->p < r->end && *r->p == '.') {
         r->p++;
         if (r->p >= r->end || *r->p < '0' || *r->p > '9')
-            return error(r, "invalid number");
+            return bad_json(r, "invalid number");
         while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
             r->p++;
     }
@@ -179,7 +179,7 @@ static json *number(reader *r)
         if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
             r->p++;
         if (r->p >= r->end || *r->p < '0' || *r->p > '9')
-            return error(r, "invalid number");
+            return bad_json(r, "invalid number");
         while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
             r->p++;
     }
@@ -216,7 +216,7 @@ static json *container(reader *r, int depth, bool object)
         if (object) {
             if (r->p >= r->end || *r->p != '"') {
                 json_free(j);
-                return error(r, "expected a member name (a string)");
+                return bad_json(r, "expected a member name (a string)");
             }
             if (!(key = string(r))) {
                 json_free(j);
@@ -226,13 +226,13 @@ static json *container(reader *r, int depth, bool object)
                 if (!strcmp(j->keys[i], key)) {
                     free(key);
                     json_free(j);
-                    return error(r, "a member name given twice in one object");
+                    return bad_json(r, "a member name given twice in one object");
                 }
             skip_ws(r);
             if (r->p >= r->end || *r->p != ':') {
                 free(key);
                 json_free(j);
-                return error(r, "expected ':'");
+                return bad_json(r, "expected ':'");
             }
             r->p++;
         }
@@ -261,17 +261,17 @@ static json *container(reader *r, int depth, bool object)
             return j;
         }
         json_free(j);
-        return error(r, object ? "expected ',' or '}'" : "expected ',' or ']'");
+        return bad_json(r, object ? "expected ',' or '}'" : "expected ',' or ']'");
     }
 }
 
 static json *value(reader *r, int depth)
 {
     if (depth > JSON_MAX_DEPTH)
-        return error(r, "nested deeper than 64 levels");
+        return bad_json(r, "nested deeper than 64 levels");
     skip_ws(r);
     if (r->p >= r->end)
-        return error(r, "unexpected end of input");
+        return bad_json(r, "unexpected end of input");
     json *j;
     switch (*r->p) {
     case '{':
@@ -296,11 +296,11 @@ static json *value(reader *r, int depth)
             j->boolean = r->p[-1] == 'e' && r->p[-4] == 't';
             return j;
         }
-        return error(r, "invalid literal");
+        return bad_json(r, "invalid literal");
     default:
         if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9'))
             return number(r);
-        return error(r, "unexpected character");
+        return bad_json(r, "unexpected character");
     }
 }
 
@@ -313,7 +313,7 @@ json *json_parse(const char *text, size_t len, char *err, size_t cap)
     skip_ws(&r);
     if (r.p != r.end) {
         json_free(j);
-        return error(&r, "text after the JSON value");
+        return bad_json(&r, "text after the JSON value");
     }
     return j;
 }

@@ -10,6 +10,9 @@ typedef struct params_opts {
     const char *base_path; /* the path part of the ConfigMap's baseUrl ("" or "/x/y") */
     params_settings s;     /* the operator's CMP_PARAMS_* */
     gitsrc_env git;        /* where the fetch cache lives */
+    /* Writes one log line (already escaped, ending in a newline): main's, which alone writes to stderr. Called by
+     * one thread at a time. */
+    void (*log)(const char *line);
 } params_opts;
 
 /* Serves until SIGTERM or SIGINT, then drains the requests in flight (at most the time budget and 5 s more) and

@@ -64,12 +64,12 @@ static void say(server *s, const char *fmt, ...)
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
     size_t n = (size_t)snprintf(line, sizeof line, "cmp-generate: serve-params: ");
-    for (const unsigned char *p = (const unsigned char *)raw; *p && n + 5 < sizeof line; p++)
+    for (const unsigned char *p = (const unsigned char *)raw; *p && n + 6 < sizeof line; p++)
         n += *p < 0x20 || *p >= 0x7f ? (size_t)snprintf(line + n, 5, "\\x%02x", *p) : (line[n] = (char)*p, 1);
     line[n++] = '\n';
+    line[n] = 0;
     pthread_mutex_lock(&s->state);
-    fwrite(line, 1, n, stderr);
-    fflush(stderr);
+    s->o->log(line);
     pthread_mutex_unlock(&s->state);
 }
 
