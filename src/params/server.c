@@ -41,6 +41,7 @@ typedef struct server {
     pthread_mutex_t state; /* in_flight, draining, logging */
     pthread_cond_t idle;
     int in_flight;
+    long long work_since_ns; /* when the request now holding the work lock took it; 0: none (under state) */
     bool draining, stopping;
     conn *conns; /* under state */
     pthread_t reaper;
@@ -258,7 +259,13 @@ static enum MHD_Result execute(server *s, struct MHD_Connection *c, request_stat
     char *body;
     size_t len;
     int packages;
+    pthread_mutex_lock(&s->state);
+    s->work_since_ns = params_now_ns();
+    pthread_mutex_unlock(&s->state);
     int status = params_generate(o, &r, rs->arrival_ns, deadline_ns / 1000000, &body, &len, &packages);
+    pthread_mutex_lock(&s->state);
+    s->work_since_ns = 0;
+    pthread_mutex_unlock(&s->state);
     pthread_mutex_unlock(&s->work);
     if (status == 200 && params_now_ns() > deadline_ns) { /* late is as good as lost: the client gave up */
         free(body);
@@ -303,6 +310,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!strcmp(url, "/healthz")) {
             if (strcmp(method, "GET") && strcmp(method, "HEAD"))
                 return respond_message(c, 405, "use GET", false);
+            /* libgit2 (1.5) has no network timeout: a remote that accepts and then says nothing holds the work
+             * lock for good, and every request then ends in a 503. Past twice the budget, the probe says so and
+             * the kubelet restarts the server. */
+            pthread_mutex_lock(&s->state);
+            long long held = s->work_since_ns ? params_now_ns() - s->work_since_ns : 0;
+            pthread_mutex_unlock(&s->state);
+            if (held > 2LL * s->o->s.timeout_s * 1000000000LL) {
+                say(s, "healthz: one request has held the work for %lld s (a remote that does not answer)",
+                    held / 1000000000LL);
+                return respond_message(c, 503, "stuck: one request has held the work past twice the time budget", true);
+            }
             return draining ? respond_message(c, 503, "draining", true) : respond_message(c, 200, "ok", false);
         }
         if (strcmp(url, s->execute_path))
@@ -480,12 +498,17 @@ int params_serve(const params_opts *o)
             break;
     int left = s.in_flight;
     pthread_mutex_unlock(&s.state);
+    if (left) {
+        /* a request stuck in a fetch: stopping the daemon would wait for its thread, for good */
+        say(&s, "stopped with %d requests still in flight past the drain time", left);
+        return 0;
+    }
     MHD_stop_daemon(d);
     pthread_mutex_lock(&s.state);
     s.stopping = true;
     pthread_mutex_unlock(&s.state);
     pthread_join(s.reaper, NULL);
-    say(&s, "stopped%s", left ? " with requests still in flight past the drain time" : "");
+    say(&s, "stopped");
     params_allow_free(&s.allow);
     free(s.expected);
     free(s.execute_path);

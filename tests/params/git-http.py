@@ -3,7 +3,8 @@
 Python's threading HTTP server, on 127.0.0.1 only.  git-http.py ROOT PORT PIDFILE
 Repositories are the bare ones under ROOT (http://127.0.0.1:PORT/<name>.git). A repository named broken.git
 answers 500 to every request (a fetch that fails); one whose name starts with slow waits SLOW seconds (default 3)
-before each answer (a fetch that outlasts a budget, a request in flight at SIGTERM)."""
+before each answer (a fetch that outlasts a budget, a request in flight at SIGTERM); one whose name starts with
+stuck waits 12 s."""
 import http.server, os, subprocess, sys, time
 
 root, port, pidfile = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -20,6 +21,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path.startswith("/broken.git"):
             self.send_error(500, "broken on purpose")
             return
+        if path.startswith("/stuck"):
+            time.sleep(12)  # a remote that accepts and says nothing for long (libgit2 has no timeout)
         if path.startswith("/slow"):
             print("slow " + path, file=sys.stderr, flush=True)
             time.sleep(float(os.environ.get("SLOW", "3")))
