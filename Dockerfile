@@ -16,7 +16,7 @@ ARG KUSTOMIZE_VERSION=5.4.3
 FROM debian:bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev zlib1g-dev \
+      build-essential pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev libmicrohttpd-dev zlib1g-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -29,11 +29,12 @@ FROM registry.k8s.io/kustomize/kustomize:v${KUSTOMIZE_VERSION} AS kustomize
 
 # --- runtime ----------------------------------------------------------------------------------------------------
 # cmp-generate links libfyaml, pcre2 and zlib statically and needs only libc to start; libgit2 is loaded at run time
-# on the git paths alone (local dry runs' metadata, the package-revision stamp, pkg get).
+# on the git paths alone (local dry runs' metadata, the package-revision stamp, pkg get, serve-params), and
+# libmicrohttpd by serve-params alone (kustomize/params-server runs this image as the plugin generator's server).
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libgit2-1.5 ca-certificates \
+      libgit2-1.5 libmicrohttpd12 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 999 argocd \
  && useradd --uid 999 --gid 999 --home-dir /home/argocd --no-create-home --shell /usr/sbin/nologin argocd \
@@ -54,6 +55,7 @@ COPY plugin-named.yaml /home/argocd/cmp-server/config-named/plugin.yaml
 RUN ! ldd /usr/local/bin/cmp-generate | grep -q 'not found' \
  && /usr/local/bin/cmp-generate --version \
  && /usr/local/bin/cmp-generate pkg get /tmp /tmp/libgit2-check 2>&1 | grep -q 'not a git repository' \
+ && ldconfig -p | grep -q 'libmicrohttpd\.so\.12 ' \
  && /usr/local/bin/helm version --short \
  && /usr/local/bin/kustomize version
 

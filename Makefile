@@ -16,11 +16,13 @@ BIN_DIR    ?= .
 export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 
 # Everything beyond make itself that a fresh Debian machine lacks: the compiler too (a server image has no gcc).
-DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev zlib1g-dev unzip git procps ca-certificates
+DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev libmicrohttpd-dev zlib1g-dev unzip git procps ca-certificates
 # tests only: clang with libFuzzer for the fuzz targets; GNU time for the peak-memory check of a child-output case;
 # an OCI registry for the helm fetching tests (tests/helmfetch starts its own, on 127.0.0.1); python3 writes the
 # security suite's crafted chart archives and git histories byte by byte (tests/security/chart-tgz.py, git-memory)
-TEST_DEBS  := clang libclang-rt-14-dev time docker-registry python3
+# and runs the params suite's git smart-HTTP server (git http-backend behind tests/params/git-http.py); curl is that
+# suite's HTTP client
+TEST_DEBS  := clang libclang-rt-14-dev time docker-registry python3 curl
 # make bench only: valgrind counts the instructions of a run (callgrind)
 BENCH_DEBS := valgrind
 # A fast start: every shared library costs each run its mapping, relocations and symbol lookups, and Argo CD starts
@@ -28,7 +30,9 @@ BENCH_DEBS := valgrind
 # it with dlopen on the git paths only (git/libgit2.h). The other three come from the static archives their -dev
 # packages ship, so libc is the one library loaded at start; lazy binding (no -z now) resolves only the libc
 # functions a run calls. `make bench` reports the instructions of a whole run (valgrind), dynamic linking included.
-PKGS       := libfyaml libpcre2-8 libgit2 zlib
+# libmicrohttpd, like libgit2, is compiled against and loaded with dlopen by serve-params alone (params/mhd.h): the
+# server never runs under Argo CD's repo-server, and Debian has no static gnutls to link it statically with.
+PKGS       := libfyaml libpcre2-8 libgit2 libmicrohttpd zlib
 STATIC_PKGS := libfyaml libpcre2-8 zlib
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = -Wl,-Bstatic $(shell pkg-config --static --libs $(STATIC_PKGS) 2>/dev/null) -lm -Wl,-Bdynamic
@@ -171,6 +175,7 @@ bench:
 	@$(MAKE) -s --no-print-directory NO_TEST_DEBS=1 WITH_BENCH_DEBS=1 deps
 	@$(MAKE) -s --no-print-directory all
 	@tests/bench/run
+	@tests/bench/params
 
 # libFuzzer targets for a real time box each (FUZZ_SECONDS, default 300); make test runs them briefly and deterministically
 fuzz: deps

@@ -22,6 +22,7 @@ static const char usage[] =
     "       cmp-generate pkg get REPO[/DIR][@REF] [DEST]\n"
     "       cmp-generate init | parameters\n"
     "       cmp-generate functions [--markdown] | settings [--json|--yaml|--markdown]\n"
+    "       cmp-generate serve-params [--listen HOST:PORT] [--base-path PATH]\n"
     "       cmp-generate --help | --version\n"
     "\n"
     "Renders the kpt package in DIR (default: the current directory, as Argo CD runs it) and prints the\n"
@@ -51,12 +52,22 @@ typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv);
     bool limits;
+    /* with limits: every allocation counts against the memory budget. Not for the server, which bounds each
+     * request's work itself and answers a 5xx past a limit: the budget's way out, ending the process, would end
+     * every request in flight with it. */
+    bool budget;
 } command;
 
 static const command commands[] = {
-    {"render", cmd_render, true},     {"eval", cmd_eval, true},         {"fn", cmd_fn, true},
-    {"init", cmd_init, true},         {"parameters", cmd_parameters, true}, {"pkg", cmd_pkg, true},
-    {"settings", cmd_settings, false}, {"functions", cmd_functions, false},
+    {"render", cmd_render, true, true},
+    {"eval", cmd_eval, true, true},
+    {"fn", cmd_fn, true, true},
+    {"init", cmd_init, true, true},
+    {"parameters", cmd_parameters, true, true},
+    {"pkg", cmd_pkg, true, true},
+    {"serve-params", cmd_serve_params, true, false},
+    {"settings", cmd_settings, false, false},
+    {"functions", cmd_functions, false, false},
 };
 
 /* "pkg" is also a common directory name: it is the subcommand only when a pkg verb follows or no such directory
@@ -101,7 +112,8 @@ static int run(int argc, char **argv)
         cmd_say_error("");
         return 2;
     }
-    mem_budget_set(cmp_limits.max_memory_bytes, cmp_limits.memory_why);
+    if (!cmd || cmd->budget)
+        mem_budget_set(cmp_limits.max_memory_bytes, cmp_limits.memory_why);
     /* no subcommand: render, as Argo CD runs us (`cmp-generate` in the package directory) */
     return cmd ? cmd->run(argc - 2, argv + 2) : cmd_render(argc - 1, argv + 1);
 }

@@ -12,6 +12,8 @@ int cmd_parameters(int argc, char **argv);
 int cmd_settings(int argc, char **argv);
 int cmd_functions(int argc, char **argv);
 int cmd_pkg(int argc, char **argv);
+/* The server runs until SIGTERM; its log lines reach stderr through cmd_log_line. */
+int cmd_serve_params(int argc, char **argv);
 
 /* One stderr line "cmp-generate: <head><text>", every byte that could act on a terminal escaped (text_escape). */
 void cmd_say(const char *head, const char *text);
@@ -21,4 +23,6 @@ void cmd_say_warnings(void);
 void cmd_say_error(const char *prefix);
 /* One usage line for cmd ("" for the top level, "pkg" for pkg), then where the help is. Returns 2. */
 int cmd_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* One log line a server built and escaped itself (params/server.c), written whole. */
+void cmd_log_line(const char *line);
 #endif

@@ -43,3 +43,9 @@ int cmd_usage_error(const char *cmd, const char *fmt, const char *arg)
     fprintf(stderr, "(see cmp-generate %s%s--help)\n", cmd, *cmd ? " " : "");
     return 2;
 }
+
+void cmd_log_line(const char *line)
+{
+    fputs(line, stderr);
+    fflush(stderr);
+}

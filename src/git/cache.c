@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "git/cache.h"
@@ -64,6 +65,7 @@ static const char *cache_name(arena *a, const char *key)
 struct creds {
     int calls;
     bool agent_tried;
+    const pkg_source *src;
 };
 
 /* libgit2 applies user:password from an https URL itself; this adds the ssh agent and a bare user name. */
@@ -109,6 +111,31 @@ static const char *scrubbed_message(arena *a, const char *url)
     return r;
 }
 
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* serve-params's budget: libgit2 abandons the transfer when a progress callback returns non-zero */
+static int past_deadline(const pkg_source *src)
+{
+    return src->deadline_ms && now_ms() > src->deadline_ms ? -1 : 0;
+}
+
+static int on_transfer(const git_indexer_progress *stats, void *payload)
+{
+    (void)stats;
+    return past_deadline(((struct creds *)payload)->src);
+}
+
+static int on_sideband(const char *str, int len, void *payload)
+{
+    (void)str, (void)len;
+    return past_deadline(((struct creds *)payload)->src);
+}
+
 static int fetch(arena *a, git_repository *repo, const pkg_source *src, const char **default_branch)
 {
     git_remote *remote = NULL;
@@ -120,7 +147,7 @@ static int fetch(arena *a, git_repository *repo, const pkg_source *src, const ch
     ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
     if (git_remote_create_with_opts(&remote, src->url, &ro) < 0)
         return fail(NULL, 0, "%s: not a usable repository address: %s", src->key, scrubbed_message(a, src->url));
-    struct creds cs = {0};
+    struct creds cs = {.src = src};
     git_fetch_options fo;
     git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
     fo.prune = GIT_FETCH_PRUNE;
@@ -129,12 +156,18 @@ static int fetch(arena *a, git_repository *repo, const pkg_source *src, const ch
     fo.proxy_opts.type = GIT_PROXY_AUTO;
     fo.callbacks.credentials = cred_cb;
     fo.callbacks.payload = &cs;
+    if (src->deadline_ms) {
+        fo.callbacks.transfer_progress = on_transfer;
+        fo.callbacks.sideband_progress = on_sideband;
+    }
     char *specs[] = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"};
     git_strarray refspecs = {specs, 2};
     int rc = 0;
     if (git_remote_fetch(remote, &refspecs, &fo, "cmp-generate pkg get") < 0) {
-        rc = fail(NULL, 0, "%s: cannot fetch (not a git repository, or unreachable): %s", src->key,
-                  scrubbed_message(a, src->url));
+        rc = past_deadline(src) < 0
+                 ? fail(NULL, 0, "%s: the fetch ran past the time budget", src->key)
+                 : fail(NULL, 0, "%s: cannot fetch (not a git repository, or unreachable): %s", src->key,
+                        scrubbed_message(a, src->url));
     } else {
         git_buf def = {0};
         git_reference *head = NULL;
@@ -198,8 +231,8 @@ int cache_open(arena *a, const gitsrc_env *env, const pkg_source *src, cache *c)
             return fail(c->path, 0, "cache: cannot create a repository: %s", gitsrc_last_message());
         fresh = true;
     }
-    if (have_commit(c->repo, src->ref))
-        return 0; /* a full SHA already here: nothing to fetch */
+    if (have_commit(c->repo, src->ref) || (src->no_fetch && !fresh))
+        return 0; /* a full SHA already here, or the caller's fetch just ran: nothing to fetch */
     if (fetch(a, c->repo, src, &c->default_branch) < 0) {
         if (fresh) {
             git_repository_free(c->repo);

@@ -64,6 +64,8 @@ typedef struct pkg_source {
     const char *directory; /* "/" or "/a/b" (cleaned, never "..") */
     const char *ref;       /* as given; NULL means the remote's default branch */
     bool local;
+    bool no_fetch;         /* serve-params: use the cache as it is (a fetch that began after the request just ran) */
+    long long deadline_ms; /* CLOCK_MONOTONIC milliseconds past which a fetch is abandoned; 0: none */
 } pkg_source;
 
 /* Forms: REPO.git[/DIR][@REF] (the first ".git" followed by "/", "@" or the end splits, as in kpt);
@@ -84,4 +86,20 @@ typedef struct pkg_get_result {
  * directory), with upstream and upstreamLock in dest/Kptfile. All or nothing: dest appears only complete.
  * fail() and -1 on any error. */
 int pkg_get(arena *a, const gitsrc_env *env, const char *src, const char *dest, pkg_get_result *res);
+
+/* serve-params (src/params): a remote repository through the same cache, and the files of one name in its tree. */
+/* Loads libgit2 and keeps its global state for the rest of the process: each git_libgit2_init from nothing loads
+ * the system's CA bundle again (two thirds of a cached answer's CPU when every request did). fail() and -1 when it
+ * cannot be loaded. */
+int gitsrc_keep_loaded(void);
+/* Fetches src (url and key set; directory "/"; ref: a branch, tag, full ref, SHA or "HEAD", the remote's default
+ * branch) into the cache unless src->no_fetch, and resolves the ref: *commit is its full SHA (in a). fail(), -1. */
+int gitsrc_remote_commit(arena *a, const gitsrc_env *env, const pkg_source *src, const char **commit);
+/* Calls fn for every regular file named `name` in the tree of commit (a full SHA in the cache of src), directories
+ * in git's order: dir is its directory ("" for the root), data its content. Refused (fail(), -1): a directory
+ * deeper than max_depth, more than max_entries tree entries walked, a file of that name over max_bytes or that is
+ * a symlink, the deadline (src->deadline_ms) passed. fn returns 0, or -1 after fail() to stop the walk. */
+typedef int (*gitsrc_file_fn)(void *ud, const char *dir, const char *data, size_t len);
+int gitsrc_tree_files(arena *a, const gitsrc_env *env, const pkg_source *src, const char *commit, const char *name,
+                      int max_depth, size_t max_entries, size_t max_bytes, gitsrc_file_fn fn, void *ud);
 #endif

@@ -320,6 +320,17 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
     return 0;
 }
 
+int kptfile_check(const char *file, const node *k)
+{
+    const char *av = path_str(k, "apiVersion", NULL), *kind = path_str(k, "kind", NULL);
+    if (!kind || strcmp(kind, "Kptfile"))
+        return fail(file, (int)node_line(k), "kind must be Kptfile");
+    if (!av || (strcmp(av, "kpt.dev/v1") && strcmp(av, "kpt.dev/v1alpha2")))
+        return fail(file, (int)node_line(k), "apiVersion \"%s\" is not supported; use kpt.dev/v1 (kpt fn fix migrates v1alpha1)",
+                    av ? av : "");
+    return check_schema(file, k, &s_kptfile, "");
+}
+
 int kptfile_pipeline(arena *a, package *p, pipeline *out)
 {
     out->steps = NULL;
@@ -328,13 +339,7 @@ int kptfile_pipeline(arena *a, package *p, pipeline *out)
     if (!p->kptfile)
         return 0;
     const node *k = p->kptfile->root;
-    const char *av = path_str(k, "apiVersion", NULL), *kind = path_str(k, "kind", NULL);
-    if (!kind || strcmp(kind, "Kptfile"))
-        return fail(file, (int)node_line(k), "kind must be Kptfile");
-    if (!av || (strcmp(av, "kpt.dev/v1") && strcmp(av, "kpt.dev/v1alpha2")))
-        return fail(file, (int)node_line(k), "apiVersion \"%s\" is not supported; use kpt.dev/v1 (kpt fn fix migrates v1alpha1)",
-                    av ? av : "");
-    if (check_schema(file, k, &s_kptfile, "") < 0)
+    if (kptfile_check(file, k) < 0)
         return -1;
     const node *pl = map_get(k, "pipeline");
     if (!pl || is_null(pl))

@@ -52,6 +52,9 @@ typedef struct pipeline {
 } pipeline;
 
 int kptfile_pipeline(arena *a, package *p, pipeline *out);
+/* The Kptfile k's apiVersion, kind and kpt's schema (unknown fields refused), as kptfile_pipeline checks them first;
+ * file names it in errors. serve-params reads Kptfiles alone with it. */
+int kptfile_check(const char *file, const node *k);
 /* Turns a configMap: into the ConfigMap kpt synthesizes (named function-input, every value a string). */
 node *synthesize_config_map(arena *a, const node *data);
 /* Documents that are not Kubernetes objects are errors, except in files a render-helm-chart step of the same

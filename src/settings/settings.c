@@ -782,6 +782,59 @@ void settings_announce_yaml(buf *b, int indent)
     arena_free(a);
 }
 
+/* serve-params's variables: the operator's, in the server's environment (never an Application's parameters). */
+static const struct params_env_def {
+    const char *name, *title, *def, *doc;
+    unsigned min, max;
+} params_env_defs[] = {
+    {"CMP_PARAMS_TOKEN_FILE", "serve-params token file", NULL,
+     "Required by `serve-params`: the file holding the bearer token the ApplicationSet controller sends (white space "
+     "around it trimmed); the server refuses to start without it.", 0, 0},
+    {"CMP_PARAMS_ALLOWED_REPOS", "serve-params allowed repositories", NULL,
+     "Required by `serve-params`: comma-separated URL prefixes (https://, http://, ssh:// or user@host:); a repoURL "
+     "must start with one, at a `/` or `:` boundary, else 403. file:// and local paths are never allowed.", 0, 0},
+    {"CMP_PARAMS_TIMEOUT", "serve-params time budget (seconds)", "25",
+     "A request is answered within this many seconds or gets a 503 (the controller's own timeout is 30 s).", 1,
+     3600},
+    {"CMP_PARAMS_MAX_PACKAGES", "serve-params packages per answer", "10000",
+     "More packages than this in one answer is a 500, never a shortened list.", 1, 1000000},
+    {"CMP_PARAMS_MAX_CONNECTIONS", "serve-params connections", "64",
+     "Open connections at once (each served by its own thread); more wait in the listen queue.", 16, 4096},
+    {"CMP_PARAMS_IDLE_TIMEOUT", "serve-params idle timeout (seconds)", "10",
+     "A connection that sends nothing for this long (a slow or stalled client) is closed.", 1, 600},
+    {"CMP_PARAMS_CACHE_SECONDS", "serve-params listing cache (seconds)", "600",
+     "How long the packages found at one commit (per paths and exclude) are kept for the next request.", 1, 86400},
+};
+
+int settings_params(params_settings *out)
+{
+    const size_t n = sizeof params_env_defs / sizeof *params_env_defs;
+    unsigned long long v[sizeof params_env_defs / sizeof *params_env_defs] = {0};
+    for (size_t i = 2; i < n; i++) {
+        const struct params_env_def *d = &params_env_defs[i];
+        const char *t = env(d->name);
+        v[i] = strtoull(d->def, NULL, 10);
+        if (t && parse_env_number(t, false, d->min, d->max, &v[i]) < 0)
+            return fail(NULL, 0, "%s must be a whole number from %u to %u (got \"%.40s\")", d->name, d->min, d->max,
+                        t);
+    }
+    *out = (params_settings){
+        .token_file = env(params_env_defs[0].name),
+        .allowed_repos = env(params_env_defs[1].name),
+        .timeout_s = (unsigned)v[2],
+        .max_packages = (unsigned)v[3],
+        .max_connections = (unsigned)v[4],
+        .idle_timeout_s = (unsigned)v[5],
+        .cache_s = (unsigned)v[6],
+    };
+    if (!out->token_file)
+        return fail(NULL, 0, "CMP_PARAMS_TOKEN_FILE is not set: serve-params needs the file holding the bearer token");
+    if (!out->allowed_repos)
+        return fail(NULL, 0, "CMP_PARAMS_ALLOWED_REPOS is not set: serve-params needs the URL prefixes of the "
+                             "repositories it may read");
+    return 0;
+}
+
 /* The variables Argo CD sets for a parameter, as the README lists them, then plugin env and sidecar env. */
 void settings_markdown(buf *b)
 {
@@ -795,6 +848,12 @@ void settings_markdown(buf *b)
                                                        : arena_printf(a, "`PARAM_%s_<KEY>`", esc);
         buf_printf(b, "| `%s` | %s | %s | %s, `ARGOCD_ENV_%s`, `%s` | %s |\n", d->name, kind_name(d->kind),
                    d->def ? arena_printf(a, "`%s`", d->def) : "", param, esc, esc, d->tooltip);
+    }
+    /* serve-params's rows: no plugin parameter, only the server's own variable */
+    for (size_t i = 0; i < sizeof params_env_defs / sizeof *params_env_defs; i++) {
+        const struct params_env_def *d = &params_env_defs[i];
+        buf_printf(b, "| (%s) | %s | %s | `%s` | %s |\n", d->title, d->min ? "number" : "string",
+                   d->def ? arena_printf(a, "`%s`", d->def) : "", d->name, d->doc);
     }
     arena_free(a);
     buf_puts(b, "\n| operator variable (the sidecar's environment only) | default | what it does |\n| --- | --- | --- |\n");

@@ -75,6 +75,19 @@ void settings_announce_json(buf *b);
 void settings_announce_one_json(buf *b, const setting_def *d);
 void settings_announce_yaml(buf *b, int indent);
 void settings_markdown(buf *b);
+/* serve-params (src/params): the operator's environment of the ApplicationSet plugin-generator server, read here
+ * like every CMP_* setting and documented by settings_markdown below the plugin's parameters. */
+typedef struct params_settings {
+    const char *token_file;    /* CMP_PARAMS_TOKEN_FILE: required */
+    const char *allowed_repos; /* CMP_PARAMS_ALLOWED_REPOS: required, comma-separated URL prefixes */
+    unsigned timeout_s;        /* CMP_PARAMS_TIMEOUT: a request's budget; past it, 503 */
+    unsigned max_packages;     /* CMP_PARAMS_MAX_PACKAGES: packages one answer may list; past it, 500 */
+    unsigned max_connections;  /* CMP_PARAMS_MAX_CONNECTIONS: open connections (each its own thread) */
+    unsigned idle_timeout_s;   /* CMP_PARAMS_IDLE_TIMEOUT: a connection silent this long is closed */
+    unsigned cache_s;          /* CMP_PARAMS_CACHE_SECONDS: how long a listing is kept */
+} params_settings;
+/* Reads CMP_PARAMS_*; an empty variable counts as unset. fail() naming the variable and its rule, and -1. */
+int settings_params(params_settings *out);
 /* Is this stamp key enabled? Keys: app, app-namespace, project, revision, package-revision, repo, target-revision,
  * path. The default leaves out revision and package-revision. */
 bool settings_stamps(const settings *s, const char *key);

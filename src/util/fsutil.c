@@ -74,6 +74,12 @@ size_t objects_read_add(size_t n)
     return objects_read += n;
 }
 
+void reads_counted_reset(void)
+{
+    objects_read = 0;
+    total_read = 0;
+}
+
 /* Returns the offset of the first invalid UTF-8 sequence, or len. Every byte of every input, a chart's whole output
  * included, passes here (twice for a file: read_text_file, then the loader), and YAML is nearly all ASCII: so ASCII
  * runs go 32 and then eight bytes at a time, and only a word with a high bit set is decoded byte by byte. */

@@ -43,6 +43,8 @@ size_t bytes_read_total(void);
 void bytes_read_add(size_t n);
 /* Counts objects read (from files and children's output alike) against max_objects: the new total. */
 size_t objects_read_add(size_t n);
+/* Both counts back to zero: serve-params reads one listing after another in one process, each a run of its own. */
+void reads_counted_reset(void);
 
 /* A relative path that stays inside its base: no "..", not absolute, not empty. */
 bool safe_relative_path(const char *p);
