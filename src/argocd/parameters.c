@@ -15,6 +15,7 @@
 
 #include "argocd/host.h"
 #include "argocd/settings.h"
+#include "flux/flux.h"
 #include "package/package.h"
 #include "pipeline/kptfile.h"
 #include "pipeline/sources.h"
@@ -179,6 +180,18 @@ static void collect(arena *a, strtab *st, package *p, node *setters, announced_v
         collect(a, st, p->subs[i], setters, hv);
 }
 
+/* Does the package or a subpackage hold a Flux HelmRelease? Then flux-helmrelease is announced. */
+static bool holds_helmrelease(const package *p)
+{
+    for (size_t i = 0; p && i < p->own.n; i++)
+        if (p->own.v[i] && flux_is_helmrelease(p->own.v[i]))
+            return true;
+    for (size_t i = 0; p && i < p->nsubs; i++)
+        if (holds_helmrelease(p->subs[i]))
+            return true;
+    return false;
+}
+
 /* The helm-values default: a header, then the values with every line commented out. */
 static const char *commented_values(arena *a, const announced_values *v)
 {
@@ -268,6 +281,15 @@ int print_parameters(const char *dir, buf *out)
             if (strncmp(setting_defs[i].name, "helm-", 5) || !strcmp(setting_defs[i].name, "helm-values"))
                 continue;
             buf_putc(out, ',');
+            settings_announce_one_json(out, &setting_defs[i]);
+        }
+    }
+    if (holds_helmrelease(root)) {
+        for (int i = 0; i < setting_count; i++) {
+            if (strcmp(setting_defs[i].name, "flux-helmrelease"))
+                continue;
+            if (node_len(setters) || hv.values)
+                buf_putc(out, ',');
             settings_announce_one_json(out, &setting_defs[i]);
         }
     }

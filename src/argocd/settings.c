@@ -7,6 +7,7 @@
 
 #include "argocd/helm_parameters.h"
 #include "argocd/value_rules.h"
+#include "flux/flux.h"
 #include "functions/kustomize_helm_guard.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
@@ -80,6 +81,12 @@ const setting_def setting_defs[] = {
      "\"true\": values are not checked against charts' values.schema.json (helm --skip-schema-validation, Argo "
      "CD's skipSchemaValidation).",
      "false", true},
+    /* Flux HelmReleases in the package (src/flux): announced by `parameters` for a package that holds one */
+    {"flux-helmrelease", SETTING_STRING, "Flux HelmReleases",
+     "keep: HelmReleases are emitted as they are, for an in-cluster Flux; render: each is replaced by the manifests "
+     "helm-controller would install (its chart fetched by helm, its values, release name and namespace computed as "
+     "helm-controller does), and the sources it used are removed; error: a package holding one fails.",
+     "keep", true},
     /* kpt's own variable (kpt fn render reads it from its environment), so a sidecar set up like a kpt machine
      * behaves like one; as in kpt, any value turns it off */
     {"kpt-disable-attribution", SETTING_STRING, "No kpt attribution",
@@ -671,6 +678,11 @@ static int read_settings(struct reader *R, settings *out)
                 out->helm_skip_tests = on;
             else if (!strcmp(d->name, "helm-skip-schema-validation"))
                 out->helm_skip_schema_validation = on;
+        } else if (!strcmp(d->name, "flux-helmrelease")) {
+            const char *why = flux_mode_rule(s && *s ? s : NULL);
+            if (why)
+                return fail(NULL, 0, "parameter \"flux-helmrelease\": \"%s\": %s", shown(a, s), why);
+            out->flux_helmrelease = s && *s ? s : "keep";
         } else if (!strcmp(d->name, "kpt-disable-attribution")) {
             out->kpt_attribution = !(s && *s);
         } else if (!strcmp(d->name, "timeout")) {

@@ -44,6 +44,7 @@ typedef struct settings {
     const char *helm_release_name; /* NULL: the default */
     bool helm_skip_crds, helm_skip_tests, helm_skip_schema_validation;
     int timeout_seconds;
+    const char *flux_helmrelease; /* keep (default), render or error: what becomes of Flux HelmReleases (src/flux) */
     bool kpt_attribution; /* kpt fn render's cnrm.cloud.google.com/blueprint annotation (kpt-disable-attribution) */
     /* what nobody reads, for one warning: 'unknown parameter "a"', 'unknown parameters "a", "b" and plugin env
      * "C"' (an ARGOCD_ENV_ entry no setting reads); NULL: none */

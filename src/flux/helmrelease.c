@@ -1,0 +1,940 @@
+/* The flux-helmrelease step: every Flux HelmRelease of the rendered package kept (keep), refused (error), or
+ * replaced by the manifests helm-controller would install (render). helm-controller's code is the reference
+ * (research §3): the release name and namespace, the values (flux/values.c), the CRD policy, hooks, commonMetadata
+ * and the origin labels. The chart comes from the HelmRepository the release names, pulled by the real helm with
+ * render-helm-chart's fetching (helm_pull: the operator's credentials and the confinement of the archive) and
+ * templated by it. A field with no rendered form gets one warning; anything else this step does not render is an
+ * error naming it, never a silent skip. */
+#include "flux/flux.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flux/internal.h"
+#include "flux/sha256.h"
+#include "functions/external.h"
+#include "functions/helm_archive.h"
+#include "functions/helm_fetch.h"
+#include "functions/nameref.h"
+#include "util/diag.h"
+#include "util/fsutil.h"
+#include "yaml/emit.h"
+#include "yaml/load.h"
+
+#define HR_GROUP "helm.toolkit.fluxcd.io"
+#define SOURCE_GROUP "source.toolkit.fluxcd.io"
+#define ORIGIN_NAME HR_GROUP "/name"
+#define ORIGIN_NAMESPACE HR_GROUP "/namespace"
+
+const char *flux_mode_rule(const char *mode)
+{
+    if (!mode || !strcmp(mode, "keep") || !strcmp(mode, "render") || !strcmp(mode, "error"))
+        return NULL;
+    return "it must be keep, render or error";
+}
+
+/* The apiVersion's group and version ("" for the core group). */
+static void group_version(arena *a, const resource *r, const char **group, const char **version)
+{
+    const char *av = res_api_version(r);
+    const char *slash = av ? strchr(av, '/') : NULL;
+    *group = slash ? arena_strndup(a, av, (size_t)(slash - av)) : "";
+    *version = slash ? slash + 1 : av ? av : "";
+}
+
+bool flux_is_helmrelease(const resource *r)
+{
+    const char *av = res_api_version(r), *kind = res_kind(r);
+    return av && kind && !strcmp(kind, "HelmRelease") && !strncmp(av, HR_GROUP "/", sizeof HR_GROUP);
+}
+
+typedef struct release {
+    resource *hr;
+    size_t index; /* in the items */
+    const char *name, *ns;
+    const char *release, *target_ns; /* the Helm release's name (shortened) and namespace */
+    rlist out;                       /* what it renders to, in helm's order */
+    node *create_namespace;          /* a Namespace to emit first, or NULL */
+    const node *depends_on;
+} release;
+
+typedef struct run {
+    const flux_step *s;
+    rlist *items;
+    bool *used; /* items used as a release's source: removed */
+    release *rels;
+    size_t nrels;
+    const char *helm;
+    fn_ctx c; /* the release being rendered: errors name its file and line */
+} run;
+
+/* An object's namespace as Argo CD applies it: its own, else the Application's destination, else "default". */
+static const char *obj_ns(const run *R, const resource *r)
+{
+    const char *ns = res_namespace(r);
+    if (ns && *ns)
+        return ns;
+    return R->s->host && R->s->host->app_namespace && *R->s->host->app_namespace ? R->s->host->app_namespace
+                                                                                  : "default";
+}
+
+static const char *hr_id(run *R, const release *rel)
+{
+    return arena_printf(R->s->a, "HelmRelease %s/%s", rel->ns, rel->name);
+}
+
+/* ---- the fields of a HelmRelease ---- */
+
+enum how { K_USE, K_IGNORE, K_WARN, K_ERROR };
+
+typedef struct field {
+    const char *key;
+    enum how how;
+    const char *why; /* K_WARN, K_ERROR: what to say */
+} field;
+
+#define NO_FORM "has no rendered form"
+static const field spec_fields[] = {
+    {"chart", K_USE, NULL},
+    {"chartRef", K_USE, NULL},
+    {"interval", K_IGNORE, NULL},
+    {"releaseName", K_USE, NULL},
+    {"targetNamespace", K_USE, NULL},
+    {"dependsOn", K_USE, NULL},
+    {"values", K_USE, NULL},
+    {"valuesFrom", K_USE, NULL},
+    {"install", K_USE, NULL},
+    {"upgrade", K_USE, NULL},
+    {"commonMetadata", K_USE, NULL},
+    {"postRenderStrategy", K_USE, NULL},
+    {"postRenderers", K_USE, NULL},
+    {"kubeConfig", K_ERROR, "renders for a remote cluster (a remote-cluster HelmRelease), which this render cannot "
+                            "reach; not rendered"},
+    {"suspend", K_WARN, NO_FORM " (Flux would stop reconciling the release; Argo CD syncs what is rendered)"},
+    {"storageNamespace", K_WARN, NO_FORM " (where Helm keeps its release records; Argo CD keeps none)"},
+    {"timeout", K_WARN, NO_FORM},
+    {"maxHistory", K_WARN, NO_FORM " (Helm release history; Argo CD keeps its own)"},
+    {"serviceAccountName", K_WARN, NO_FORM " (Argo CD applies with its own credentials)"},
+    {"persistentClient", K_WARN, NO_FORM},
+    {"driftDetection", K_WARN, NO_FORM " (use the Application's ignoreDifferences and syncPolicy.automated.selfHeal)"},
+    {"test", K_WARN, NO_FORM " (Argo CD runs no Helm tests; test hooks are dropped)"},
+    {"rollback", K_WARN, NO_FORM},
+    {"uninstall", K_WARN, NO_FORM},
+    {NULL, K_USE, NULL},
+};
+
+static const field install_fields[] = {
+    {"crds", K_USE, NULL},
+    {"createNamespace", K_USE, NULL},
+    {"disableHooks", K_USE, NULL},
+    {"disableSchemaValidation", K_USE, NULL},
+    {"skipCRDs", K_USE, NULL},
+    {"replace", K_WARN, NO_FORM},
+    {"remediation", K_WARN, NO_FORM " (Argo CD retries with the Application's syncPolicy.retry)"},
+    {"timeout", K_WARN, NO_FORM},
+    {"disableWait", K_WARN, NO_FORM},
+    {"disableWaitForJobs", K_WARN, NO_FORM},
+    {"disableOpenAPIValidation", K_WARN, NO_FORM " (the API server validates what Argo CD applies)"},
+    {"strategy", K_WARN, NO_FORM},
+    {"serverSideApply", K_WARN, NO_FORM " (use the Application's ServerSideApply sync option)"},
+    {"disableTakeOwnership", K_WARN, NO_FORM},
+    {NULL, K_USE, NULL},
+};
+
+static const field upgrade_fields[] = {
+    {"crds", K_WARN, "is not used: the install policy decides, and Argo CD applies the CRDs on every sync"},
+    {"disableHooks", K_USE, NULL},
+    {"disableSchemaValidation", K_USE, NULL},
+    {"force", K_WARN, NO_FORM " (use the Application's Replace or Force sync options)"},
+    {"preserveValues", K_WARN, NO_FORM " (every render starts from the package's values)"},
+    {"remediation", K_WARN, NO_FORM " (Argo CD retries with the Application's syncPolicy.retry)"},
+    {"cleanupOnFail", K_WARN, NO_FORM},
+    {"timeout", K_WARN, NO_FORM},
+    {"disableWait", K_WARN, NO_FORM},
+    {"disableWaitForJobs", K_WARN, NO_FORM},
+    {"disableOpenAPIValidation", K_WARN, NO_FORM " (the API server validates what Argo CD applies)"},
+    {"strategy", K_WARN, NO_FORM},
+    {"serverSideApply", K_WARN, NO_FORM " (use the Application's ServerSideApply sync option)"},
+    {"disableTakeOwnership", K_WARN, NO_FORM},
+    {NULL, K_USE, NULL},
+};
+
+static const field chart_spec_fields[] = {
+    {"chart", K_USE, NULL},
+    {"version", K_USE, NULL},
+    {"sourceRef", K_USE, NULL},
+    {"interval", K_IGNORE, NULL},
+    {"reconcileStrategy", K_USE, NULL},
+    {"valuesFiles", K_USE, NULL},
+    {"valuesFile", K_USE, NULL},
+    {"ignoreMissingValuesFiles", K_USE, NULL},
+    {"verify", K_USE, NULL},
+    {NULL, K_USE, NULL},
+};
+
+static const field helm_repository_fields[] = {
+    {"url", K_USE, NULL},
+    {"type", K_USE, NULL},
+    {"interval", K_IGNORE, NULL},
+    {"timeout", K_IGNORE, NULL},
+    {"suspend", K_IGNORE, NULL},
+    {"accessFrom", K_IGNORE, NULL},
+    {"passCredentials", K_IGNORE, NULL},
+    {"secretRef", K_WARN, "names a cluster Secret this render cannot read: credentials for chart repositories are "
+                          "the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)"},
+    {"certSecretRef", K_WARN, "names a cluster Secret this render cannot read: the operator's repositories.yaml "
+                              "(CMP_HELM_CREDENTIALS_DIR) holds CA files"},
+    {"insecure", K_WARN, "is not used: plain-HTTP registries are the operator's (CMP_HELM_PLAIN_HTTP_REGISTRIES)"},
+    {"provider", K_USE, NULL},
+    {NULL, K_USE, NULL},
+};
+
+static bool set_value(const node *v)
+{
+    return v && !is_null(v) && !(is_scalar(v) && (!strcmp(scalar(v), "false") || !*scalar(v))) &&
+           !((is_map(v) || is_seq(v)) && !node_len(v));
+}
+
+/* Every key of m must be in fields: K_WARN ones that are set get one warning each, K_ERROR ones an error. */
+static int check_fields(run *R, const release *rel, const node *m, const char *where, const field *fields)
+{
+    for (uint32_t i = 0; is_map(m) && i < node_len(m); i++) {
+        const char *k = scalar(map_key(m, i));
+        const field *f = fields;
+        while (f->key && (!k || strcmp(f->key, k)))
+            f++;
+        if (!f->key)
+            return fn_fail_key(&R->c, m, i, "%s: %s%s is not a field the flux-helmrelease step renders", hr_id(R, rel),
+                               where, k ? shown(R->s->a, k) : "(a key that is not a string)");
+        if (f->how == K_ERROR && set_value(map_val(m, i)))
+            return fn_fail_key(&R->c, m, i, "%s: %s%s %s", hr_id(R, rel), where, k, f->why);
+        if (f->how == K_WARN && set_value(map_val(m, i)))
+            fn_warn_key(&R->c, m, i, "%s: %s%s %s; ignored", hr_id(R, rel), where, k, f->why);
+    }
+    return 0;
+}
+
+static int text(run *R, const release *rel, const node *m, const char *key, const char *where, const char **out)
+{
+    const node *v = map_get(m, key);
+    *out = NULL;
+    if (!v || is_null(v))
+        return 0;
+    if (!is_scalar(v))
+        return fn_fail(&R->c, v, "%s: %s%s must be a string", hr_id(R, rel), where, key);
+    *out = scalar(v);
+    return 0;
+}
+
+static int boolean(run *R, const release *rel, const node *m, const char *key, const char *where, bool *out)
+{
+    const node *v = map_get(m, key);
+    *out = false;
+    if (!v || is_null(v))
+        return 0;
+    if (!is_scalar(v) || (strcmp(scalar(v), "true") && strcmp(scalar(v), "false")))
+        return fn_fail(&R->c, v, "%s: %s%s must be true or false", hr_id(R, rel), where, key);
+    *out = !strcmp(scalar(v), "true");
+    return 0;
+}
+
+/* Kubernetes' DNS-1123 label (a namespace): what reaches helm's --namespace. */
+static bool dns_label(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n || n > 63 || s[0] == '-' || s[n - 1] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+            return false;
+    return true;
+}
+
+/* A chart name as a chart repository's index names it: no path, nothing an option could start with. */
+static bool chart_name(const char *s)
+{
+    if (!*s || *s == '-' || *s == '.' || strlen(s) > 250)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+              *p == '_' || *p == '.'))
+            return false;
+    return true;
+}
+
+/* ---- the sources ---- */
+
+static resource *find_object(run *R, const char *group, const char *kind, const char *name, const char *ns,
+                             size_t *index)
+{
+    for (size_t i = 0; i < R->items->n; i++) {
+        resource *r = R->items->v[i];
+        const char *g, *v, *k = r ? res_kind(r) : NULL, *n = r ? res_name(r) : NULL;
+        if (!k || !n || strcmp(k, kind) || strcmp(n, name) || strcmp(obj_ns(R, r), ns))
+            continue;
+        group_version(R->s->a, r, &g, &v);
+        if (strcmp(g, group))
+            continue;
+        if (index)
+            *index = i;
+        return r;
+    }
+    return NULL;
+}
+
+/* The ConfigMaps and Secrets of the package, as the API server would hold them (a Secret's stringData over its
+ * decoded data). */
+static int values_sources(run *R, flux_values_source **out, size_t *n)
+{
+    arena *a = R->s->a;
+    *out = arena_alloc(a, (R->items->n + 1) * sizeof **out);
+    *n = 0;
+    for (size_t i = 0; i < R->items->n; i++) {
+        resource *r = R->items->v[i];
+        const char *k = r ? res_kind(r) : NULL, *g, *v;
+        if (!k || (strcmp(k, "ConfigMap") && strcmp(k, "Secret")) || !res_name(r))
+            continue;
+        group_version(a, r, &g, &v);
+        if (*g)
+            continue;
+        node *data = node_map(a);
+        const node *d = map_get(r->root, "data");
+        for (uint32_t j = 0; is_map(d) && j < node_len(d); j++) {
+            const char *key = scalar(map_key(d, j)), *val = scalar(map_val(d, j));
+            if (!key || !val)
+                continue;
+            if (!strcmp(k, "Secret")) {
+                /* Go's base64 decoder skips line breaks */
+                char *clean = arena_strdup(a, val), *w = clean;
+                for (const char *p = val; *p; p++)
+                    if (*p != '\n' && *p != '\r')
+                        *w++ = *p;
+                *w = 0;
+                size_t len;
+                char *dec = flux_base64_decode(a, clean, &len);
+                if (!dec || strlen(dec) != len)
+                    continue; /* the API server refuses it; a values reference to it finds no key */
+                val = dec;
+            }
+            map_set(a, data, key, node_str(a, val));
+        }
+        const node *sd = !strcmp(k, "Secret") ? map_get(r->root, "stringData") : NULL;
+        for (uint32_t j = 0; is_map(sd) && j < node_len(sd); j++)
+            if (scalar(map_key(sd, j)) && scalar(map_val(sd, j)))
+                map_set(a, data, scalar(map_key(sd, j)), node_str(a, scalar(map_val(sd, j))));
+        (*out)[(*n)++] = (flux_values_source){k, res_name(r), obj_ns(R, r), data};
+    }
+    return 0;
+}
+
+static int compute_values(run *R, const release *rel, const node *spec, node **out)
+{
+    arena *a = R->s->a;
+    const node *inl = map_get(spec, "values"), *from = map_get(spec, "valuesFrom");
+    if (inl && !is_null(inl) && !is_map(inl))
+        return fn_fail(&R->c, inl, "%s: spec.values must be a map", hr_id(R, rel));
+    if (from && !is_null(from) && !is_seq(from))
+        return fn_fail(&R->c, from, "%s: spec.valuesFrom must be a list", hr_id(R, rel));
+    uint32_t nrefs = is_seq(from) ? node_len(from) : 0;
+    flux_values_ref *refs = arena_alloc(a, (nrefs + 1) * sizeof *refs);
+    static const field ref_fields[] = {{"kind", K_USE, NULL},       {"name", K_USE, NULL},
+                                       {"valuesKey", K_USE, NULL},  {"targetPath", K_USE, NULL},
+                                       {"optional", K_USE, NULL},   {"literal", K_USE, NULL},
+                                       {NULL, K_USE, NULL}};
+    for (uint32_t i = 0; i < nrefs; i++) {
+        const node *e = seq_item(from, i);
+        const char *where = arena_printf(a, "spec.valuesFrom[%u].", i);
+        flux_values_ref *r = &refs[i];
+        memset(r, 0, sizeof *r);
+        if (!is_map(e))
+            return fn_fail(&R->c, e, "%s: %s must be a map (kind, name, valuesKey, targetPath, optional)",
+                           hr_id(R, rel), arena_strndup(a, where, strlen(where) - 1));
+        if (check_fields(R, rel, e, where, ref_fields) < 0 || text(R, rel, e, "kind", where, &r->kind) < 0 ||
+            text(R, rel, e, "name", where, &r->name) < 0 || text(R, rel, e, "valuesKey", where, &r->key) < 0 ||
+            text(R, rel, e, "targetPath", where, &r->target_path) < 0 ||
+            boolean(R, rel, e, "optional", where, &r->optional) < 0 ||
+            boolean(R, rel, e, "literal", where, &r->literal) < 0)
+            return -1;
+        if (!r->kind || !r->name || !*r->name)
+            return fn_fail(&R->c, e, "%s: %skind and name are required", hr_id(R, rel), where);
+    }
+    flux_values_source *srcs;
+    size_t nsrcs;
+    values_sources(R, &srcs, &nsrcs);
+    const char *why;
+    long bad;
+    if (flux_chart_values(a, R->s->st, srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &why,
+                          &bad) < 0)
+        return fn_fail(&R->c, bad >= 0 ? seq_item(from, (uint32_t)bad) : from, "%s: %s", hr_id(R, rel), why);
+    return 0;
+}
+
+/* ---- helm ---- */
+
+static void push(const char ***argv, size_t *n, size_t *cap, const char *s)
+{
+    if (*n + 2 > *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        *argv = xrealloc(*argv, *cap * sizeof **argv);
+    }
+    (*argv)[(*n)++] = s;
+    (*argv)[*n] = NULL;
+}
+
+/* The archive helm pulled: its digest and its Chart.yaml's name and version. */
+typedef struct chart_meta {
+    arena *a;
+    strtab *st;
+    const char *name, *version;
+    char digest[65];
+} chart_meta;
+
+static int chart_yaml(void *ud, const helm_archive_entry *e)
+{
+    chart_meta *m = ud;
+    if (!e->name || strcmp(e->name, "Chart.yaml") || m->name)
+        return 0;
+    node *doc = NULL;
+    diag_detail why;
+    if (yaml_load_one_into(m->a, m->st, "Chart.yaml", (const char *)e->data, e->size, &doc, &why) == 0) {
+        m->name = path_str(doc, "name", NULL);
+        m->version = path_str(doc, "version", NULL);
+    }
+    return 0;
+}
+
+static int read_chart_meta(run *R, const node *at, const char *tgz, chart_meta *m)
+{
+    int fd = open(tgz, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return fn_fail(&R->c, at, "cannot read the chart archive helm pulled: %s", strerror(errno));
+    }
+    size_t len = (size_t)sb.st_size, got = 0;
+    unsigned char *bytes = xmalloc(len + 1);
+    while (got < len) {
+        ssize_t k = read(fd, bytes + got, len - got);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    close(fd);
+    sha256_ctx c;
+    sha256_init(&c);
+    sha256_update(&c, bytes, got);
+    sha256_hex(&c, m->digest);
+    const char *why = NULL;
+    size_t max = R->s->host->max_chart_bytes ? R->s->host->max_chart_bytes : (size_t)100 << 20;
+    int rc = helm_archive_read(R->s->a, bytes, got, max, chart_yaml, m, &why);
+    xfree(bytes);
+    if (rc < 0 || !m->name || !m->version)
+        return fn_fail(&R->c, at, "the chart archive helm pulled has no readable Chart.yaml%s%s", why ? ": " : "",
+                       why ? why : "");
+    return 0;
+}
+
+/* ---- one release ---- */
+
+typedef struct rendered_opts {
+    bool crds_marked;  /* the chart's crds/ objects get Argo CD's Delete=false,Prune=false */
+    bool hooks_too;    /* postRenderStrategy: commonMetadata and the origin labels on hooks too */
+    const node *common; /* commonMetadata */
+} rendered_opts;
+
+/* helm template prints "# Source: <chart>/crds/<file>" above each CRD of a crds/ directory (its subcharts'
+ * "<chart>/charts/<sub>/crds/..."), and "<chart>/templates/..." above templates. */
+static bool from_crds_dir(const resource *r)
+{
+    const char *head = node_head(r->root);
+    if (!head && node_len(r->root))
+        head = node_head(map_key(r->root, 0));
+    if (!head && node_len(r->root))
+        head = node_head(map_val(r->root, 0));
+    const char *src = head ? strstr(head, "Source: ") : NULL;
+    if (!src)
+        return false;
+    const char *end = strchr(src, '\n');
+    const char *crds = strstr(src, "/crds/");
+    return crds && (!end || crds < end);
+}
+
+/* Is this kind cluster-scoped? Kubernetes' own kinds, and the CRDs among the objects that say so. */
+static bool cluster_scoped(run *R, const char *group, const char *kind, const rlist *more)
+{
+    if (nameref_cluster_scoped(group, kind))
+        return true;
+    const rlist *lists[2] = {R->items, more};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && i < lists[l]->n; i++) {
+            const resource *c = lists[l]->v[i];
+            const char *k = c ? res_kind(c) : NULL;
+            if (!k || strcmp(k, "CustomResourceDefinition"))
+                continue;
+            const char *g = path_str(c->root, "spec", "group", NULL), *ck = path_str(c->root, "spec", "names", "kind", NULL),
+                       *scope = path_str(c->root, "spec", "scope", NULL);
+            if (g && ck && scope && !strcmp(g, group) && !strcmp(ck, kind) && !strcmp(scope, "Cluster"))
+                return true;
+        }
+    return false;
+}
+
+static void set_meta(arena *a, node *root, const char *which, const char *k, const char *v)
+{
+    node *md = map_ensure_map(a, root, "metadata");
+    node *m = md ? map_ensure_map(a, md, which) : NULL;
+    if (m)
+        map_set(a, m, k, node_str(a, v));
+}
+
+static void finish_objects(run *R, release *rel, const rendered_opts *o, const char *chart, const char *source,
+                           const char *digest)
+{
+    arena *a = R->s->a;
+    const char *d = R->s->annotation_domain ? R->s->annotation_domain : "cmp-generate";
+    const node *cl = map_get(o->common, "labels"), *ca = map_get(o->common, "annotations");
+    for (size_t i = 0; i < rel->out.n; i++) {
+        resource *r = rel->out.v[i];
+        if (!r || !is_map(r->root))
+            continue;
+        const char *g, *v, *kind = res_kind(r);
+        group_version(a, r, &g, &v);
+        /* helm's client puts namespaced objects without a namespace in the release's namespace */
+        const char *ns = res_namespace(r);
+        if ((!ns || !*ns) && kind && !cluster_scoped(R, g, kind, &rel->out)) {
+            node *md = map_ensure_map(a, r->root, "metadata");
+            if (md)
+                map_set(a, md, "namespace", node_str(a, rel->target_ns));
+        }
+        if (o->crds_marked && kind && !strcmp(kind, "CustomResourceDefinition") && from_crds_dir(r))
+            set_meta(a, r->root, "annotations", "argocd.argoproj.io/sync-options", "Delete=false,Prune=false");
+        bool hook = res_annotation(r, "helm.sh/hook") != NULL;
+        if (!hook || o->hooks_too) {
+            /* commonMetadata, then the origin labels, which win (internal/postrender/build.go) */
+            for (uint32_t k = 0; is_map(cl) && k < node_len(cl); k++)
+                if (scalar(map_key(cl, k)) && scalar(map_val(cl, k)))
+                    set_meta(a, r->root, "labels", scalar(map_key(cl, k)), scalar(map_val(cl, k)));
+            for (uint32_t k = 0; is_map(ca) && k < node_len(ca); k++)
+                if (scalar(map_key(ca, k)) && scalar(map_val(ca, k)))
+                    set_meta(a, r->root, "annotations", scalar(map_key(ca, k)), scalar(map_val(ca, k)));
+            set_meta(a, r->root, "labels", ORIGIN_NAME, rel->name);
+            set_meta(a, r->root, "labels", ORIGIN_NAMESPACE, rel->ns);
+        }
+        set_meta(a, r->root, "annotations", arena_printf(a, "%s/helmrelease", d),
+                 arena_printf(a, "%s/%s", rel->ns, rel->name));
+        set_meta(a, r->root, "annotations", arena_printf(a, "%s/chart", d), chart);
+        set_meta(a, r->root, "annotations", arena_printf(a, "%s/chart-source", d), source);
+        set_meta(a, r->root, "annotations", arena_printf(a, "%s/chart-digest", d), digest);
+    }
+}
+
+static int crd_policy(run *R, const release *rel, const node *install, bool *include)
+{
+    const char *policy;
+    bool skip;
+    if (text(R, rel, install, "crds", "spec.install.", &policy) < 0 ||
+        boolean(R, rel, install, "skipCRDs", "spec.install.", &skip) < 0)
+        return -1;
+    if (policy && strcmp(policy, "Skip") && strcmp(policy, "Create") && strcmp(policy, "CreateReplace"))
+        return fn_fail(&R->c, map_get(install, "crds"), "%s: spec.install.crds must be Skip, Create or CreateReplace",
+                       hr_id(R, rel));
+    /* v2beta1's skipCRDs counts when no policy is set, as helm-controller reads it */
+    *include = policy ? strcmp(policy, "Skip") != 0 : !skip;
+    return 0;
+}
+
+static int render_release(run *R, release *rel)
+{
+    arena *a = R->s->a;
+    const flux_step *s = R->s;
+    resource *hr = rel->hr;
+    const char *g, *version;
+    group_version(a, hr, &g, &version);
+    R->c = (fn_ctx){.a = a, .st = s->st, .items = &rel->out, .config = hr->root, .config_file = res_file(a, hr),
+                    .config_line = (int)hr->line, .pkg = hr->pkg, .results = s->results, .host = s->host};
+    fn_ctx *c = &R->c;
+    if (strcmp(version, "v2beta1") && strcmp(version, "v2beta2") && strcmp(version, "v2"))
+        return fn_fail(c, map_get(hr->root, "apiVersion"),
+                       "%s: apiVersion %s is not one the flux-helmrelease step renders (" HR_GROUP "/v2beta1, "
+                       "v2beta2 or v2)",
+                       hr_id(R, rel), shown(a, res_api_version(hr)));
+    node *spec = map_get(hr->root, "spec");
+    if (!is_map(spec))
+        return fn_fail(c, spec, "%s: spec must be a map", hr_id(R, rel));
+    if (check_fields(R, rel, spec, "spec.", spec_fields) < 0)
+        return -1;
+    const node *chart = map_get(spec, "chart"), *chart_ref = map_get(spec, "chartRef");
+    bool has_chart = chart && !is_null(chart), has_ref = chart_ref && !is_null(chart_ref);
+    if (has_chart == has_ref)
+        return fn_fail(c, spec, "%s: exactly one of spec.chart and spec.chartRef must be set", hr_id(R, rel));
+    if (has_ref && !strcmp(version, "v2beta1"))
+        return fn_fail(c, chart_ref, "%s: spec.chartRef in " HR_GROUP "/v2beta1 is only a placeholder for upgrades "
+                                     "to v2; helm-controller never read it",
+                       hr_id(R, rel));
+    if (has_ref)
+        return fn_fail(c, chart_ref, "%s: spec.chartRef (an OCIRepository or HelmChart) is not rendered yet; use "
+                                     "spec.chart with a HelmRepository, or flux-helmrelease: keep",
+                       hr_id(R, rel));
+    const node *post = map_get(spec, "postRenderers");
+    if (set_value(post))
+        return fn_fail(c, post, "%s: spec.postRenderers are not rendered yet; use flux-helmrelease: keep",
+                       hr_id(R, rel));
+    const node *cspec = map_get(chart, "spec");
+    if (!is_map(chart) || !is_map(cspec))
+        return fn_fail(c, chart, "%s: spec.chart.spec must be a map (chart, version, sourceRef)", hr_id(R, rel));
+    for (uint32_t i = 0; i < node_len(chart); i++) {
+        const char *k = scalar(map_key(chart, i));
+        if (!k || (strcmp(k, "spec") && strcmp(k, "metadata")))
+            return fn_fail_key(c, chart, i, "%s: spec.chart.%s is not a field the flux-helmrelease step renders",
+                               hr_id(R, rel), k ? shown(a, k) : "(a key that is not a string)");
+    }
+    if (check_fields(R, rel, cspec, "spec.chart.spec.", chart_spec_fields) < 0)
+        return -1;
+    const char *chart_name_s, *chart_version, *strategy;
+    if (text(R, rel, cspec, "chart", "spec.chart.spec.", &chart_name_s) < 0 ||
+        text(R, rel, cspec, "version", "spec.chart.spec.", &chart_version) < 0 ||
+        text(R, rel, cspec, "reconcileStrategy", "spec.chart.spec.", &strategy) < 0)
+        return -1;
+    if (!chart_name_s || !chart_name(chart_name_s))
+        return fn_fail(c, map_get(cspec, "chart") ? map_get(cspec, "chart") : cspec,
+                       "%s: spec.chart.spec.chart must name a chart of the repository (letters, digits, '-', '_', "
+                       "'.')",
+                       hr_id(R, rel));
+    if (chart_version && (strlen(chart_version) > 256 || printable_check(chart_version, strlen(chart_version)) !=
+                                                             strlen(chart_version)))
+        return fn_fail(c, map_get(cspec, "version"), "%s: spec.chart.spec.version is not a version constraint",
+                       hr_id(R, rel));
+    if (strategy && strcmp(strategy, "ChartVersion") && strcmp(strategy, "Revision"))
+        return fn_fail(c, map_get(cspec, "reconcileStrategy"),
+                       "%s: spec.chart.spec.reconcileStrategy must be ChartVersion or Revision", hr_id(R, rel));
+    if (set_value(map_get(cspec, "verify")))
+        return fn_fail(c, map_get(cspec, "verify"),
+                       "%s: spec.chart.spec.verify needs the operator's signature verifier, which this sidecar does "
+                       "not have (not rendered unverified)",
+                       hr_id(R, rel));
+    const node *vfs = map_get(cspec, "valuesFiles"), *vf1 = map_get(cspec, "valuesFile");
+    if (set_value(vfs) || set_value(vf1))
+        return fn_fail(c, set_value(vfs) ? vfs : vf1,
+                       "%s: spec.chart.spec.valuesFiles (the chart repackaged with other default values) is not "
+                       "rendered yet",
+                       hr_id(R, rel));
+    /* the source */
+    const node *ref = map_get(cspec, "sourceRef");
+    const char *skind, *sname, *sns, *sapi;
+    if (!is_map(ref))
+        return fn_fail(c, ref ? ref : cspec, "%s: spec.chart.spec.sourceRef must be a map (kind, name)", hr_id(R, rel));
+    static const field ref_fields[] = {{"kind", K_USE, NULL}, {"name", K_USE, NULL}, {"namespace", K_USE, NULL},
+                                       {"apiVersion", K_USE, NULL}, {NULL, K_USE, NULL}};
+    if (check_fields(R, rel, ref, "spec.chart.spec.sourceRef.", ref_fields) < 0 ||
+        text(R, rel, ref, "kind", "spec.chart.spec.sourceRef.", &skind) < 0 ||
+        text(R, rel, ref, "name", "spec.chart.spec.sourceRef.", &sname) < 0 ||
+        text(R, rel, ref, "namespace", "spec.chart.spec.sourceRef.", &sns) < 0 ||
+        text(R, rel, ref, "apiVersion", "spec.chart.spec.sourceRef.", &sapi) < 0)
+        return -1;
+    if (!skind || !sname)
+        return fn_fail(c, ref, "%s: spec.chart.spec.sourceRef needs kind and name", hr_id(R, rel));
+    if (strcmp(skind, "HelmRepository"))
+        return fn_fail(c, map_get(ref, "kind"),
+                       "%s: source kind %s is not rendered%s (a HelmRepository is)", hr_id(R, rel), shown(a, skind),
+                       !strcmp(skind, "GitRepository") || !strcmp(skind, "Bucket") ? " yet" : "");
+    if (!sns || !*sns)
+        sns = rel->ns;
+    size_t src_index;
+    resource *src = find_object(R, SOURCE_GROUP, skind, sname, sns, &src_index);
+    if (!src)
+        return fn_fail(c, ref, "%s: source %s/%s/%s of %s not in package", hr_id(R, rel), skind, sns, sname,
+                       hr_id(R, rel));
+    const char *src_g, *src_v;
+    group_version(a, src, &src_g, &src_v);
+    if (strcmp(src_v, "v1") && strcmp(src_v, "v1beta2") && strcmp(src_v, "v1beta1"))
+        return fn_fail(c, ref, "%s: source %s/%s/%s has apiVersion %s, not one the flux-helmrelease step reads "
+                               "(" SOURCE_GROUP "/v1, v1beta2)",
+                       hr_id(R, rel), skind, sns, sname, shown(a, res_api_version(src)));
+    /* the source's own fields are read with its file in the messages */
+    fn_ctx hr_ctx = *c;
+    c->config_file = res_file(a, src);
+    c->config_line = (int)src->line;
+    node *sspec = map_get(src->root, "spec");
+    const char *url, *type, *provider;
+    if (!is_map(sspec))
+        return fn_fail(c, NULL, "HelmRepository %s/%s: spec must be a map", sns, sname);
+    if (check_fields(R, rel, sspec, "(its HelmRepository) spec.", helm_repository_fields) < 0 ||
+        text(R, rel, sspec, "url", "(its HelmRepository) spec.", &url) < 0 ||
+        text(R, rel, sspec, "type", "(its HelmRepository) spec.", &type) < 0 ||
+        text(R, rel, sspec, "provider", "(its HelmRepository) spec.", &provider) < 0)
+        return -1;
+    if (provider && strcmp(provider, "generic"))
+        return fn_fail(c, map_get(sspec, "provider"),
+                       "HelmRepository %s/%s: spec.provider %s (a cloud provider's login) is not supported: "
+                       "credentials are the operator's (CMP_HELM_CREDENTIALS_DIR)",
+                       sns, sname, shown(a, provider));
+    if (type && !strcmp(type, "oci"))
+        return fn_fail(c, map_get(sspec, "type"),
+                       "HelmRepository %s/%s: type oci is not rendered yet (an http(s) chart repository is)", sns,
+                       sname);
+    if (type && strcmp(type, "default"))
+        return fn_fail(c, map_get(sspec, "type"), "HelmRepository %s/%s: spec.type must be default or oci", sns, sname);
+    if (!url || (strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
+        return fn_fail(c, url ? map_get(sspec, "url") : sspec,
+                       "HelmRepository %s/%s: spec.url must be an http(s) chart repository URL", sns, sname);
+    if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
+        return -1;
+    *c = hr_ctx;
+    /* values, names, the policies */
+    node *values;
+    if (compute_values(R, rel, spec, &values) < 0)
+        return -1;
+    const char *release_name, *target_ns;
+    if (text(R, rel, spec, "releaseName", "spec.", &release_name) < 0 ||
+        text(R, rel, spec, "targetNamespace", "spec.", &target_ns) < 0)
+        return -1;
+    if (target_ns && *target_ns && !dns_label(target_ns))
+        return fn_fail(c, map_get(spec, "targetNamespace"), "%s: spec.targetNamespace must be a namespace name",
+                       hr_id(R, rel));
+    rel->target_ns = target_ns && *target_ns ? target_ns : rel->ns;
+    rel->release = flux_shorten_name(a, flux_release_name(a, release_name, target_ns, rel->name));
+    const node *install = map_get(spec, "install"), *upgrade = map_get(spec, "upgrade");
+    if ((install && !is_null(install) && !is_map(install)) || (upgrade && !is_null(upgrade) && !is_map(upgrade)))
+        return fn_fail(c, install, "%s: spec.install and spec.upgrade must be maps", hr_id(R, rel));
+    bool include_crds = true, ih = false, uh = false, is = false, us = false, create_ns = false;
+    if (check_fields(R, rel, install, "spec.install.", install_fields) < 0 ||
+        check_fields(R, rel, upgrade, "spec.upgrade.", upgrade_fields) < 0 || crd_policy(R, rel, install, &include_crds) < 0 ||
+        boolean(R, rel, install, "disableHooks", "spec.install.", &ih) < 0 ||
+        boolean(R, rel, upgrade, "disableHooks", "spec.upgrade.", &uh) < 0 ||
+        boolean(R, rel, install, "disableSchemaValidation", "spec.install.", &is) < 0 ||
+        boolean(R, rel, upgrade, "disableSchemaValidation", "spec.upgrade.", &us) < 0 ||
+        boolean(R, rel, install, "createNamespace", "spec.install.", &create_ns) < 0)
+        return -1;
+    rendered_opts ro = {.crds_marked = include_crds, .hooks_too = true, .common = map_get(spec, "commonMetadata")};
+    const char *strat;
+    if (text(R, rel, spec, "postRenderStrategy", "spec.", &strat) < 0)
+        return -1;
+    if (strat && strcmp(strat, "nohooks") && strcmp(strat, "combined") && strcmp(strat, "separate"))
+        return fn_fail(c, map_get(spec, "postRenderStrategy"),
+                       "%s: spec.postRenderStrategy must be nohooks, combined or separate", hr_id(R, rel));
+    ro.hooks_too = !strat || strcmp(strat, "nohooks");
+    if (ro.common && !is_null(ro.common)) {
+        static const field cm_fields[] = {{"labels", K_USE, NULL}, {"annotations", K_USE, NULL}, {NULL, K_USE, NULL}};
+        if (!is_map(ro.common) || check_fields(R, rel, ro.common, "spec.commonMetadata.", cm_fields) < 0)
+            return is_map(ro.common) ? -1
+                                     : fn_fail(c, ro.common, "%s: spec.commonMetadata must be a map", hr_id(R, rel));
+    }
+    rel->depends_on = map_get(spec, "dependsOn");
+    if (rel->depends_on && !is_null(rel->depends_on) && !is_seq(rel->depends_on))
+        return fn_fail(c, rel->depends_on, "%s: spec.dependsOn must be a list", hr_id(R, rel));
+    /* fetch and template */
+    const char *tgz = helm_pull(c, R->helm, map_get(cspec, "chart"), url, chart_name_s,
+                                chart_version && *chart_version ? chart_version : "*");
+    if (!tgz)
+        return -1;
+    chart_meta meta = {.a = a, .st = s->st};
+    if (read_chart_meta(R, map_get(cspec, "chart"), tgz, &meta) < 0)
+        return -1;
+    const char **argv = NULL;
+    size_t n = 0, cap = 0;
+    push(&argv, &n, &cap, R->helm);
+    push(&argv, &n, &cap, "template");
+    push(&argv, &n, &cap, arena_printf(a, "--namespace=%s", rel->target_ns));
+    if (include_crds)
+        push(&argv, &n, &cap, "--include-crds");
+    push(&argv, &n, &cap, "--skip-tests"); /* Argo CD runs no Helm tests */
+    if (ih || uh)
+        push(&argv, &n, &cap, "--no-hooks");
+    if (is || us)
+        push(&argv, &n, &cap, "--skip-schema-validation");
+    const char *kv = s->host->kube_version;
+    if (kv && *kv)
+        push(&argv, &n, &cap, arena_printf(a, "--kube-version=%s", kv));
+    for (const char *p = s->host->kube_api_versions; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len)
+            push(&argv, &n, &cap, arena_printf(a, "--api-versions=%.*s", (int)len, p));
+        p += len + (p[len] == ',');
+    }
+    child_fds fds = {0};
+    if (node_len(values)) {
+        buf b = {0};
+        emit_yaml(&b, values, NULL);
+        const char *f = pass_text(c, &fds, b.data ? b.data : "", b.len);
+        buf_free(&b);
+        if (!f) {
+            xfree(argv);
+            return fn_fail(c, NULL, "%s: cannot pass the values to helm: %s", hr_id(R, rel), strerror(errno));
+        }
+        push(&argv, &n, &cap, arena_printf(a, "--values=%s", f));
+    }
+    push(&argv, &n, &cap, "--");
+    push(&argv, &n, &cap, rel->release);
+    push(&argv, &n, &cap, tgz);
+    int rc = run_tool_into_items_fds(c, arena_printf(a, "helm template of %s (chart %s)", hr_id(R, rel), meta.name),
+                                     argv, helm_environment(s->host), step_dir(c), &fds);
+    xfree(argv);
+    if (rc < 0)
+        return -1;
+    rlist_compact(&rel->out);
+    R->used[src_index] = true;
+    finish_objects(R, rel, &ro, arena_printf(a, "%s@%s", meta.name, meta.version), url,
+                   arena_printf(a, "sha256:%s", meta.digest));
+    if (create_ns && target_ns && *target_ns && !find_object(R, "", "Namespace", target_ns, obj_ns(R, hr), NULL)) {
+        bool have = false;
+        for (size_t i = 0; i < R->items->n && !have; i++) {
+            const resource *r = R->items->v[i];
+            have = r && res_kind(r) && !strcmp(res_kind(r), "Namespace") && res_name(r) &&
+                   !strcmp(res_name(r), target_ns);
+        }
+        if (!have) {
+            node *ns = node_map(a);
+            map_set(a, ns, "apiVersion", node_str(a, "v1"));
+            map_set(a, ns, "kind", node_str(a, "Namespace"));
+            node *md = map_ensure_map(a, ns, "metadata");
+            map_set(a, md, "name", node_str(a, target_ns));
+            rel->create_namespace = ns;
+        }
+    }
+    return 0;
+}
+
+/* ---- dependsOn: config.kubernetes.io/depends-on edges for the ordering step ---- */
+
+static const char *object_ref(run *R, const resource *r)
+{
+    arena *a = R->s->a;
+    const char *g, *v, *kind = res_kind(r), *ns = res_namespace(r);
+    group_version(a, r, &g, &v);
+    if (ns && *ns)
+        return arena_printf(a, "%s/namespaces/%s/%s/%s", g, ns, kind, res_name(r));
+    return arena_printf(a, "%s/%s/%s", g, kind, res_name(r));
+}
+
+static int depends_on(run *R, release *rel)
+{
+    arena *a = R->s->a;
+    const node *d = rel->depends_on;
+    R->c.config_file = res_file(a, rel->hr);
+    R->c.config_line = (int)rel->hr->line;
+    const char *refs = NULL;
+    for (uint32_t i = 0; is_seq(d) && i < node_len(d); i++) {
+        const node *e = seq_item(d, i);
+        const char *name = path_str(e, "name", NULL), *ns = path_str(e, "namespace", NULL);
+        static const field dep_fields[] = {{"name", K_USE, NULL}, {"namespace", K_USE, NULL}, {NULL, K_USE, NULL}};
+        if (!is_map(e) || !name)
+            return fn_fail(&R->c, e, "%s: spec.dependsOn[%u] must be a map with a name", hr_id(R, rel), i);
+        if (check_fields(R, rel, e, arena_printf(a, "spec.dependsOn[%u].", i), dep_fields) < 0)
+            return -1;
+        if (!ns || !*ns)
+            ns = rel->ns;
+        const release *t = NULL;
+        for (size_t k = 0; k < R->nrels && !t; k++)
+            if (!strcmp(R->rels[k].name, name) && !strcmp(R->rels[k].ns, ns))
+                t = &R->rels[k];
+        if (!t)
+            return fn_fail(&R->c, e, "%s: spec.dependsOn names HelmRelease %s/%s, which is not in the package (a "
+                                     "dependency outside it cannot be ordered)",
+                           hr_id(R, rel), ns, name);
+        for (size_t k = 0; k < t->out.n; k++) {
+            const resource *o = t->out.v[k];
+            if (!o || res_annotation(o, "helm.sh/hook") || !res_kind(o) || !res_name(o))
+                continue;
+            const char *one = object_ref(R, o);
+            refs = refs ? arena_printf(a, "%s,%s", refs, one) : one;
+        }
+    }
+    if (!refs)
+        return 0;
+    for (size_t k = 0; k < rel->out.n; k++) {
+        resource *o = rel->out.v[k];
+        if (!o || res_annotation(o, "helm.sh/hook"))
+            continue;
+        const char *have = res_annotation(o, "config.kubernetes.io/depends-on");
+        set_meta(a, o->root, "annotations", "config.kubernetes.io/depends-on",
+                 have && *have ? arena_printf(a, "%s,%s", have, refs) : refs);
+    }
+    return 0;
+}
+
+int flux_helmreleases(const flux_step *s, rlist *items)
+{
+    if (!s->mode || !strcmp(s->mode, "keep"))
+        return 0;
+    arena *a = s->a;
+    size_t count = 0;
+    for (size_t i = 0; i < items->n; i++) {
+        resource *r = items->v[i];
+        if (!r || !flux_is_helmrelease(r))
+            continue;
+        if (!strcmp(s->mode, "error"))
+            return fail(res_file(a, r), (int)r->line,
+                        "HelmRelease %s/%s: the package holds a Flux HelmRelease and the parameter flux-helmrelease "
+                        "is error (keep passes it on to an in-cluster Flux, render renders its chart)",
+                        res_namespace(r) ? res_namespace(r) : "", res_name(r) ? res_name(r) : "");
+        count++;
+    }
+    if (!count)
+        return 0;
+    run R = {.s = s, .items = items};
+    R.used = arena_alloc(a, items->n * sizeof *R.used);
+    memset(R.used, 0, items->n * sizeof *R.used);
+    R.rels = arena_alloc(a, count * sizeof *R.rels);
+    memset(R.rels, 0, count * sizeof *R.rels);
+    for (size_t i = 0; i < items->n; i++) {
+        resource *r = items->v[i];
+        if (!r || !flux_is_helmrelease(r))
+            continue;
+        release *rel = &R.rels[R.nrels++];
+        rel->hr = r;
+        rel->index = i;
+        rel->name = res_name(r);
+        rel->ns = obj_ns(&R, r);
+        if (!rel->name || !*rel->name)
+            return fail(res_file(a, r), (int)r->line, "a HelmRelease without metadata.name");
+    }
+    int rc = -1;
+    const char *set_bin = s->host ? s->host->helm_bin : NULL;
+    const char *helm = s->host ? find_tool(set_bin, s->host->path, "helm") : NULL;
+    if (!helm) {
+        fail(res_file(a, R.rels[0].hr), (int)R.rels[0].hr->line,
+             "HelmRelease %s/%s: helm is not installed (not on PATH; set HELM_BIN to its path)", R.rels[0].ns,
+             R.rels[0].name);
+        goto done;
+    }
+    R.helm = arena_strdup(a, helm);
+    if (!helm_environment(s->host)) {
+        fail(NULL, 0, "cannot create a temporary directory for helm");
+        goto done;
+    }
+    for (size_t i = 0; i < R.nrels; i++)
+        if (render_release(&R, &R.rels[i]) < 0)
+            goto done;
+    for (size_t i = 0; i < R.nrels; i++)
+        if (depends_on(&R, &R.rels[i]) < 0)
+            goto done;
+    /* the output: each HelmRelease's objects in its place; the sources they used gone */
+    rlist out = {0};
+    size_t next = 0;
+    for (size_t i = 0; i < items->n; i++) {
+        if (next < R.nrels && R.rels[next].index == i) {
+            release *rel = &R.rels[next++];
+            if (rel->create_namespace)
+                rlist_push(&out, resource_new(a, rel->create_namespace, rel->hr->pkg,
+                                              arena_printf(a, "namespace_%s.yaml", rel->target_ns), 0));
+            for (size_t k = 0; k < rel->out.n; k++)
+                if (rel->out.v[k])
+                    rlist_push(&out, rel->out.v[k]);
+            continue;
+        }
+        if (!R.used[i] && items->v[i])
+            rlist_push(&out, items->v[i]);
+    }
+    rlist_free(items);
+    *items = out;
+    rc = 0;
+done:
+    for (size_t i = 0; i < R.nrels; i++)
+        rlist_free(&R.rels[i].out);
+    return rc;
+}
