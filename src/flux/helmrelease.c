@@ -511,15 +511,18 @@ static void finish_objects(run *R, release *rel, const rendered_opts *o, const c
             if (md)
                 map_set(a, md, "namespace", node_str(a, rel->target_ns));
         }
-        if (o->crds_marked && kind && !strcmp(kind, "CustomResourceDefinition") && from_crds_dir(r))
+        /* a crds/ CRD: helm-controller applies it itself (internal/action/crds.go), with the origin labels and
+         * without commonMetadata; Flux never deletes one, nor should Argo CD */
+        bool crd_dir = o->crds_marked && kind && !strcmp(kind, "CustomResourceDefinition") && from_crds_dir(r);
+        if (crd_dir)
             set_meta(a, r->root, "annotations", "argocd.argoproj.io/sync-options", "Delete=false,Prune=false");
         bool hook = res_annotation(r, "helm.sh/hook") != NULL;
-        if (!hook || o->hooks_too) {
+        if (crd_dir || !hook || o->hooks_too) {
             /* commonMetadata, then the origin labels, which win (internal/postrender/build.go) */
-            for (uint32_t k = 0; is_map(cl) && k < node_len(cl); k++)
+            for (uint32_t k = 0; !crd_dir && is_map(cl) && k < node_len(cl); k++)
                 if (scalar(map_key(cl, k)) && scalar(map_val(cl, k)))
                     set_meta(a, r->root, "labels", scalar(map_key(cl, k)), scalar(map_val(cl, k)));
-            for (uint32_t k = 0; is_map(ca) && k < node_len(ca); k++)
+            for (uint32_t k = 0; !crd_dir && is_map(ca) && k < node_len(ca); k++)
                 if (scalar(map_key(ca, k)) && scalar(map_val(ca, k)))
                     set_meta(a, r->root, "annotations", scalar(map_key(ca, k)), scalar(map_val(ca, k)));
             set_meta(a, r->root, "labels", ORIGIN_NAME, rel->name);
