@@ -676,15 +676,14 @@ static int render_release(run *R, release *rel)
                        "HelmRepository %s/%s: spec.provider %s (a cloud provider's login) is not supported: "
                        "credentials are the operator's (CMP_HELM_CREDENTIALS_DIR)",
                        sns, sname, shown(a, provider));
-    if (type && !strcmp(type, "oci"))
-        return fn_fail(c, map_get(sspec, "type"),
-                       "HelmRepository %s/%s: type oci is not rendered yet (an http(s) chart repository is)", sns,
-                       sname);
-    if (type && strcmp(type, "default"))
+    if (type && strcmp(type, "default") && strcmp(type, "oci"))
         return fn_fail(c, map_get(sspec, "type"), "HelmRepository %s/%s: spec.type must be default or oci", sns, sname);
-    if (!url || (strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
-        return fn_fail(c, url ? map_get(sspec, "url") : sspec,
-                       "HelmRepository %s/%s: spec.url must be an http(s) chart repository URL", sns, sname);
+    /* type oci: the chart is <url>/<chart>, its version resolved against the registry's tags (helm does it as
+     * source-controller does: an exact tag first, else the highest that satisfies the constraint) */
+    bool oci = type && !strcmp(type, "oci");
+    if (!url || (oci ? strncmp(url, "oci://", 6) : strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
+        return fn_fail(c, url ? map_get(sspec, "url") : sspec, "HelmRepository %s/%s: spec.url must be %s", sns, sname,
+                       oci ? "an oci:// registry URL (type oci)" : "an http(s) chart repository URL (or type oci)");
     if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
         return -1;
     *c = hr_ctx;
