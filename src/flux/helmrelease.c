@@ -536,6 +536,42 @@ static void finish_objects(run *R, release *rel, const rendered_opts *o, const c
     }
 }
 
+/* spec.postRenderers over what helm rendered, as helm-controller runs them: never over the crds/ CRDs (it applies
+ * those itself), over hooks unless postRenderStrategy is nohooks, in one run with the rest (combined, the
+ * default) or a run of their own (separate). The order stays helm's: crds/ CRDs, the rest, then the hooks. */
+static int post_render(run *R, release *rel, const node *post, bool v2beta, bool include_crds, const char *strat)
+{
+    rlist crds = {0}, body = {0}, hooks = {0};
+    bool apart = strat && strcmp(strat, "combined");
+    for (size_t i = 0; i < rel->out.n; i++) {
+        resource *r = rel->out.v[i];
+        const char *kind = res_kind(r);
+        if (include_crds && kind && !strcmp(kind, "CustomResourceDefinition") && from_crds_dir(r))
+            rlist_push(&crds, r);
+        else if (apart && res_annotation(r, "helm.sh/hook"))
+            rlist_push(&hooks, r);
+        else
+            rlist_push(&body, r);
+    }
+    const char *who = hr_id(R, rel);
+    int rc = flux_post_render(&R->c, who, post, v2beta, &body);
+    if (rc == 0 && hooks.n && !strcmp(strat, "separate"))
+        rc = flux_post_render(&R->c, who, post, v2beta, &hooks);
+    if (rc == 0) {
+        rel->out.n = 0;
+        for (size_t i = 0; i < crds.n; i++)
+            rlist_push(&rel->out, crds.v[i]);
+        for (size_t i = 0; i < body.n; i++)
+            rlist_push(&rel->out, body.v[i]);
+        for (size_t i = 0; i < hooks.n; i++)
+            rlist_push(&rel->out, hooks.v[i]);
+    }
+    rlist_free(&crds);
+    rlist_free(&body);
+    rlist_free(&hooks);
+    return rc;
+}
+
 static int crd_policy(run *R, const release *rel, const node *install, bool *include)
 {
     const char *policy;
@@ -584,9 +620,9 @@ static int render_release(run *R, release *rel)
                                      "spec.chart with a HelmRepository, or flux-helmrelease: keep",
                        hr_id(R, rel));
     const node *post = map_get(spec, "postRenderers");
-    if (set_value(post))
-        return fn_fail(c, post, "%s: spec.postRenderers are not rendered yet; use flux-helmrelease: keep",
-                       hr_id(R, rel));
+    bool v2beta = strcmp(version, "v2") != 0;
+    if (flux_post_render(c, hr_id(R, rel), post, v2beta, NULL) < 0)
+        return -1;
     const node *cspec = map_get(chart, "spec");
     if (!is_map(chart) || !is_map(cspec))
         return fn_fail(c, chart, "%s: spec.chart.spec must be a map (chart, version, sourceRef)", hr_id(R, rel));
@@ -779,6 +815,8 @@ static int render_release(run *R, release *rel)
     if (rc < 0)
         return -1;
     rlist_compact(&rel->out);
+    if (set_value(post) && post_render(R, rel, post, v2beta, include_crds, strat) < 0)
+        return -1;
     R->used[src_index] = true;
     finish_objects(R, rel, &ro, arena_printf(a, "%s@%s", meta.name, meta.version), url,
                    arena_printf(a, "sha256:%s", meta.digest));

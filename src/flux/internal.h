@@ -46,6 +46,12 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
                       const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
                       const char **why, long *failed_ref);
 
+/* The HelmRelease's spec.postRenderers over objs, each kustomize entry one run of the real kustomize, objs
+ * replaced by its output (objs NULL: the entries are only checked). v2beta: v2beta1 and v2beta2 also take
+ * patchesStrategicMerge and patchesJson6902. who names the HelmRelease in messages. 0, or -1 with fn_fail. */
+struct fn_ctx;
+int flux_post_render(struct fn_ctx *c, const char *who, const node *renderers, bool v2beta, rlist *objs);
+
 /* Go's base64.StdEncoding (padding required) into a NUL-terminated arena string; NULL when it is not base64. */
 char *flux_base64_decode(arena *a, const char *s, size_t *len);
 #endif
