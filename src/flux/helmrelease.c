@@ -390,6 +390,7 @@ typedef struct chart_meta {
     arena *a;
     strtab *st;
     const char *name, *version;
+    const char *chart_yaml; /* its text */
     char digest[65];
 } chart_meta;
 
@@ -400,6 +401,7 @@ static int chart_yaml(void *ud, const helm_archive_entry *e)
         return 0;
     node *doc = NULL;
     diag_detail why;
+    m->chart_yaml = arena_strndup(m->a, (const char *)e->data, e->size);
     if (yaml_load_one_into(m->a, m->st, "Chart.yaml", (const char *)e->data, e->size, &doc, &why) == 0) {
         m->name = path_str(doc, "name", NULL);
         m->version = path_str(doc, "version", NULL);
@@ -437,6 +439,484 @@ static int read_chart_meta(run *R, const node *at, const char *tgz, chart_meta *
         return fn_fail(&R->c, at, "the chart archive helm pulled has no readable Chart.yaml%s%s", why ? ": " : "",
                        why ? why : "");
     return 0;
+}
+
+/* ---- where the chart comes from ---- */
+
+#define HELM_CHART_LAYER "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+
+typedef struct chart_src {
+    const node *at;                  /* what a failed pull names */
+    const char *repo, *name, *version; /* for helm_pull_digest */
+    const char *source_url;          /* <domain>/chart-source */
+    bool track_digest;               /* an OCIRepository: the chart version gets +<digest> (helm-controller) */
+    const char *tag;                 /* the OCIRepository's tag, which must be the chart's version */
+    size_t used[2];                  /* the source objects used, removed from the output */
+    int nused;
+} chart_src;
+
+/* A source object of the package: kind/namespace/name, an apiVersion source-controller serves. */
+static resource *source_object(run *R, const release *rel, const node *at, const char *kind, const char *ns,
+                               const char *name, chart_src *cs)
+{
+    arena *a = R->s->a;
+    size_t index;
+    resource *src = find_object(R, SOURCE_GROUP, kind, name, ns, &index);
+    if (!src)
+        return fn_fail(&R->c, at, "%s: source %s/%s/%s of %s not in package", hr_id(R, rel), kind, ns, name,
+                       hr_id(R, rel)),
+               NULL;
+    const char *g, *v;
+    group_version(a, src, &g, &v);
+    if (strcmp(v, "v1") && strcmp(v, "v1beta2") && strcmp(v, "v1beta1"))
+        return fn_fail(&R->c, at, "%s: source %s/%s/%s has apiVersion %s, not one the flux-helmrelease step reads "
+                                  "(" SOURCE_GROUP "/v1, v1beta2)",
+                       hr_id(R, rel), kind, ns, name, shown(a, res_api_version(src))),
+               NULL;
+    if (cs->nused < 2)
+        cs->used[cs->nused++] = index;
+    return src;
+}
+
+/* The fields of a chart template (spec.chart.spec, or a HelmChart's spec) and the HelmRepository it names. where
+ * prefixes the fields in messages; ref_ns is the namespace a sourceRef without one means. */
+static int resolve_chart_spec(run *R, const release *rel, const node *cspec, const char *where, const char *ref_ns,
+                              chart_src *cs)
+{
+    arena *a = R->s->a;
+    fn_ctx *c = &R->c;
+    if (check_fields(R, rel, cspec, where, chart_spec_fields) < 0)
+        return -1;
+    const char *chart_name_s, *chart_version, *strategy;
+    if (text(R, rel, cspec, "chart", where, &chart_name_s) < 0 || text(R, rel, cspec, "version", where, &chart_version) < 0 ||
+        text(R, rel, cspec, "reconcileStrategy", where, &strategy) < 0)
+        return -1;
+    if (!chart_name_s || !chart_name(chart_name_s))
+        return fn_fail(c, map_get(cspec, "chart") ? map_get(cspec, "chart") : cspec,
+                       "%s: %schart must name a chart of the repository (letters, digits, '-', '_', '.')",
+                       hr_id(R, rel), where);
+    if (chart_version && (strlen(chart_version) > 256 ||
+                          printable_check(chart_version, strlen(chart_version)) != strlen(chart_version)))
+        return fn_fail(c, map_get(cspec, "version"), "%s: %sversion is not a version constraint", hr_id(R, rel), where);
+    if (strategy && strcmp(strategy, "ChartVersion") && strcmp(strategy, "Revision"))
+        return fn_fail(c, map_get(cspec, "reconcileStrategy"), "%s: %sreconcileStrategy must be ChartVersion or Revision",
+                       hr_id(R, rel), where);
+    if (set_value(map_get(cspec, "verify")))
+        return fn_fail(c, map_get(cspec, "verify"),
+                       "%s: %sverify needs the operator's signature verifier, which this sidecar does not have (not "
+                       "rendered unverified)",
+                       hr_id(R, rel), where);
+    const node *vfs = map_get(cspec, "valuesFiles"), *vf1 = map_get(cspec, "valuesFile");
+    if (set_value(vfs) || set_value(vf1))
+        return fn_fail(c, set_value(vfs) ? vfs : vf1,
+                       "%s: %svaluesFiles (the chart repackaged with other default values) is not rendered yet",
+                       hr_id(R, rel), where);
+    const node *ref = map_get(cspec, "sourceRef");
+    const char *skind, *sname, *sns, *sapi;
+    const char *rw = arena_printf(a, "%ssourceRef.", where);
+    if (!is_map(ref))
+        return fn_fail(c, ref ? ref : cspec, "%s: %ssourceRef must be a map (kind, name)", hr_id(R, rel), where);
+    static const field ref_fields[] = {{"kind", K_USE, NULL}, {"name", K_USE, NULL}, {"namespace", K_USE, NULL},
+                                       {"apiVersion", K_USE, NULL}, {NULL, K_USE, NULL}};
+    if (check_fields(R, rel, ref, rw, ref_fields) < 0 || text(R, rel, ref, "kind", rw, &skind) < 0 ||
+        text(R, rel, ref, "name", rw, &sname) < 0 || text(R, rel, ref, "namespace", rw, &sns) < 0 ||
+        text(R, rel, ref, "apiVersion", rw, &sapi) < 0)
+        return -1;
+    if (!skind || !sname)
+        return fn_fail(c, ref, "%s: %sneeds kind and name", hr_id(R, rel), rw);
+    if (strcmp(skind, "HelmRepository"))
+        return fn_fail(c, map_get(ref, "kind"), "%s: source kind %s is not rendered%s (a HelmRepository is)",
+                       hr_id(R, rel), shown(a, skind),
+                       !strcmp(skind, "GitRepository") || !strcmp(skind, "Bucket") ? " yet" : "");
+    if (!sns || !*sns)
+        sns = ref_ns;
+    resource *src = source_object(R, rel, ref, skind, sns, sname, cs);
+    if (!src)
+        return -1;
+    /* the source's own fields are read with its file in the messages */
+    fn_ctx hr_ctx = *c;
+    c->config_file = res_file(a, src);
+    c->config_line = (int)src->line;
+    node *sspec = map_get(src->root, "spec");
+    const char *url, *type, *provider;
+    if (!is_map(sspec))
+        return fn_fail(c, NULL, "HelmRepository %s/%s: spec must be a map", sns, sname);
+    if (check_fields(R, rel, sspec, "(its HelmRepository) spec.", helm_repository_fields) < 0 ||
+        text(R, rel, sspec, "url", "(its HelmRepository) spec.", &url) < 0 ||
+        text(R, rel, sspec, "type", "(its HelmRepository) spec.", &type) < 0 ||
+        text(R, rel, sspec, "provider", "(its HelmRepository) spec.", &provider) < 0)
+        return -1;
+    if (provider && strcmp(provider, "generic"))
+        return fn_fail(c, map_get(sspec, "provider"),
+                       "HelmRepository %s/%s: spec.provider %s (a cloud provider's login) is not supported: "
+                       "credentials are the operator's (CMP_HELM_CREDENTIALS_DIR)",
+                       sns, sname, shown(a, provider));
+    if (type && strcmp(type, "default") && strcmp(type, "oci"))
+        return fn_fail(c, map_get(sspec, "type"), "HelmRepository %s/%s: spec.type must be default or oci", sns, sname);
+    /* type oci: the chart is <url>/<chart>, its version resolved against the registry's tags (helm does it as
+     * source-controller does: an exact tag first, else the highest that satisfies the constraint) */
+    bool oci = type && !strcmp(type, "oci");
+    if (!url || (oci ? strncmp(url, "oci://", 6) : strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
+        return fn_fail(c, url ? map_get(sspec, "url") : sspec, "HelmRepository %s/%s: spec.url must be %s", sns, sname,
+                       oci ? "an oci:// registry URL (type oci)" : "an http(s) chart repository URL (or type oci)");
+    if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
+        return -1;
+    *c = hr_ctx;
+    cs->at = map_get(cspec, "chart");
+    cs->repo = url;
+    cs->name = chart_name_s;
+    cs->version = chart_version && *chart_version ? chart_version : "*";
+    cs->source_url = url;
+    return 0;
+}
+
+static int resolve_chart_template(run *R, const release *rel, const node *chart, chart_src *cs)
+{
+    const node *cspec = map_get(chart, "spec");
+    if (!is_map(chart) || !is_map(cspec))
+        return fn_fail(&R->c, chart, "%s: spec.chart.spec must be a map (chart, version, sourceRef)", hr_id(R, rel));
+    for (uint32_t i = 0; i < node_len(chart); i++) {
+        const char *k = scalar(map_key(chart, i));
+        if (!k || (strcmp(k, "spec") && strcmp(k, "metadata")))
+            return fn_fail_key(&R->c, chart, i, "%s: spec.chart.%s is not a field the flux-helmrelease step renders",
+                               hr_id(R, rel), k ? shown(R->s->a, k) : "(a key that is not a string)");
+    }
+    return resolve_chart_spec(R, rel, cspec, "spec.chart.spec.", rel->ns, cs);
+}
+
+static const field oci_repository_fields[] = {
+    {"url", K_USE, NULL},
+    {"ref", K_USE, NULL},
+    {"layerSelector", K_USE, NULL},
+    {"provider", K_USE, NULL},
+    {"verify", K_USE, NULL},
+    {"interval", K_IGNORE, NULL},
+    {"timeout", K_IGNORE, NULL},
+    {"suspend", K_IGNORE, NULL},
+    {"ignore", K_IGNORE, NULL},
+    {"secretRef", K_WARN, "names a cluster Secret this render cannot read: registry credentials are the operator's "
+                          "(CMP_HELM_CREDENTIALS_DIR)"},
+    {"certSecretRef", K_WARN, "names a cluster Secret this render cannot read"},
+    {"serviceAccountName", K_WARN, "names a cluster ServiceAccount this render cannot use"},
+    {"insecure", K_WARN, "is not used: plain-HTTP registries are the operator's (CMP_HELM_PLAIN_HTTP_REGISTRIES)"},
+    {"proxySecretRef", K_WARN, "names a cluster Secret this render cannot read"},
+    {NULL, K_USE, NULL},
+};
+
+/* A Helm tag or a digest as helm pull takes it after the chart's name. */
+static bool tag_text(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n || n > 128 || s[0] == '.' || s[0] == '-')
+        return false;
+    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+") == n;
+}
+
+/* An OCIRepository (chartRef): url oci://<registry>/<path>/<chart>; ref digest, then semver, then tag, default
+ * latest, as source-controller picks it. helm-controller then makes the chart's version <version>+<12 hex digits
+ * of the manifest digest>, after checking that a tag is the chart's version (track_digest). */
+static int resolve_oci_repository(run *R, const release *rel, const node *at, resource *src, const char *sns,
+                                  const char *sname, chart_src *cs)
+{
+    arena *a = R->s->a;
+    fn_ctx *c = &R->c;
+    fn_ctx hr_ctx = *c;
+    c->config_file = res_file(a, src);
+    c->config_line = (int)src->line;
+    const char *who = arena_printf(a, "OCIRepository %s/%s", sns, sname);
+    const node *sspec = map_get(src->root, "spec");
+    if (!is_map(sspec))
+        return fn_fail(c, NULL, "%s: spec must be a map", who);
+    const char *url, *provider;
+    if (check_fields(R, rel, sspec, "(its OCIRepository) spec.", oci_repository_fields) < 0 ||
+        text(R, rel, sspec, "url", "(its OCIRepository) spec.", &url) < 0 ||
+        text(R, rel, sspec, "provider", "(its OCIRepository) spec.", &provider) < 0)
+        return -1;
+    if (provider && strcmp(provider, "generic"))
+        return fn_fail(c, map_get(sspec, "provider"), "%s: spec.provider %s (a cloud provider's login) is not supported: "
+                                                      "credentials are the operator's (CMP_HELM_CREDENTIALS_DIR)",
+                       who, shown(a, provider));
+    if (set_value(map_get(sspec, "verify")))
+        return fn_fail(c, map_get(sspec, "verify"),
+                       "%s: spec.verify needs the operator's signature verifier, which this sidecar does not have (not "
+                       "rendered unverified)",
+                       who);
+    const node *ls = map_get(sspec, "layerSelector");
+    if (ls && !is_null(ls)) {
+        static const field ls_fields[] = {{"mediaType", K_USE, NULL}, {"operation", K_USE, NULL}, {NULL, K_USE, NULL}};
+        const char *mt, *op;
+        if (!is_map(ls) || check_fields(R, rel, ls, "(its OCIRepository) spec.layerSelector.", ls_fields) < 0 ||
+            text(R, rel, ls, "mediaType", "spec.layerSelector.", &mt) < 0 ||
+            text(R, rel, ls, "operation", "spec.layerSelector.", &op) < 0)
+            return is_map(ls) ? -1 : fn_fail(c, ls, "%s: spec.layerSelector must be a map", who);
+        if (mt && strcmp(mt, HELM_CHART_LAYER))
+            return fn_fail(c, map_get(ls, "mediaType"), "%s: spec.layerSelector.mediaType %s is not a Helm chart's "
+                                                        "layer (" HELM_CHART_LAYER ")",
+                           who, shown(a, mt));
+        if (op && strcmp(op, "copy") && strcmp(op, "extract"))
+            return fn_fail(c, map_get(ls, "operation"), "%s: spec.layerSelector.operation must be copy or extract", who);
+    }
+    if (!url || strncmp(url, "oci://", 6))
+        return fn_fail(c, url ? map_get(sspec, "url") : sspec, "%s: spec.url must be an oci:// URL", who);
+    const char *slash = strrchr(url + 6, '/');
+    if (!slash || !slash[1] || !strchr(url + 6, '/'))
+        return fn_fail(c, map_get(sspec, "url"), "%s: spec.url must name a chart: oci://<registry>/<path>/<chart>", who);
+    const char *repo = arena_strndup(a, url, (size_t)(slash - url)), *chart = slash + 1;
+    if (!chart_name(chart))
+        return fn_fail(c, map_get(sspec, "url"), "%s: spec.url must end in a chart name", who);
+    if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
+        return -1;
+    const node *ref = map_get(sspec, "ref");
+    const char *digest = NULL, *semver = NULL, *filter = NULL, *tag = NULL;
+    if (ref && !is_null(ref)) {
+        static const field ref_fields[] = {{"digest", K_USE, NULL}, {"semver", K_USE, NULL},
+                                           {"semverFilter", K_USE, NULL}, {"tag", K_USE, NULL}, {NULL, K_USE, NULL}};
+        if (!is_map(ref) || check_fields(R, rel, ref, "(its OCIRepository) spec.ref.", ref_fields) < 0 ||
+            text(R, rel, ref, "digest", "spec.ref.", &digest) < 0 || text(R, rel, ref, "semver", "spec.ref.", &semver) < 0 ||
+            text(R, rel, ref, "semverFilter", "spec.ref.", &filter) < 0 || text(R, rel, ref, "tag", "spec.ref.", &tag) < 0)
+            return is_map(ref) ? -1 : fn_fail(c, ref, "%s: spec.ref must be a map", who);
+    }
+    cs->at = at;
+    cs->repo = repo;
+    cs->source_url = url;
+    cs->track_digest = true;
+    cs->version = NULL;
+    if (digest && *digest) {
+        if (strncmp(digest, "sha256:", 7) || strlen(digest) != 71 || strspn(digest + 7, "0123456789abcdef") != 64)
+            return fn_fail(c, map_get(ref, "digest"), "%s: spec.ref.digest must be sha256:<64 hex digits>", who);
+        cs->name = arena_printf(a, "%s@%s", chart, digest);
+    } else if (semver && *semver) {
+        if (filter && *filter)
+            return fn_fail(c, map_get(ref, "semverFilter"), "%s: spec.ref.semverFilter is not rendered yet", who);
+        if (strlen(semver) > 256 || printable_check(semver, strlen(semver)) != strlen(semver))
+            return fn_fail(c, map_get(ref, "semver"), "%s: spec.ref.semver is not a version constraint", who);
+        cs->name = chart;
+        cs->version = semver;
+    } else {
+        if (!tag || !*tag)
+            tag = "latest";
+        if (!tag_text(tag))
+            return fn_fail(c, ref ? map_get(ref, "tag") : sspec, "%s: spec.ref.tag %s is not a tag", who, shown(a, tag));
+        cs->name = arena_printf(a, "%s:%s", chart, tag);
+        cs->tag = tag;
+    }
+    *c = hr_ctx;
+    return 0;
+}
+
+static int resolve_chart_ref(run *R, const release *rel, const node *ref, chart_src *cs)
+{
+    arena *a = R->s->a;
+    const char *kind, *name, *ns, *api;
+    static const field fields[] = {{"kind", K_USE, NULL}, {"name", K_USE, NULL}, {"namespace", K_USE, NULL},
+                                   {"apiVersion", K_USE, NULL}, {NULL, K_USE, NULL}};
+    if (!is_map(ref))
+        return fn_fail(&R->c, ref, "%s: spec.chartRef must be a map (kind, name)", hr_id(R, rel));
+    if (check_fields(R, rel, ref, "spec.chartRef.", fields) < 0 || text(R, rel, ref, "kind", "spec.chartRef.", &kind) < 0 ||
+        text(R, rel, ref, "name", "spec.chartRef.", &name) < 0 ||
+        text(R, rel, ref, "namespace", "spec.chartRef.", &ns) < 0 ||
+        text(R, rel, ref, "apiVersion", "spec.chartRef.", &api) < 0)
+        return -1;
+    if (!kind || !name)
+        return fn_fail(&R->c, ref, "%s: spec.chartRef needs kind and name", hr_id(R, rel));
+    if (!ns || !*ns)
+        ns = rel->ns;
+    if (!strcmp(kind, "OCIRepository")) {
+        resource *src = source_object(R, rel, ref, kind, ns, name, cs);
+        return src ? resolve_oci_repository(R, rel, ref, src, ns, name, cs) : -1;
+    }
+    if (!strcmp(kind, "HelmChart")) {
+        /* its spec is a chart template: its sourceRef is in its own namespace */
+        resource *hc = source_object(R, rel, ref, kind, ns, name, cs);
+        if (!hc)
+            return -1;
+        fn_ctx hr_ctx = R->c;
+        R->c.config_file = res_file(a, hc);
+        R->c.config_line = (int)hc->line;
+        const node *hspec = map_get(hc->root, "spec");
+        if (!is_map(hspec))
+            return fn_fail(&R->c, NULL, "HelmChart %s/%s: spec must be a map", ns, name);
+        if (resolve_chart_spec(R, rel, hspec, "(its HelmChart) spec.", ns, cs) < 0)
+            return -1;
+        R->c = hr_ctx;
+        return 0;
+    }
+    return fn_fail(&R->c, map_get(ref, "kind"), "%s: spec.chartRef kind %s is not rendered (OCIRepository and HelmChart "
+                                                "are)",
+                   hr_id(R, rel), shown(a, kind));
+}
+
+/* Masterminds/semver's NewVersion, as lenient: v?MAJOR[.MINOR[.PATCH]][-PRERELEASE][+METADATA]. */
+typedef struct semv {
+    unsigned long long n[3];
+    const char *pre; /* "" when none */
+    size_t pre_len;
+} semv;
+
+static bool ident_parts(const char *s, size_t n)
+{
+    if (!n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        bool dot = s[i] == '.';
+        if (dot && (i == 0 || i + 1 == n || s[i + 1] == '.'))
+            return false;
+        if (!dot && !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                      s[i] == '-'))
+            return false;
+    }
+    return true;
+}
+
+static bool semver_parse(const char *s, semv *v)
+{
+    memset(v, 0, sizeof *v);
+    v->pre = "";
+    if (*s == 'v')
+        s++;
+    for (int i = 0; i < 3; i++) {
+        if (i && *s != '.')
+            break;
+        if (i)
+            s++;
+        if (*s < '0' || *s > '9')
+            return false;
+        while (*s >= '0' && *s <= '9') {
+            if (v->n[i] > 1000000000000ULL)
+                return false;
+            v->n[i] = v->n[i] * 10 + (unsigned long long)(*s++ - '0');
+        }
+    }
+    if (*s == '-') {
+        size_t n = strcspn(++s, "+");
+        if (!ident_parts(s, n))
+            return false;
+        v->pre = s, v->pre_len = n;
+        s += n;
+    }
+    if (*s == '+') {
+        size_t n = strlen(++s);
+        if (!ident_parts(s, n))
+            return false;
+        s += n;
+    }
+    return *s == 0;
+}
+
+/* Version.Equal: the numbers and the prerelease; build metadata is ignored. */
+static bool semver_equal(const semv *x, const semv *y)
+{
+    return x->n[0] == y->n[0] && x->n[1] == y->n[1] && x->n[2] == y->n[2] && x->pre_len == y->pre_len &&
+           !memcmp(x->pre, y->pre, x->pre_len);
+}
+
+/* helm-controller's mutateChartWithSourceRevision: the chart's version becomes <version>+<first 12 hex digits of
+ * the manifest digest> (build metadata replaced), and a tag must be that version (semver-equal). The chart is
+ * unpacked from the archive helm checked, its Chart.yaml written with that version, and templated from there. */
+static int write_entry(void *ud, const helm_archive_entry *e);
+
+typedef struct unpack {
+    run *R;
+    const char *dir;
+    const char *chart_yaml; /* the new Chart.yaml */
+    int failed_errno;
+} unpack;
+
+static int track_digest(run *R, release *rel, chart_src *cs, const char *tgz, const char *digest, chart_meta *meta,
+                        const char **chart_path)
+{
+    arena *a = R->s->a;
+    fn_ctx *c = &R->c;
+    if (!digest)
+        return fn_fail(c, cs->at, "%s: helm reported no manifest digest for the OCI chart", hr_id(R, rel));
+    semv v, t;
+    if (!semver_parse(meta->version, &v))
+        return fn_fail(c, cs->at, "%s: the chart's version %s is not a semantic version", hr_id(R, rel),
+                       shown(a, meta->version));
+    if (cs->tag && (!semver_parse(cs->tag, &t) || !semver_equal(&t, &v)))
+        return fn_fail(c, cs->at, "%s: %s", hr_id(R, rel),
+                       semver_parse(cs->tag, &t)
+                           ? arena_printf(a, "artifact revision %s does not match chart version %s", shown(a, cs->tag),
+                                          shown(a, meta->version))
+                           : arena_printf(a, "failed parsing artifact revision %s", shown(a, cs->tag)));
+    /* Masterminds' String() after SetMetadata: major.minor.patch[-prerelease]+metadata */
+    const char *version = arena_printf(a, "%llu.%llu.%llu%s%.*s+%.12s", v.n[0], v.n[1], v.n[2], v.pre_len ? "-" : "",
+                                       (int)v.pre_len, v.pre, digest + 7);
+    (void)rel;
+    /* the archive as files, Chart.yaml with the new version */
+    const char *s = scratch_dir(R->s->host);
+    static int seq;
+    const char *dir = s ? arena_printf(a, "%s/flux-chart-%d", s, ++seq) : NULL;
+    if (!dir || mkdir(dir, 0700) != 0)
+        return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
+    node *cy = NULL;
+    unpack u = {R, arena_printf(a, "%s/%s", dir, meta->name), NULL, 0};
+    if (mkdir(u.dir, 0700) != 0)
+        return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
+    if (meta->chart_yaml && yaml_load_one(a, R->s->st, "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml), &cy) == 0 &&
+        is_map(cy)) {
+        map_set(a, cy, "version", node_str(a, version));
+        buf b = {0};
+        emit_yaml(&b, cy, NULL);
+        u.chart_yaml = arena_strndup(a, b.data ? b.data : "", b.len);
+        buf_free(&b);
+    }
+    if (!u.chart_yaml)
+        return fn_fail(c, cs->at, "%s: the chart's Chart.yaml cannot be read", hr_id(R, rel));
+    int fd = open(tgz, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return fn_fail(c, cs->at, "cannot read the chart archive helm pulled: %s", strerror(errno));
+    }
+    size_t len = (size_t)sb.st_size, got = 0;
+    unsigned char *bytes = xmalloc(len + 1);
+    while (got < len) {
+        ssize_t k = read(fd, bytes + got, len - got);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    close(fd);
+    const char *why = NULL;
+    size_t max = R->s->host->max_chart_bytes ? R->s->host->max_chart_bytes : (size_t)100 << 20;
+    int rc = helm_archive_read(a, bytes, got, max, write_entry, &u, &why);
+    xfree(bytes);
+    if (rc < 0 || u.failed_errno)
+        return fn_fail(c, cs->at, "cannot unpack the chart helm pulled: %s",
+                       why ? why : strerror(u.failed_errno ? u.failed_errno : EIO));
+    meta->version = version;
+    *chart_path = u.dir;
+    return 0;
+}
+
+/* One entry of the archive as a file under u->dir (its name is helm's: cleaned, relative, inside the chart). */
+static int write_entry(void *ud, const helm_archive_entry *e)
+{
+    unpack *u = ud;
+    arena *a = u->R->s->a;
+    /* helm reads a chart directory's .helmignore and leaves out what it names, which it never does for an
+     * archive: written out, it would make helm read fewer files than the archive holds */
+    if (!e->name || !*e->name || e->name[0] == '/' || strstr(e->name, "..") || !strcmp(e->name, ".helmignore"))
+        return 0;
+    const char *path = arena_printf(a, "%s/%s", u->dir, e->name);
+    /* parents first */
+    for (char *p = (char *)path + strlen(u->dir) + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        if (mkdir(path, 0700) != 0 && errno != EEXIST)
+            u->failed_errno = errno;
+        *p = '/';
+    }
+    bool top_chart_yaml = !strcmp(e->name, "Chart.yaml");
+    const void *data = top_chart_yaml ? (const void *)u->chart_yaml : (const void *)e->data;
+    size_t size = top_chart_yaml ? strlen(u->chart_yaml) : e->size;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || write_all(fd, data, size) < 0)
+        u->failed_errno = errno ? errno : EIO;
+    if (fd >= 0)
+        close(fd);
+    return u->failed_errno ? 1 : 0;
 }
 
 /* ---- one release ---- */
@@ -615,114 +1095,13 @@ static int render_release(run *R, release *rel)
         return fn_fail(c, chart_ref, "%s: spec.chartRef in " HR_GROUP "/v2beta1 is only a placeholder for upgrades "
                                      "to v2; helm-controller never read it",
                        hr_id(R, rel));
-    if (has_ref)
-        return fn_fail(c, chart_ref, "%s: spec.chartRef (an OCIRepository or HelmChart) is not rendered yet; use "
-                                     "spec.chart with a HelmRepository, or flux-helmrelease: keep",
-                       hr_id(R, rel));
     const node *post = map_get(spec, "postRenderers");
     bool v2beta = strcmp(version, "v2") != 0;
     if (flux_post_render(c, hr_id(R, rel), post, v2beta, NULL) < 0)
         return -1;
-    const node *cspec = map_get(chart, "spec");
-    if (!is_map(chart) || !is_map(cspec))
-        return fn_fail(c, chart, "%s: spec.chart.spec must be a map (chart, version, sourceRef)", hr_id(R, rel));
-    for (uint32_t i = 0; i < node_len(chart); i++) {
-        const char *k = scalar(map_key(chart, i));
-        if (!k || (strcmp(k, "spec") && strcmp(k, "metadata")))
-            return fn_fail_key(c, chart, i, "%s: spec.chart.%s is not a field the flux-helmrelease step renders",
-                               hr_id(R, rel), k ? shown(a, k) : "(a key that is not a string)");
-    }
-    if (check_fields(R, rel, cspec, "spec.chart.spec.", chart_spec_fields) < 0)
+    chart_src cs = {0};
+    if (has_ref ? resolve_chart_ref(R, rel, chart_ref, &cs) < 0 : resolve_chart_template(R, rel, chart, &cs) < 0)
         return -1;
-    const char *chart_name_s, *chart_version, *strategy;
-    if (text(R, rel, cspec, "chart", "spec.chart.spec.", &chart_name_s) < 0 ||
-        text(R, rel, cspec, "version", "spec.chart.spec.", &chart_version) < 0 ||
-        text(R, rel, cspec, "reconcileStrategy", "spec.chart.spec.", &strategy) < 0)
-        return -1;
-    if (!chart_name_s || !chart_name(chart_name_s))
-        return fn_fail(c, map_get(cspec, "chart") ? map_get(cspec, "chart") : cspec,
-                       "%s: spec.chart.spec.chart must name a chart of the repository (letters, digits, '-', '_', "
-                       "'.')",
-                       hr_id(R, rel));
-    if (chart_version && (strlen(chart_version) > 256 || printable_check(chart_version, strlen(chart_version)) !=
-                                                             strlen(chart_version)))
-        return fn_fail(c, map_get(cspec, "version"), "%s: spec.chart.spec.version is not a version constraint",
-                       hr_id(R, rel));
-    if (strategy && strcmp(strategy, "ChartVersion") && strcmp(strategy, "Revision"))
-        return fn_fail(c, map_get(cspec, "reconcileStrategy"),
-                       "%s: spec.chart.spec.reconcileStrategy must be ChartVersion or Revision", hr_id(R, rel));
-    if (set_value(map_get(cspec, "verify")))
-        return fn_fail(c, map_get(cspec, "verify"),
-                       "%s: spec.chart.spec.verify needs the operator's signature verifier, which this sidecar does "
-                       "not have (not rendered unverified)",
-                       hr_id(R, rel));
-    const node *vfs = map_get(cspec, "valuesFiles"), *vf1 = map_get(cspec, "valuesFile");
-    if (set_value(vfs) || set_value(vf1))
-        return fn_fail(c, set_value(vfs) ? vfs : vf1,
-                       "%s: spec.chart.spec.valuesFiles (the chart repackaged with other default values) is not "
-                       "rendered yet",
-                       hr_id(R, rel));
-    /* the source */
-    const node *ref = map_get(cspec, "sourceRef");
-    const char *skind, *sname, *sns, *sapi;
-    if (!is_map(ref))
-        return fn_fail(c, ref ? ref : cspec, "%s: spec.chart.spec.sourceRef must be a map (kind, name)", hr_id(R, rel));
-    static const field ref_fields[] = {{"kind", K_USE, NULL}, {"name", K_USE, NULL}, {"namespace", K_USE, NULL},
-                                       {"apiVersion", K_USE, NULL}, {NULL, K_USE, NULL}};
-    if (check_fields(R, rel, ref, "spec.chart.spec.sourceRef.", ref_fields) < 0 ||
-        text(R, rel, ref, "kind", "spec.chart.spec.sourceRef.", &skind) < 0 ||
-        text(R, rel, ref, "name", "spec.chart.spec.sourceRef.", &sname) < 0 ||
-        text(R, rel, ref, "namespace", "spec.chart.spec.sourceRef.", &sns) < 0 ||
-        text(R, rel, ref, "apiVersion", "spec.chart.spec.sourceRef.", &sapi) < 0)
-        return -1;
-    if (!skind || !sname)
-        return fn_fail(c, ref, "%s: spec.chart.spec.sourceRef needs kind and name", hr_id(R, rel));
-    if (strcmp(skind, "HelmRepository"))
-        return fn_fail(c, map_get(ref, "kind"),
-                       "%s: source kind %s is not rendered%s (a HelmRepository is)", hr_id(R, rel), shown(a, skind),
-                       !strcmp(skind, "GitRepository") || !strcmp(skind, "Bucket") ? " yet" : "");
-    if (!sns || !*sns)
-        sns = rel->ns;
-    size_t src_index;
-    resource *src = find_object(R, SOURCE_GROUP, skind, sname, sns, &src_index);
-    if (!src)
-        return fn_fail(c, ref, "%s: source %s/%s/%s of %s not in package", hr_id(R, rel), skind, sns, sname,
-                       hr_id(R, rel));
-    const char *src_g, *src_v;
-    group_version(a, src, &src_g, &src_v);
-    if (strcmp(src_v, "v1") && strcmp(src_v, "v1beta2") && strcmp(src_v, "v1beta1"))
-        return fn_fail(c, ref, "%s: source %s/%s/%s has apiVersion %s, not one the flux-helmrelease step reads "
-                               "(" SOURCE_GROUP "/v1, v1beta2)",
-                       hr_id(R, rel), skind, sns, sname, shown(a, res_api_version(src)));
-    /* the source's own fields are read with its file in the messages */
-    fn_ctx hr_ctx = *c;
-    c->config_file = res_file(a, src);
-    c->config_line = (int)src->line;
-    node *sspec = map_get(src->root, "spec");
-    const char *url, *type, *provider;
-    if (!is_map(sspec))
-        return fn_fail(c, NULL, "HelmRepository %s/%s: spec must be a map", sns, sname);
-    if (check_fields(R, rel, sspec, "(its HelmRepository) spec.", helm_repository_fields) < 0 ||
-        text(R, rel, sspec, "url", "(its HelmRepository) spec.", &url) < 0 ||
-        text(R, rel, sspec, "type", "(its HelmRepository) spec.", &type) < 0 ||
-        text(R, rel, sspec, "provider", "(its HelmRepository) spec.", &provider) < 0)
-        return -1;
-    if (provider && strcmp(provider, "generic"))
-        return fn_fail(c, map_get(sspec, "provider"),
-                       "HelmRepository %s/%s: spec.provider %s (a cloud provider's login) is not supported: "
-                       "credentials are the operator's (CMP_HELM_CREDENTIALS_DIR)",
-                       sns, sname, shown(a, provider));
-    if (type && strcmp(type, "default") && strcmp(type, "oci"))
-        return fn_fail(c, map_get(sspec, "type"), "HelmRepository %s/%s: spec.type must be default or oci", sns, sname);
-    /* type oci: the chart is <url>/<chart>, its version resolved against the registry's tags (helm does it as
-     * source-controller does: an exact tag first, else the highest that satisfies the constraint) */
-    bool oci = type && !strcmp(type, "oci");
-    if (!url || (oci ? strncmp(url, "oci://", 6) : strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
-        return fn_fail(c, url ? map_get(sspec, "url") : sspec, "HelmRepository %s/%s: spec.url must be %s", sns, sname,
-                       oci ? "an oci:// registry URL (type oci)" : "an http(s) chart repository URL (or type oci)");
-    if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
-        return -1;
-    *c = hr_ctx;
     /* values, names, the policies */
     node *values;
     if (compute_values(R, rel, spec, &values) < 0)
@@ -766,12 +1145,16 @@ static int render_release(run *R, release *rel)
     if (rel->depends_on && !is_null(rel->depends_on) && !is_seq(rel->depends_on))
         return fn_fail(c, rel->depends_on, "%s: spec.dependsOn must be a list", hr_id(R, rel));
     /* fetch and template */
-    const char *tgz = helm_pull(c, R->helm, map_get(cspec, "chart"), url, chart_name_s,
-                                chart_version && *chart_version ? chart_version : "*");
+    const char *oci_digest = NULL;
+    const char *tgz = helm_pull_digest(c, R->helm, cs.at, cs.repo, cs.name, cs.version, &oci_digest);
     if (!tgz)
         return -1;
     chart_meta meta = {.a = a, .st = s->st};
-    if (read_chart_meta(R, map_get(cspec, "chart"), tgz, &meta) < 0)
+    if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
+        return -1;
+    const char *digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
+    const char *chart_path = tgz;
+    if (cs.track_digest && track_digest(R, rel, &cs, tgz, oci_digest, &meta, &chart_path) < 0)
         return -1;
     const char **argv = NULL;
     size_t n = 0, cap = 0;
@@ -808,7 +1191,7 @@ static int render_release(run *R, release *rel)
     }
     push(&argv, &n, &cap, "--");
     push(&argv, &n, &cap, rel->release);
-    push(&argv, &n, &cap, tgz);
+    push(&argv, &n, &cap, chart_path);
     int rc = run_tool_into_items_fds(c, arena_printf(a, "helm template of %s (chart %s)", hr_id(R, rel), meta.name),
                                      argv, helm_environment(s->host), step_dir(c), &fds);
     xfree(argv);
@@ -817,9 +1200,9 @@ static int render_release(run *R, release *rel)
     rlist_compact(&rel->out);
     if (set_value(post) && post_render(R, rel, post, v2beta, include_crds, strat) < 0)
         return -1;
-    R->used[src_index] = true;
-    finish_objects(R, rel, &ro, arena_printf(a, "%s@%s", meta.name, meta.version), url,
-                   arena_printf(a, "sha256:%s", meta.digest));
+    for (int i = 0; i < cs.nused; i++)
+        R->used[cs.used[i]] = true;
+    finish_objects(R, rel, &ro, arena_printf(a, "%s@%s", meta.name, meta.version), cs.source_url, digest);
     if (create_ns && target_ns && *target_ns && !find_object(R, "", "Namespace", target_ns, obj_ns(R, hr), NULL)) {
         bool have = false;
         for (size_t i = 0; i < R->items->n && !have; i++) {

@@ -106,6 +106,7 @@ typedef struct fetch {
     repo_entry *e;
     size_t n, cap;
     const char *plain_host, *tls_host; /* an OCI registry that gets --plain-http, and one that does not */
+    buf *stderr_text;                  /* helm_pull_digest: helm's report, where an OCI pull names the digest */
 } fetch;
 
 static const char *const cred_strings[] = {"username", "password", "certFile", "keyFile", "caFile", NULL};
@@ -386,7 +387,8 @@ static int run_helm(fetch *f, const char *what, const char **argv)
         return -1;
     }
     const char *const *env = fetch_env(f, cfg);
-    int rc = env ? run_tool_fds(f->c, what, argv, env, NULL, &fds)
+    int rc = env ? f->stderr_text ? run_tool_fds_stderr(f->c, what, argv, env, NULL, &fds, f->stderr_text)
+                                  : run_tool_fds(f->c, what, argv, env, NULL, &fds)
                  : (child_fds_close(&fds), fn_fail(f->c, f->at, "cannot create a temporary directory for helm"));
     xfree(argv);
     return rc;
@@ -412,12 +414,21 @@ static int update_indexes(fetch *f, const char *helm)
 const char *helm_pull(fn_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
                       const char *version)
 {
+    return helm_pull_digest(c, helm, at, repo, name, version, NULL);
+}
+
+const char *helm_pull_digest(fn_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
+                             const char *version, const char **digest)
+{
     static int pulls;
     const char *s = scratch_dir(c->host);
     const char *dest = s ? arena_printf(c->a, "%s/pull-%d", s, ++pulls) : NULL;
     if (!dest || mkdir(dest, 0700) != 0)
         return fn_fail(c, at, "cannot create a temporary directory for the chart"), NULL;
-    fetch f = {.c = c, .at = at, .what = arena_printf(c->a, "chart %s", name)};
+    buf report = {0};
+    fetch f = {.c = c, .at = at, .what = arena_printf(c->a, "chart %s", name), .stderr_text = digest ? &report : NULL};
+    if (digest)
+        *digest = NULL;
     bool oci = !strncmp(repo, "oci://", 6);
     int plain = 0;
     const char *ref;
@@ -441,7 +452,13 @@ const char *helm_pull(fn_ctx *c, const char *helm, const node *at, const char *r
         push(&argv, &n, &cap, "--plain-http");
     push(&argv, &n, &cap, "--");
     push(&argv, &n, &cap, ref);
-    if (run_helm(&f, arena_printf(c->a, "helm pull of chart %s", name), argv) < 0)
+    int pulled = run_helm(&f, arena_printf(c->a, "helm pull of chart %s", name), argv);
+    /* "Digest: sha256:<64 hex>" after an OCI pull: the manifest's digest */
+    const char *said = digest && oci && pulled == 0 ? strstr(buf_cstr(&report), "Digest: sha256:") : NULL;
+    if (said && strspn(said + 15, "0123456789abcdef") == 64)
+        *digest = arena_strndup(c->a, said + 8, 71);
+    buf_free(&report);
+    if (pulled < 0)
         return NULL;
     const char *tgz = NULL;
     DIR *d = opendir(dest);
