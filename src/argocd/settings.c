@@ -87,6 +87,12 @@ const setting_def setting_defs[] = {
      "helm-controller would install (its chart fetched by helm, its values, release name and namespace computed as "
      "helm-controller does), and the sources it used are removed; error: a package holding one fails.",
      "keep", true},
+    {"helm-verify-prov", SETTING_STRING, "Verify chart provenance",
+     "\"true\": every chart helm pulls from a repository or registry (render-helm-chart's, a chart's dependencies, "
+     "Flux HelmReleases') must carry a Helm provenance file that verifies against the operator's keyring "
+     "(CMP_HELM_KEYRING); a chart that cannot be verified (one in the package, an unsigned one, a wrong key) fails "
+     "the render.",
+     "false", true},
     /* kpt's own variable (kpt fn render reads it from its environment), so a sidecar set up like a kpt machine
      * behaves like one; as in kpt, any value turns it off */
     {"kpt-disable-attribution", SETTING_STRING, "No kpt attribution",
@@ -678,6 +684,8 @@ static int read_settings(struct reader *R, settings *out)
                 out->helm_skip_tests = on;
             else if (!strcmp(d->name, "helm-skip-schema-validation"))
                 out->helm_skip_schema_validation = on;
+            else if (!strcmp(d->name, "helm-verify-prov"))
+                out->helm_verify_prov = on;
         } else if (!strcmp(d->name, "flux-helmrelease")) {
             const char *why = flux_mode_rule(s && *s ? s : NULL);
             if (why)

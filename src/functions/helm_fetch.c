@@ -411,6 +411,22 @@ static int update_indexes(fetch *f, const char *helm)
     return run_helm(f, arena_printf(f->c->a, "helm repo update (the chart repositories of %s)", f->what), argv);
 }
 
+/* helm-verify-prov: helm checks the chart's provenance file against the operator's keyring (--verify), and fails
+ * without one; the keyring is the operator's path, never the package's. */
+static int verify_flags(fn_ctx *c, const node *at, const char ***argv, size_t *n, size_t *cap)
+{
+    if (!c->host || !c->host->helm_verify_prov)
+        return 0;
+    if (!c->host->helm_keyring) {
+        xfree(*argv);
+        return fn_fail(c, at, "parameter helm-verify-prov is true but the sidecar has no keyring to verify charts "
+                              "with (CMP_HELM_KEYRING, set by the operator)");
+    }
+    push(argv, n, cap, "--verify");
+    push(argv, n, cap, arena_printf(c->a, "--keyring=%s", c->host->helm_keyring));
+    return 0;
+}
+
 const char *helm_pull(fn_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
                       const char *version)
 {
@@ -426,7 +442,7 @@ const char *helm_pull_digest(fn_ctx *c, const char *helm, const node *at, const 
     if (!dest || mkdir(dest, 0700) != 0)
         return fn_fail(c, at, "cannot create a temporary directory for the chart"), NULL;
     buf report = {0};
-    fetch f = {.c = c, .at = at, .what = arena_printf(c->a, "chart %s", name), .stderr_text = digest ? &report : NULL};
+    fetch f = {.c = c, .at = at, .what = arena_printf(c->a, "chart %s", name)};
     if (digest)
         *digest = NULL;
     bool oci = !strncmp(repo, "oci://", 6);
@@ -450,8 +466,11 @@ const char *helm_pull_digest(fn_ctx *c, const char *helm, const node *at, const 
         push(&argv, &n, &cap, arena_printf(c->a, "--version=%s", version));
     if (plain)
         push(&argv, &n, &cap, "--plain-http");
+    if (verify_flags(c, at, &argv, &n, &cap) < 0)
+        return NULL;
     push(&argv, &n, &cap, "--");
     push(&argv, &n, &cap, ref);
+    f.stderr_text = digest ? &report : NULL; /* the pull's report alone */
     int pulled = run_helm(&f, arena_printf(c->a, "helm pull of chart %s", name), argv);
     /* "Digest: sha256:<64 hex>" after an OCI pull: the manifest's digest */
     const char *said = digest && oci && pulled == 0 ? strstr(buf_cstr(&report), "Digest: sha256:") : NULL;
@@ -643,6 +662,8 @@ int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, co
     push(&argv, &n, &cap, "--skip-refresh"); /* the indexes were just fetched, and only those */
     if (f.plain_host)
         push(&argv, &n, &cap, "--plain-http");
+    if (verify_flags(c, at, &argv, &n, &cap) < 0)
+        return -1;
     push(&argv, &n, &cap, "--");
     push(&argv, &n, &cap, chart_dir);
     if (run_helm(&f, arena_printf(c->a, "helm dependency build %s", shown_dir), argv) < 0)
