@@ -451,6 +451,8 @@ typedef struct chart_src {
     const char *source_url;          /* <domain>/chart-source */
     bool track_digest;               /* an OCIRepository: the chart version gets +<digest> (helm-controller) */
     const char *tag;                 /* the OCIRepository's tag, which must be the chart's version */
+    const node *values_files;        /* valuesFiles (v2beta1's valuesFile as a list of one), or NULL */
+    bool ignore_missing_values;      /* ignoreMissingValuesFiles */
     size_t used[2];                  /* the source objects used, removed from the output */
     int nused;
 } chart_src;
@@ -506,11 +508,30 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
                        "%s: %sverify needs the operator's signature verifier, which this sidecar does not have (not "
                        "rendered unverified)",
                        hr_id(R, rel), where);
+    /* valuesFiles: files of the chart merged into its new default values (source-controller's HelmChart);
+     * v2beta1's valuesFile is a list of one, after them */
     const node *vfs = map_get(cspec, "valuesFiles"), *vf1 = map_get(cspec, "valuesFile");
-    if (set_value(vfs) || set_value(vf1))
-        return fn_fail(c, set_value(vfs) ? vfs : vf1,
-                       "%s: %svaluesFiles (the chart repackaged with other default values) is not rendered yet",
+    if ((vfs && !is_null(vfs) && !is_seq(vfs)) || (vf1 && !is_null(vf1) && !is_scalar(vf1)))
+        return fn_fail(c, vfs && !is_seq(vfs) ? vfs : vf1, "%s: %svaluesFiles must be a list of paths in the chart",
                        hr_id(R, rel), where);
+    node *files = node_seq(a);
+    for (uint32_t i = 0; is_seq(vfs) && i < node_len(vfs); i++) {
+        const char *f = scalar(seq_item(vfs, i));
+        if (!f || !*f)
+            return fn_fail(c, seq_item(vfs, i), "%s: %svaluesFiles[%u] must be a path in the chart", hr_id(R, rel),
+                           where, i);
+        seq_append(a, files, seq_item(vfs, i));
+    }
+    if (is_scalar(vf1) && *scalar(vf1) && !(is_seq(vfs) && node_len(vfs)))
+        seq_append(a, files, (node *)vf1);
+    cs->values_files = node_len(files) ? files : NULL;
+    if (boolean(R, rel, cspec, "ignoreMissingValuesFiles", where, &cs->ignore_missing_values) < 0)
+        return -1;
+    if (cs->values_files)
+        fn_warn_key(c, cspec, (uint32_t)map_index(cspec, is_seq(vfs) && node_len(vfs) ? "valuesFiles" : "valuesFile"),
+                    "%s: %svaluesFiles: .Chart.Version is the chart's own, where Flux appends +<the HelmChart's "
+                    "generation>, which only the cluster knows",
+                    hr_id(R, rel), where);
     const node *ref = map_get(cspec, "sourceRef");
     const char *skind, *sname, *sns, *sapi;
     const char *rw = arena_printf(a, "%ssourceRef.", where);
@@ -818,12 +839,13 @@ static int write_entry(void *ud, const helm_archive_entry *e);
 typedef struct unpack {
     run *R;
     const char *dir;
-    const char *chart_yaml; /* the new Chart.yaml */
+    const char *chart_yaml;  /* the new Chart.yaml */
+    const char *values_yaml; /* the new values.yaml, or NULL */
+    bool values_written;
     int failed_errno;
 } unpack;
 
-static int track_digest(run *R, release *rel, chart_src *cs, const char *tgz, const char *digest, chart_meta *meta,
-                        const char **chart_path)
+static int track_digest(run *R, release *rel, chart_src *cs, const char *digest, chart_meta *meta)
 {
     arena *a = R->s->a;
     fn_ctx *c = &R->c;
@@ -842,33 +864,65 @@ static int track_digest(run *R, release *rel, chart_src *cs, const char *tgz, co
     /* Masterminds' String() after SetMetadata: major.minor.patch[-prerelease]+metadata */
     const char *version = arena_printf(a, "%llu.%llu.%llu%s%.*s+%.12s", v.n[0], v.n[1], v.n[2], v.pre_len ? "-" : "",
                                        (int)v.pre_len, v.pre, digest + 7);
-    (void)rel;
-    /* the archive as files, Chart.yaml with the new version */
-    const char *s = scratch_dir(R->s->host);
-    static int seq;
-    const char *dir = s ? arena_printf(a, "%s/flux-chart-%d", s, ++seq) : NULL;
-    if (!dir || mkdir(dir, 0700) != 0)
-        return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
-    node *cy = NULL;
-    unpack u = {R, arena_printf(a, "%s/%s", dir, meta->name), NULL, 0};
-    if (mkdir(u.dir, 0700) != 0)
-        return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
-    if (meta->chart_yaml && yaml_load_one(a, R->s->st, "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml), &cy) == 0 &&
-        is_map(cy)) {
-        map_set(a, cy, "version", node_str(a, version));
-        buf b = {0};
-        emit_yaml(&b, cy, NULL);
-        u.chart_yaml = arena_strndup(a, b.data ? b.data : "", b.len);
-        buf_free(&b);
+    meta->version = version;
+    return 0;
+}
+
+/* The file paths source-controller matches valuesFiles against: filepath.Clean of what the HelmRelease says. */
+static const char *clean_path(arena *a, const char *p)
+{
+    char *out = arena_alloc(a, strlen(p) + 2), *w = out;
+    for (const char *q = p; *q;) {
+        size_t n = strcspn(q, "/");
+        if (n == 0 || (n == 1 && q[0] == '.')) {
+        } else if (n == 2 && q[0] == '.' && q[1] == '.') {
+            if (w > out) {
+                while (w > out && w[-1] != '/')
+                    w--;
+                if (w > out)
+                    w--;
+            } else {
+                memcpy(w, "..", 2), w += 2;
+            }
+        } else {
+            if (w > out)
+                *w++ = '/';
+            memcpy(w, q, n), w += n;
+        }
+        q += n + (q[n] == '/');
     }
-    if (!u.chart_yaml)
-        return fn_fail(c, cs->at, "%s: the chart's Chart.yaml cannot be read", hr_id(R, rel));
+    if (w == out)
+        *w++ = '.';
+    *w = 0;
+    return out;
+}
+
+typedef struct wanted {
+    arena *a;
+    const char **names;
+    const char **texts; /* found: the file's text */
+    size_t n;
+} wanted;
+
+static int collect_entry(void *ud, const helm_archive_entry *e)
+{
+    wanted *w = ud;
+    for (size_t i = 0; e->name && i < w->n; i++)
+        if (!w->texts[i] && !strcmp(w->names[i], e->name))
+            w->texts[i] = arena_strndup(w->a, (const char *)e->data, e->size);
+    return 0;
+}
+
+static int read_archive(run *R, const node *at, const char *tgz, int (*fn)(void *, const helm_archive_entry *),
+                        void *ud)
+{
+    fn_ctx *c = &R->c;
     int fd = open(tgz, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) < 0) {
         if (fd >= 0)
             close(fd);
-        return fn_fail(c, cs->at, "cannot read the chart archive helm pulled: %s", strerror(errno));
+        return fn_fail(c, at, "cannot read the chart archive helm pulled: %s", strerror(errno));
     }
     size_t len = (size_t)sb.st_size, got = 0;
     unsigned char *bytes = xmalloc(len + 1);
@@ -881,12 +935,91 @@ static int track_digest(run *R, release *rel, chart_src *cs, const char *tgz, co
     close(fd);
     const char *why = NULL;
     size_t max = R->s->host->max_chart_bytes ? R->s->host->max_chart_bytes : (size_t)100 << 20;
-    int rc = helm_archive_read(a, bytes, got, max, write_entry, &u, &why);
+    int rc = helm_archive_read(R->s->a, bytes, got, max, fn, ud, &why);
     xfree(bytes);
-    if (rc < 0 || u.failed_errno)
-        return fn_fail(c, cs->at, "cannot unpack the chart helm pulled: %s",
-                       why ? why : strerror(u.failed_errno ? u.failed_errno : EIO));
-    meta->version = version;
+    if (rc < 0 && rc != HELM_ARCHIVE_STOPPED)
+        return fn_fail(c, at, "cannot read the chart helm pulled: %s", why ? why : "unreadable archive");
+    return 0;
+}
+
+/* source-controller's mergeChartValues: each file of the chart in order, MergeMaps over the last ("values.yaml"
+ * is the chart's own defaults there); a missing file is an error unless ignoreMissingValuesFiles. The result is
+ * the chart's new values.yaml (OverwriteChartDefaultValues), as YAML text in *out. */
+static int merge_values_files(run *R, release *rel, chart_src *cs, const char *tgz, const char **out)
+{
+    arena *a = R->s->a;
+    uint32_t n = node_len(cs->values_files);
+    wanted w = {a, arena_alloc(a, n * sizeof *w.names), arena_alloc(a, n * sizeof *w.texts), n};
+    for (uint32_t i = 0; i < n; i++) {
+        w.names[i] = clean_path(a, scalar(seq_item(cs->values_files, i)));
+        w.texts[i] = NULL;
+    }
+    if (read_archive(R, cs->at, tgz, collect_entry, &w) < 0)
+        return -1;
+    node *merged = node_map(a);
+    for (uint32_t i = 0; i < n; i++) {
+        const node *at = seq_item(cs->values_files, i);
+        if (!w.texts[i] && !strcmp(w.names[i], "values.yaml"))
+            w.texts[i] = ""; /* a chart without values.yaml has empty defaults */
+        if (!w.texts[i]) {
+            if (cs->ignore_missing_values)
+                continue;
+            return fn_fail(&R->c, at, "%s: no values file found at path '%s' in the chart", hr_id(R, rel),
+                           shown(a, scalar(at)));
+        }
+        node *v = NULL;
+        diag_detail why;
+        if (yaml_load_one_into(a, R->s->st, w.names[i], w.texts[i], strlen(w.texts[i]), &v, &why) < 0)
+            return fn_fail(&R->c, at, "%s: the chart's %s is not YAML: %s", hr_id(R, rel), w.names[i], why.message);
+        if (v && !is_null(v) && !is_map(v))
+            return fn_fail(&R->c, at, "%s: the chart's %s is not a map of values", hr_id(R, rel), w.names[i]);
+        merged = flux_merge_maps(a, merged, v);
+    }
+    buf b = {0};
+    if (node_len(merged))
+        emit_yaml(&b, merged, NULL);
+    *out = arena_strndup(a, b.data ? b.data : "{}\n", b.data ? b.len : 3);
+    buf_free(&b);
+    return 0;
+}
+
+/* The chart helm pulled, unpacked into scratch with Chart.yaml's version (meta->version) and, when values_yaml is
+ * set, values.yaml replaced: what helm-controller and source-controller hand helm after changing the chart. */
+static int repackage(run *R, release *rel, chart_src *cs, const char *tgz, const chart_meta *meta,
+                     const char *values_yaml, const char **chart_path)
+{
+    arena *a = R->s->a;
+    fn_ctx *c = &R->c;
+    const char *s = scratch_dir(R->s->host);
+    static int seq;
+    const char *dir = s ? arena_printf(a, "%s/flux-chart-%d", s, ++seq) : NULL;
+    if (!dir || mkdir(dir, 0700) != 0)
+        return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
+    node *cy = NULL;
+    unpack u = {R, arena_printf(a, "%s/%s", dir, meta->name), NULL, values_yaml, false, 0};
+    if (mkdir(u.dir, 0700) != 0)
+        return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
+    if (meta->chart_yaml && yaml_load_one(a, R->s->st, "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml), &cy) == 0 &&
+        is_map(cy)) {
+        map_set(a, cy, "version", node_str(a, meta->version));
+        buf b = {0};
+        emit_yaml(&b, cy, NULL);
+        u.chart_yaml = arena_strndup(a, b.data ? b.data : "", b.len);
+        buf_free(&b);
+    }
+    if (!u.chart_yaml)
+        return fn_fail(c, cs->at, "%s: the chart's Chart.yaml cannot be read", hr_id(R, rel));
+    if (read_archive(R, cs->at, tgz, write_entry, &u) < 0)
+        return -1;
+    if (values_yaml && !u.values_written) {
+        int fd = open(arena_printf(a, "%s/values.yaml", u.dir), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 || write_all(fd, values_yaml, strlen(values_yaml)) < 0)
+            u.failed_errno = errno ? errno : EIO;
+        if (fd >= 0)
+            close(fd);
+    }
+    if (u.failed_errno)
+        return fn_fail(c, cs->at, "cannot unpack the chart helm pulled: %s", strerror(u.failed_errno));
     *chart_path = u.dir;
     return 0;
 }
@@ -908,9 +1041,13 @@ static int write_entry(void *ud, const helm_archive_entry *e)
             u->failed_errno = errno;
         *p = '/';
     }
-    bool top_chart_yaml = !strcmp(e->name, "Chart.yaml");
-    const void *data = top_chart_yaml ? (const void *)u->chart_yaml : (const void *)e->data;
-    size_t size = top_chart_yaml ? strlen(u->chart_yaml) : e->size;
+    const char *mine = !strcmp(e->name, "Chart.yaml") ? u->chart_yaml
+                       : !strcmp(e->name, "values.yaml") ? u->values_yaml
+                                                         : NULL;
+    if (mine && mine == u->values_yaml)
+        u->values_written = true;
+    const void *data = mine ? (const void *)mine : (const void *)e->data;
+    size_t size = mine ? strlen(mine) : e->size;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 || write_all(fd, data, size) < 0)
         u->failed_errno = errno ? errno : EIO;
@@ -1153,8 +1290,12 @@ static int render_release(run *R, release *rel)
     if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
         return -1;
     const char *digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
-    const char *chart_path = tgz;
-    if (cs.track_digest && track_digest(R, rel, &cs, tgz, oci_digest, &meta, &chart_path) < 0)
+    const char *chart_path = tgz, *values_yaml = NULL;
+    if (cs.track_digest && track_digest(R, rel, &cs, oci_digest, &meta) < 0)
+        return -1;
+    if (cs.values_files && merge_values_files(R, rel, &cs, tgz, &values_yaml) < 0)
+        return -1;
+    if ((cs.track_digest || values_yaml) && repackage(R, rel, &cs, tgz, &meta, values_yaml, &chart_path) < 0)
         return -1;
     const char **argv = NULL;
     size_t n = 0, cap = 0;
