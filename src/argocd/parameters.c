@@ -284,11 +284,12 @@ int print_parameters(const char *dir, buf *out)
             settings_announce_one_json(out, &setting_defs[i]);
         }
     }
+    int announced_flux = 0;
     if (holds_helmrelease(root)) {
         for (int i = 0; i < setting_count; i++) {
-            if (strcmp(setting_defs[i].name, "flux-helmrelease"))
+            if (strncmp(setting_defs[i].name, "flux-", 5))
                 continue;
-            if (node_len(setters) || hv.values)
+            if (node_len(setters) || hv.values || announced_flux++)
                 buf_putc(out, ',');
             settings_announce_one_json(out, &setting_defs[i]);
         }

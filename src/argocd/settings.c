@@ -93,6 +93,12 @@ const setting_def setting_defs[] = {
      "(CMP_HELM_KEYRING); a chart that cannot be verified (one in the package, an unsigned one, a wrong key) fails "
      "the render.",
      "false", true},
+    {"flux-lock", SETTING_STRING, "Flux lock file",
+     "A file of the package (a path relative to it) pinning each rendered HelmRelease's chart, one entry per "
+     "release: \"<namespace>/<name>: {version: <chart version>, digest: sha256:<hex>}\". Version ranges are then not "
+     "resolved, and a chart whose digest differs fails the render; a release without an entry fails, naming the "
+     "entry to add.",
+     NULL, true},
     /* kpt's own variable (kpt fn render reads it from its environment), so a sidecar set up like a kpt machine
      * behaves like one; as in kpt, any value turns it off */
     {"kpt-disable-attribution", SETTING_STRING, "No kpt attribution",
@@ -691,6 +697,11 @@ static int read_settings(struct reader *R, settings *out)
             if (why)
                 return fail(NULL, 0, "parameter \"flux-helmrelease\": \"%s\": %s", shown(a, s), why);
             out->flux_helmrelease = s && *s ? s : "keep";
+        } else if (!strcmp(d->name, "flux-lock")) {
+            if (s && *s && !safe_relative_path(s))
+                return fail(NULL, 0, "parameter \"flux-lock\": \"%s\" must be a relative path inside the package",
+                            shown(a, s));
+            out->flux_lock = s && *s ? s : NULL;
         } else if (!strcmp(d->name, "kpt-disable-attribution")) {
             out->kpt_attribution = !(s && *s);
         } else if (!strcmp(d->name, "timeout")) {

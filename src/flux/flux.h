@@ -12,6 +12,8 @@ typedef struct flux_step {
     fn_results *results;
     const char *mode;              /* the flux-helmrelease parameter: keep (NULL too), render, error */
     const char *annotation_domain; /* the prefix of the traceability annotations (<domain>/helmrelease, ...) */
+    const char *lock;              /* the flux-lock parameter: a file of the package (relative to dir), or NULL */
+    const char *dir;               /* the package's directory */
 } flux_step;
 
 /* The modes the parameter takes, for settings: NULL when mode is one, else the rule it breaks. */

@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -70,6 +72,8 @@ typedef struct run {
     size_t nrels;
     const char *helm;
     fn_ctx c; /* the release being rendered: errors name its file and line */
+    node *lock;            /* flux-lock: <namespace>/<name> -> {version, digest}, or NULL */
+    const char *lock_file; /* its path, for messages */
 } run;
 
 /* An object's namespace as Argo CD applies it: its own, else the Application's destination, else "default". */
@@ -451,6 +455,7 @@ typedef struct chart_src {
     const char *source_url;          /* <domain>/chart-source */
     bool track_digest;               /* an OCIRepository: the chart version gets +<digest> (helm-controller) */
     const char *tag;                 /* the OCIRepository's tag, which must be the chart's version */
+    const char *bare;                /* the OCIRepository's chart name, without tag or digest */
     const node *values_files;        /* valuesFiles (v2beta1's valuesFile as a list of one), or NULL */
     bool ignore_missing_values;      /* ignoreMissingValuesFiles */
     size_t used[2];                  /* the source objects used, removed from the output */
@@ -699,6 +704,7 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
     }
     cs->at = at;
     cs->repo = repo;
+    cs->bare = chart;
     cs->source_url = url;
     cs->track_digest = true;
     cs->version = NULL;
@@ -1056,6 +1062,88 @@ static int write_entry(void *ud, const helm_archive_entry *e)
     return u->failed_errno ? 1 : 0;
 }
 
+/* ---- flux-lock ---- */
+
+/* The line of the release's key in the lock. */
+static int lock_line(const run *R, const release *rel)
+{
+    long i = map_index(R->lock, arena_printf(R->s->a, "%s/%s", rel->ns, rel->name));
+    return i >= 0 ? (int)map_key_line(R->lock, (uint32_t)i) : 0;
+}
+
+/* The lock's entry for the release, if any: its version replaces the HelmRelease's constraint (an OCIRepository
+ * is pulled by the locked digest), so nothing is resolved. */
+static int apply_lock(run *R, const release *rel, chart_src *cs, const node **entry, const char **version,
+                      const char **digest)
+{
+    arena *a = R->s->a;
+    const node *e = map_get(R->lock, arena_printf(a, "%s/%s", rel->ns, rel->name));
+    *entry = e;
+    if (!e)
+        return 0;
+    *version = path_str(e, "version", NULL);
+    *digest = path_str(e, "digest", NULL);
+    if (!is_map(e) || !*version || !*digest || strncmp(*digest, "sha256:", 7) || strlen(*digest) != 71 ||
+        strspn(*digest + 7, "0123456789abcdef") != 64 || !tag_text(*version))
+        return fail(R->lock_file, lock_line(R, rel),
+                    "flux-lock: the entry of HelmRelease %s/%s must be {version: <chart version>, digest: "
+                    "sha256:<64 hex digits>}",
+                    rel->ns, rel->name);
+    if (cs->bare) {
+        cs->name = arena_printf(a, "%s@%s", cs->bare, *digest);
+        cs->version = NULL;
+        cs->tag = NULL;
+    } else {
+        cs->version = *version;
+    }
+    return 0;
+}
+
+/* What was pulled must be what the lock says; a release the lock lacks fails with the entry to add. */
+static int check_lock(run *R, const release *rel, const node *entry, const char *version, const char *digest,
+                      const char *got_version, const char *got_digest)
+{
+    if (!entry)
+        return fail(R->lock_file, 0,
+                    "flux-lock: no entry for HelmRelease %s/%s (the chart now resolves to: \"%s/%s: {version: %s, "
+                    "digest: %s}\")",
+                    rel->ns, rel->name, rel->ns, rel->name, shown(R->s->a, got_version), got_digest);
+    if (strcmp(digest, got_digest))
+        return fail(R->lock_file, lock_line(R, rel),
+                    "flux-lock: HelmRelease %s/%s: the chart pulled has digest %s, the lock says %s", rel->ns,
+                    rel->name, got_digest, digest);
+    if (strcmp(version, got_version))
+        return fail(R->lock_file, lock_line(R, rel),
+                    "flux-lock: HelmRelease %s/%s: the chart pulled is version %s, the lock says %s", rel->ns,
+                    rel->name, shown(R->s->a, got_version), shown(R->s->a, version));
+    return 0;
+}
+
+static int load_lock(run *R)
+{
+    const flux_step *s = R->s;
+    arena *a = s->a;
+    char dir_real[PATH_MAX];
+    const char *path = path_join(a, s->dir ? s->dir : ".", s->lock);
+    R->lock_file = s->lock;
+    if (!realpath(s->dir ? s->dir : ".", dir_real) || !file_exists(path) || !inside(dir_real, path))
+        return fail(s->lock, 0, "flux-lock: the lock file is not a file of the package");
+    char *text;
+    size_t len;
+    if (read_text_file(path, s->lock, &text, &len) < 0)
+        return -1;
+    node *n = NULL;
+    int rc = yaml_load_one(a, s->st, s->lock, text, len, &n);
+    xfree(text);
+    if (rc < 0)
+        return -1;
+    if (n && !is_null(n) && !is_map(n))
+        return fail(s->lock, (int)node_line(n), "flux-lock: the lock must be a map of <namespace>/<name>: {version, "
+                                                "digest}");
+    R->lock = is_map(n) ? n : node_map(a);
+    return 0;
+}
+
 /* ---- one release ---- */
 
 typedef struct rendered_opts {
@@ -1282,6 +1370,10 @@ static int render_release(run *R, release *rel)
     if (rel->depends_on && !is_null(rel->depends_on) && !is_seq(rel->depends_on))
         return fn_fail(c, rel->depends_on, "%s: spec.dependsOn must be a list", hr_id(R, rel));
     /* fetch and template */
+    const node *locked = NULL;
+    const char *locked_version = NULL, *locked_digest = NULL;
+    if (R->lock && apply_lock(R, rel, &cs, &locked, &locked_version, &locked_digest) < 0)
+        return -1;
     const char *oci_digest = NULL;
     const char *tgz = helm_pull_digest(c, R->helm, cs.at, cs.repo, cs.name, cs.version, &oci_digest);
     if (!tgz)
@@ -1290,6 +1382,8 @@ static int render_release(run *R, release *rel)
     if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
         return -1;
     const char *digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
+    if (R->lock && check_lock(R, rel, locked, locked_version, locked_digest, meta.version, digest) < 0)
+        return -1;
     const char *chart_path = tgz, *values_yaml = NULL;
     if (cs.track_digest && track_digest(R, rel, &cs, oci_digest, &meta) < 0)
         return -1;
@@ -1467,6 +1561,8 @@ int flux_helmreleases(const flux_step *s, rlist *items)
         goto done;
     }
     R.helm = arena_strdup(a, helm);
+    if (s->lock && load_lock(&R) < 0)
+        goto done;
     if (!helm_environment(s->host)) {
         fail(NULL, 0, "cannot create a temporary directory for helm");
         goto done;

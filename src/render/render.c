@@ -299,7 +299,7 @@ int render(const render_opts *o, buf *out)
     /* Flux HelmReleases become their manifests before the parameters' final steps, which then apply to them too */
     diag_set_step("flux-helmrelease");
     flux_step fs = {.a = a, .st = st, .host = &host, .results = &R.results, .mode = set.flux_helmrelease,
-                    .annotation_domain = set.annotation_domain};
+                    .annotation_domain = set.annotation_domain, .lock = set.flux_lock, .dir = o->dir};
     if (flux_helmreleases(&fs, &items) < 0)
         goto done;
     diag_set_step("parameters");
