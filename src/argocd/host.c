@@ -204,6 +204,8 @@ void host_from_env(fn_host *h)
     h->helm_credentials_dir = env("CMP_HELM_CREDENTIALS_DIR");
     h->helm_plain_http_registries = env("CMP_HELM_PLAIN_HTTP_REGISTRIES");
     h->helm_keyring = env("CMP_HELM_KEYRING");
+    h->cosign_bin = env("CMP_COSIGN_BIN");
+    h->cosign_keys_dir = env("CMP_COSIGN_KEYS_DIR");
     h->release_name = release_name(h->app_name);
     host_children_from_env(h);
 }

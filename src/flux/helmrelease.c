@@ -7,6 +7,7 @@
  * error naming it, never a silent skip. */
 #include "flux/flux.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -456,6 +457,10 @@ typedef struct chart_src {
     bool track_digest;               /* an OCIRepository: the chart version gets +<digest> (helm-controller) */
     const char *tag;                 /* the OCIRepository's tag, which must be the chart's version */
     const char *bare;                /* the OCIRepository's chart name, without tag or digest */
+    const char *oci_chart;           /* an OCI chart's name in its registry path (for cosign), or NULL */
+    const node *verify;              /* Flux's verify (cosign), checked after the pull; NULL when unset */
+    const char *verify_file;         /* the file that holds it, and its line, for messages */
+    int verify_line;
     const node *values_files;        /* valuesFiles (v2beta1's valuesFile as a list of one), or NULL */
     bool ignore_missing_values;      /* ignoreMissingValuesFiles */
     size_t used[2];                  /* the source objects used, removed from the output */
@@ -485,6 +490,127 @@ static resource *source_object(run *R, const release *rel, const node *at, const
     return src;
 }
 
+static int cmp_strp(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static const char **arena_realloc_ptrs(arena *a, const char **old, size_t n)
+{
+    const char **v = arena_alloc(a, (n + 1) * sizeof *v);
+    if (n)
+        memcpy(v, old, n * sizeof *v);
+    return v;
+}
+
+/* Flux's verify: cosign (keys from verify.secretRef, or keyless with matchOIDCIdentity), through the operator's cosign
+ * (CMP_COSIGN_BIN); without one, or for notation, an error: never rendered unverified. */
+static int check_verify(run *R, const release *rel, const node *v, const char *where, chart_src *cs)
+{
+    fn_ctx *c = &R->c;
+    static const field verify_fields[] = {{"provider", K_USE, NULL}, {"secretRef", K_USE, NULL},
+                                          {"matchOIDCIdentity", K_USE, NULL}, {NULL, K_USE, NULL}};
+    const char *vw = arena_printf(R->s->a, "%sverify.", where), *provider;
+    if (!is_map(v))
+        return fn_fail(c, v, "%s: %sverify must be a map (provider, secretRef, matchOIDCIdentity)", hr_id(R, rel), where);
+    if (check_fields(R, rel, v, vw, verify_fields) < 0 || text(R, rel, v, "provider", vw, &provider) < 0)
+        return -1;
+    if (provider && strcmp(provider, "cosign"))
+        return fn_fail(c, map_get(v, "provider"), "%s: %sprovider %s is not supported (cosign is); not rendered "
+                                                  "unverified",
+                       hr_id(R, rel), vw, shown(R->s->a, provider));
+    if (!R->s->host->cosign_bin)
+        return fn_fail(c, v, "%s: %sverify needs the operator's cosign (CMP_COSIGN_BIN on the sidecar), which this "
+                             "sidecar does not have; not rendered unverified",
+                       hr_id(R, rel), where);
+    const node *ids = map_get(v, "matchOIDCIdentity");
+    if (ids && !is_null(ids) && !is_seq(ids))
+        return fn_fail(c, ids, "%s: %smatchOIDCIdentity must be a list of {issuer, subject}", hr_id(R, rel), vw);
+    for (uint32_t i = 0; is_seq(ids) && i < node_len(ids); i++)
+        if (!path_str(seq_item(ids, i), "issuer", NULL) || !path_str(seq_item(ids, i), "subject", NULL))
+            return fn_fail(c, seq_item(ids, i), "%s: %smatchOIDCIdentity[%u] needs issuer and subject", hr_id(R, rel),
+                           vw, i);
+    const node *sr = map_get(v, "secretRef");
+    const char *key_name = sr && !is_null(sr) ? path_str(sr, "name", NULL) : NULL;
+    if (sr && !is_null(sr) && (!key_name || !dns_label(key_name)))
+        return fn_fail(c, sr, "%s: %ssecretRef.name must name the Secret of the keys", hr_id(R, rel), vw);
+    if (key_name && !R->s->host->cosign_keys_dir)
+        return fn_fail(c, sr, "%s: %ssecretRef names keys, and the sidecar has none (CMP_COSIGN_KEYS_DIR, set by the "
+                              "operator); not rendered unverified",
+                       hr_id(R, rel), vw);
+    cs->verify = v;
+    cs->verify_file = c->config_file;
+    cs->verify_line = c->config_line;
+    return 0;
+}
+
+/* cosign verify <registry>/<path>/<chart>@<manifest digest>: with each .pub key in <CMP_COSIGN_KEYS_DIR>/<secretRef
+ * name>/, or keyless with each matchOIDCIdentity (".*" for both without one); one that verifies is enough,
+ * as in Flux. */
+static int cosign_verify(run *R, const release *rel, const chart_src *cs, const char *digest)
+{
+    arena *a = R->s->a;
+    fn_ctx ctx = R->c;
+    ctx.config_file = cs->verify_file;
+    ctx.config_line = cs->verify_line;
+    const fn_host *h = R->s->host;
+    if (!digest)
+        return fn_fail(&ctx, cs->verify, "%s: helm reported no manifest digest to verify", hr_id(R, rel));
+    const char *ref = arena_printf(a, "%s/%s@%s", cs->repo + 6, cs->oci_chart, digest);
+    const char *key_name = path_str(cs->verify, "secretRef", "name", NULL);
+    const node *ids = map_get(cs->verify, "matchOIDCIdentity");
+    /* the attempts: one per key, or one per identity */
+    const char **keys = NULL;
+    size_t nkeys = 0;
+    if (key_name) {
+        const char *dir = arena_printf(a, "%s/%s", h->cosign_keys_dir, key_name);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            size_t n = strlen(e->d_name);
+            if (n > 4 && !strcmp(e->d_name + n - 4, ".pub") && e->d_name[0] != '.') {
+                keys = arena_realloc_ptrs(a, keys, nkeys);
+                keys[nkeys++] = arena_printf(a, "%s/%s", dir, e->d_name);
+            }
+        }
+        if (d)
+            closedir(d);
+        if (!nkeys)
+            return fn_fail(&ctx, cs->verify, "%s: no public key (*.pub) for verify.secretRef %s in CMP_COSIGN_KEYS_DIR; "
+                                             "not rendered unverified",
+                           hr_id(R, rel), key_name);
+        qsort(keys, nkeys, sizeof *keys, cmp_strp);
+    }
+    size_t attempts = key_name ? nkeys : is_seq(ids) && node_len(ids) ? node_len(ids) : 1;
+    const char *env[] = {h->helm_credentials_dir ? arena_printf(a, "DOCKER_CONFIG=%s", h->helm_credentials_dir) : NULL,
+                         NULL};
+    diag_detail last;
+    for (size_t i = 0; i < attempts; i++) {
+        const char *argv[8];
+        int n = 0;
+        argv[n++] = h->cosign_bin;
+        argv[n++] = "verify";
+        if (key_name) {
+            argv[n++] = arena_printf(a, "--key=%s", keys[i]);
+        } else {
+            const node *id = is_seq(ids) && node_len(ids) ? seq_item(ids, (uint32_t)i) : NULL;
+            argv[n++] = arena_printf(a, "--certificate-identity-regexp=%s", id ? path_str(id, "subject", NULL) : ".*");
+            argv[n++] = arena_printf(a, "--certificate-oidc-issuer-regexp=%s", id ? path_str(id, "issuer", NULL) : ".*");
+        }
+        argv[n++] = "--";
+        argv[n++] = ref;
+        argv[n] = NULL;
+        diag_detail *outer = diag_capture(&last);
+        child_fds none = {0};
+        int rc = run_tool_fds(&ctx, arena_printf(a, "cosign verify of %s's chart", hr_id(R, rel)), argv,
+                              env[0] ? env : NULL, NULL, &none);
+        diag_restore(outer);
+        if (rc == 0)
+            return 0;
+    }
+    return diag_raise(&last);
+}
+
 /* The fields of a chart template (spec.chart.spec, or a HelmChart's spec) and the HelmRepository it names. where
  * prefixes the fields in messages; ref_ns is the namespace a sourceRef without one means. */
 static int resolve_chart_spec(run *R, const release *rel, const node *cspec, const char *where, const char *ref_ns,
@@ -508,11 +634,8 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
     if (strategy && strcmp(strategy, "ChartVersion") && strcmp(strategy, "Revision"))
         return fn_fail(c, map_get(cspec, "reconcileStrategy"), "%s: %sreconcileStrategy must be ChartVersion or Revision",
                        hr_id(R, rel), where);
-    if (set_value(map_get(cspec, "verify")))
-        return fn_fail(c, map_get(cspec, "verify"),
-                       "%s: %sverify needs the operator's signature verifier, which this sidecar does not have (not "
-                       "rendered unverified)",
-                       hr_id(R, rel), where);
+    if (set_value(map_get(cspec, "verify")) && check_verify(R, rel, map_get(cspec, "verify"), where, cs) < 0)
+        return -1;
     /* valuesFiles: files of the chart merged into its new default values (source-controller's HelmChart);
      * v2beta1's valuesFile is a list of one, after them */
     const node *vfs = map_get(cspec, "valuesFiles"), *vf1 = map_get(cspec, "valuesFile");
@@ -588,6 +711,11 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
     if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
         return -1;
     *c = hr_ctx;
+    if (cs->verify && !oci)
+        return fn_fail(c, cs->verify, "%s: %sverify checks OCI artifacts only (as in Flux): the HelmRepository is an "
+                                      "http(s) chart repository",
+                       hr_id(R, rel), where);
+    cs->oci_chart = oci ? chart_name_s : NULL;
     cs->at = map_get(cspec, "chart");
     cs->repo = url;
     cs->name = chart_name_s;
@@ -662,11 +790,9 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
         return fn_fail(c, map_get(sspec, "provider"), "%s: spec.provider %s (a cloud provider's login) is not supported: "
                                                       "credentials are the operator's (CMP_HELM_CREDENTIALS_DIR)",
                        who, shown(a, provider));
-    if (set_value(map_get(sspec, "verify")))
-        return fn_fail(c, map_get(sspec, "verify"),
-                       "%s: spec.verify needs the operator's signature verifier, which this sidecar does not have (not "
-                       "rendered unverified)",
-                       who);
+    if (set_value(map_get(sspec, "verify")) &&
+        check_verify(R, rel, map_get(sspec, "verify"), arena_printf(a, "%s: spec.", who), cs) < 0)
+        return -1;
     const node *ls = map_get(sspec, "layerSelector");
     if (ls && !is_null(ls)) {
         static const field ls_fields[] = {{"mediaType", K_USE, NULL}, {"operation", K_USE, NULL}, {NULL, K_USE, NULL}};
@@ -705,6 +831,7 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
     cs->at = at;
     cs->repo = repo;
     cs->bare = chart;
+    cs->oci_chart = chart;
     cs->source_url = url;
     cs->track_digest = true;
     cs->version = NULL;
@@ -1382,6 +1509,8 @@ static int render_release(run *R, release *rel)
     if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
         return -1;
     const char *digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
+    if (cs.verify && cosign_verify(R, rel, &cs, oci_digest) < 0)
+        return -1;
     if (R->lock && check_lock(R, rel, locked, locked_version, locked_digest, meta.version, digest) < 0)
         return -1;
     const char *chart_path = tgz, *values_yaml = NULL;
