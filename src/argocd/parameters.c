@@ -17,6 +17,7 @@
 #include "settings/host.h"
 #include "settings/settings.h"
 #include "order/order.h"
+#include "flux/flux.h"
 #include "package/package.h"
 #include "pipeline/kptfile.h"
 #include "pipeline/sources.h"
@@ -183,6 +184,18 @@ static void collect(arena *a, strtab *st, package *p, node *setters, announced_v
         collect(a, st, p->subs[i], setters, hv, ordered);
 }
 
+/* Does the package or a subpackage hold a Flux HelmRelease? Then flux-helmrelease is announced. */
+static bool holds_helmrelease(const package *p)
+{
+    for (size_t i = 0; p && i < p->own.n; i++)
+        if (p->own.v[i] && flux_is_helmrelease(p->own.v[i]))
+            return true;
+    for (size_t i = 0; p && i < p->nsubs; i++)
+        if (holds_helmrelease(p->subs[i]))
+            return true;
+    return false;
+}
+
 /* The helm-values default: a header, then the values with every line commented out. */
 static const char *commented_values(arena *a, const announced_values *v)
 {
@@ -276,11 +289,21 @@ int print_parameters(const char *dir, buf *out)
             settings_announce_one_json(out, &setting_defs[i]);
         }
     }
+    int announced_flux = 0;
+    if (holds_helmrelease(root)) {
+        for (int i = 0; i < setting_count; i++) {
+            if (strncmp(setting_defs[i].name, "flux-", 5))
+                continue;
+            if (node_len(setters) || hv.values || announced_flux++)
+                buf_putc(out, ',');
+            settings_announce_one_json(out, &setting_defs[i]);
+        }
+    }
     if (ordered) {
         for (int i = 0; i < setting_count; i++) {
             if (strcmp(setting_defs[i].name, "ordering"))
                 continue;
-            if (node_len(setters) || hv.values)
+            if (node_len(setters) || hv.values || announced_flux)
                 buf_putc(out, ',');
             settings_announce_one_json(out, &setting_defs[i]);
         }

@@ -35,6 +35,13 @@ typedef struct fn_host {
     const char *helm_parameters;
     const char *helm_release_name;
     bool helm_skip_crds, helm_skip_tests, helm_skip_schema_validation;
+    /* helm-verify-prov: every chart helm pulls must carry a Helm provenance file that verifies against the
+     * operator's keyring (CMP_HELM_KEYRING, a legacy binary OpenPGP keyring; NULL when unset) */
+    bool helm_verify_prov;
+    const char *helm_keyring;
+    /* CMP_COSIGN_BIN: the operator's cosign, which checks the signatures Flux's `verify` asks for; CMP_COSIGN_KEYS_DIR:
+     * <dir>/<secretRef name>/ holds the .pub files, the public keys a `verify.secretRef` names (NULL when unset) */
+    const char *cosign_bin, *cosign_keys_dir;
     /* kustomize: what the operator lets a package's kustomizations do (a package can only ask for less) */
     int kustomize_enable_helm;             /* CMP_KUSTOMIZE_ENABLE_HELM: 1 "true", 0 "false" or unset, -1 other */
     const char *kustomize_load_restrictor; /* CMP_KUSTOMIZE_LOAD_RESTRICTOR: LoadRestrictionsRootOnly unless set */

@@ -106,6 +106,7 @@ typedef struct fetch {
     repo_entry *e;
     size_t n, cap;
     const char *plain_host, *tls_host; /* an OCI registry that gets --plain-http, and one that does not */
+    buf *stderr_text;                  /* helm_pull_digest: helm's report, where an OCI pull names the digest */
 } fetch;
 
 static const char *const cred_strings[] = {"username", "password", "certFile", "keyFile", "caFile", NULL};
@@ -386,7 +387,8 @@ static int run_helm(fetch *f, const char *what, const char **argv)
         return -1;
     }
     const char *const *env = fetch_env(f, cfg);
-    int rc = env ? run_tool_fds(f->c, what, argv, env, NULL, &fds)
+    int rc = env ? f->stderr_text ? run_tool_fds_stderr(f->c, what, argv, env, NULL, &fds, f->stderr_text)
+                                  : run_tool_fds(f->c, what, argv, env, NULL, &fds)
                  : (child_fds_close(&fds), fn_fail(f->c, f->at, "cannot create a temporary directory for helm"));
     xfree(argv);
     return rc;
@@ -409,15 +411,40 @@ static int update_indexes(fetch *f, const char *helm)
     return run_helm(f, arena_printf(f->c->a, "helm repo update (the chart repositories of %s)", f->what), argv);
 }
 
+/* helm-verify-prov: helm checks the chart's provenance file against the operator's keyring (--verify), and fails
+ * without one; the keyring is the operator's path, never the package's. */
+static int verify_flags(fn_ctx *c, const node *at, const char ***argv, size_t *n, size_t *cap)
+{
+    if (!c->host || !c->host->helm_verify_prov)
+        return 0;
+    if (!c->host->helm_keyring) {
+        xfree(*argv);
+        return fn_fail(c, at, "parameter helm-verify-prov is true but the sidecar has no keyring to verify charts "
+                              "with (CMP_HELM_KEYRING, set by the operator)");
+    }
+    push(argv, n, cap, "--verify");
+    push(argv, n, cap, arena_printf(c->a, "--keyring=%s", c->host->helm_keyring));
+    return 0;
+}
+
 const char *helm_pull(fn_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
                       const char *version)
+{
+    return helm_pull_digest(c, helm, at, repo, name, version, NULL);
+}
+
+const char *helm_pull_digest(fn_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
+                             const char *version, const char **digest)
 {
     static int pulls;
     const char *s = scratch_dir(c->host);
     const char *dest = s ? arena_printf(c->a, "%s/pull-%d", s, ++pulls) : NULL;
     if (!dest || mkdir(dest, 0700) != 0)
         return fn_fail(c, at, "cannot create a temporary directory for the chart"), NULL;
+    buf report = {0};
     fetch f = {.c = c, .at = at, .what = arena_printf(c->a, "chart %s", name)};
+    if (digest)
+        *digest = NULL;
     bool oci = !strncmp(repo, "oci://", 6);
     int plain = 0;
     const char *ref;
@@ -439,9 +466,18 @@ const char *helm_pull(fn_ctx *c, const char *helm, const node *at, const char *r
         push(&argv, &n, &cap, arena_printf(c->a, "--version=%s", version));
     if (plain)
         push(&argv, &n, &cap, "--plain-http");
+    if (verify_flags(c, at, &argv, &n, &cap) < 0)
+        return NULL;
     push(&argv, &n, &cap, "--");
     push(&argv, &n, &cap, ref);
-    if (run_helm(&f, arena_printf(c->a, "helm pull of chart %s", name), argv) < 0)
+    f.stderr_text = digest ? &report : NULL; /* the pull's report alone */
+    int pulled = run_helm(&f, arena_printf(c->a, "helm pull of chart %s", name), argv);
+    /* "Digest: sha256:<64 hex>" after an OCI pull: the manifest's digest */
+    const char *said = digest && oci && pulled == 0 ? strstr(buf_cstr(&report), "Digest: sha256:") : NULL;
+    if (said && strspn(said + 15, "0123456789abcdef") == 64)
+        *digest = arena_strndup(c->a, said + 8, 71);
+    buf_free(&report);
+    if (pulled < 0)
         return NULL;
     const char *tgz = NULL;
     DIR *d = opendir(dest);
@@ -626,6 +662,8 @@ int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, co
     push(&argv, &n, &cap, "--skip-refresh"); /* the indexes were just fetched, and only those */
     if (f.plain_host)
         push(&argv, &n, &cap, "--plain-http");
+    if (verify_flags(c, at, &argv, &n, &cap) < 0)
+        return -1;
     push(&argv, &n, &cap, "--");
     push(&argv, &n, &cap, chart_dir);
     if (run_helm(&f, arena_printf(c->a, "helm dependency build %s", shown_dir), argv) < 0)

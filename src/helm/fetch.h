@@ -23,6 +23,11 @@ int helm_check_repo_url(fn_ctx *c, const node *at, const char *field, const char
 const char *helm_pull(fn_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
                       const char *version);
 
+/* helm_pull, and for an oci:// chart the manifest digest helm reports ("sha256:<hex>") in *digest (NULL for a chart
+ * repository, or when helm reports none). For oci, name may end in ":<tag>" or "@sha256:<hex>". */
+const char *helm_pull_digest(fn_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
+                             const char *version, const char **digest);
+
 /* The local chart at chart_dir (inside the repository) checked (helm_confine.h), then its dependencies built when
  * charts/ lacks what the lock file (or, without one, Chart.yaml or requirements.yaml) lists: the repositories they
  * name (http(s) URLs, oci:// registries, @alias / alias:name names the operator defines) are set up for helm, helm

@@ -12,6 +12,7 @@
 #include "argocd/metadata.h"
 #include "argocd/overrides.h"
 #include "settings/settings.h"
+#include "flux/flux.h"
 #include "git/git.h"
 #include "order/order.h"
 #include "package/package.h"
@@ -296,6 +297,13 @@ int render(const render_opts *o, buf *out)
     if (check_setters_used(&R) < 0)
         goto done;
     drop_unapplied(&items, o->keep_config);
+    /* Flux HelmReleases become their manifests before the parameters' final steps, which then apply to them too */
+    diag_set_step("flux-helmrelease");
+    flux_step fs = {.a = a, .st = st, .host = &host, .results = &R.results, .mode = set.flux_helmrelease,
+                    .annotation_domain = set.annotation_domain, .lock = set.flux_lock, .dir = o->dir};
+    if (flux_helmreleases(&fs, &items) < 0)
+        goto done;
+    diag_set_step("parameters");
     if (apply_final_steps(&R, root, &items, &set) < 0)
         goto done;
     /* kpt's apply order as sync waves, on exactly the objects that will be printed (--print-env prints none) */

@@ -188,6 +188,7 @@ void host_from_env(fn_host *h)
     h->helm_parameters = NULL;
     h->helm_release_name = NULL;
     h->helm_skip_crds = h->helm_skip_tests = h->helm_skip_schema_validation = false;
+    h->helm_verify_prov = false;
     /* kustomize: a value that is neither true nor false is kept as -1 so the step can name the variable */
     h->kustomize_enable_helm = flag(env("CMP_KUSTOMIZE_ENABLE_HELM"));
     h->kustomize_load_restrictor = env("CMP_KUSTOMIZE_LOAD_RESTRICTOR");
@@ -205,6 +206,9 @@ void host_from_env(fn_host *h)
     h->helm_credentials_dir = env("CMP_HELM_CREDENTIALS_DIR");
     h->helm_plain_http_registries = env("CMP_HELM_PLAIN_HTTP_REGISTRIES");
     h->skip_validators = settings_skip_validators();
+    h->helm_keyring = env("CMP_HELM_KEYRING");
+    h->cosign_bin = env("CMP_COSIGN_BIN");
+    h->cosign_keys_dir = env("CMP_COSIGN_KEYS_DIR");
     h->release_name = release_name(h->app_name);
     host_children_from_env(h);
 }
@@ -514,6 +518,7 @@ int host_helm_parameters(arena *a, fn_host *h, const settings *s)
     h->helm_skip_crds = s->helm_skip_crds;
     h->helm_skip_tests = s->helm_skip_tests;
     h->helm_skip_schema_validation = s->helm_skip_schema_validation;
+    h->helm_verify_prov = s->helm_verify_prov;
     uint32_t n = node_len(s->helm_value_files), kept = 0;
     const char **files = n ? arena_alloc(a, (n + 1) * sizeof *files) : NULL;
     for (uint32_t i = 0; i < n; i++) {

@@ -9,6 +9,7 @@
 #include "settings/value_rules.h"
 #include "kustomize/helm_guard.h"
 #include "order/order.h"
+#include "flux/flux.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/emit.h"
@@ -81,6 +82,24 @@ const setting_def setting_defs[] = {
      "\"true\": values are not checked against charts' values.schema.json (helm --skip-schema-validation, Argo "
      "CD's skipSchemaValidation).",
      "false", true},
+    /* Flux HelmReleases in the package (src/flux): announced by `parameters` for a package that holds one */
+    {"flux-helmrelease", SETTING_STRING, "Flux HelmReleases",
+     "keep: HelmReleases are emitted as they are, for an in-cluster Flux; render: each is replaced by the manifests "
+     "helm-controller would install (its chart fetched by helm, its values, release name and namespace computed as "
+     "helm-controller does), and the sources it used are removed; error: a package holding one fails.",
+     "keep", true},
+    {"helm-verify-prov", SETTING_STRING, "Verify chart provenance",
+     "\"true\": every chart helm pulls from a repository or registry (render-helm-chart's, a chart's dependencies, "
+     "Flux HelmReleases') must carry a Helm provenance file that verifies against the operator's keyring "
+     "(CMP_HELM_KEYRING); a chart that cannot be verified (one in the package, an unsigned one, a wrong key) fails "
+     "the render.",
+     "false", true},
+    {"flux-lock", SETTING_STRING, "Flux lock file",
+     "A file of the package (a path relative to it) pinning each rendered HelmRelease's chart, one entry per "
+     "release: \"<namespace>/<name>: {version: <chart version>, digest: sha256:<hex>}\". Version ranges are then not "
+     "resolved, and a chart whose digest differs fails the render; a release without an entry fails, naming the "
+     "entry to add.",
+     NULL, true},
     /* kpt's own variable (kpt fn render reads it from its environment), so a sidecar set up like a kpt machine
      * behaves like one; as in kpt, any value turns it off */
     {"kpt-disable-attribution", SETTING_STRING, "No kpt attribution",
@@ -694,6 +713,18 @@ static int read_settings(struct reader *R, settings *out)
                 out->helm_skip_tests = on;
             else if (!strcmp(d->name, "helm-skip-schema-validation"))
                 out->helm_skip_schema_validation = on;
+            else if (!strcmp(d->name, "helm-verify-prov"))
+                out->helm_verify_prov = on;
+        } else if (!strcmp(d->name, "flux-helmrelease")) {
+            const char *why = flux_mode_rule(s && *s ? s : NULL);
+            if (why)
+                return fail(NULL, 0, "parameter \"flux-helmrelease\": \"%s\": %s", shown(a, s), why);
+            out->flux_helmrelease = s && *s ? s : "keep";
+        } else if (!strcmp(d->name, "flux-lock")) {
+            if (s && *s && !safe_relative_path(s))
+                return fail(NULL, 0, "parameter \"flux-lock\": \"%s\" must be a relative path inside the package",
+                            shown(a, s));
+            out->flux_lock = s && *s ? s : NULL;
         } else if (!strcmp(d->name, "ordering")) {
             if (order_mode_rule(s))
                 return fail(NULL, 0, "parameter \"ordering\" %s, got \"%s\"", order_mode_rule(s), shown(a, s));

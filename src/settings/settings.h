@@ -43,8 +43,11 @@ typedef struct settings {
     const char *helm_parameters;   /* the YAML values document made from the map; NULL when unset or empty */
     const char *helm_release_name; /* NULL: the default */
     bool helm_skip_crds, helm_skip_tests, helm_skip_schema_validation;
+    bool helm_verify_prov; /* every pulled chart's provenance checked against CMP_HELM_KEYRING */
     int timeout_seconds;
     const char *ordering; /* auto, kpt or off (src/order/order.h) */
+    const char *flux_helmrelease; /* keep (default), render or error: what becomes of Flux HelmReleases (src/flux) */
+    const char *flux_lock;        /* a lock file of the package pinning each HelmRelease's chart, or NULL */
     bool kpt_attribution; /* kpt fn render's cnrm.cloud.google.com/blueprint annotation (kpt-disable-attribution) */
     /* what nobody reads, for one warning: 'unknown parameter "a"', 'unknown parameters "a", "b" and plugin env
      * "C"' (an ARGOCD_ENV_ entry no setting reads); NULL: none */

@@ -182,6 +182,7 @@ struct output {
     yaml_stream *yaml;
     size_t bytes;
     buf *log;
+    buf *err_kept; /* run_tool_fds_stderr: the child's stderr, on success */
 };
 
 #define LOG_KEPT 65536
@@ -248,6 +249,8 @@ static int run(fn_ctx *c, const char *what, const char *const *argv, const char 
         }
         rc = child_failed(c, what, &r, &o, &err, total_limit);
     }
+    if (rc == 0 && out->err_kept)
+        buf_put(out->err_kept, err.data ? err.data : "", err.len);
     buf_free(&err);
     if (rc == 0)
         bytes_read_add(out->bytes);
@@ -265,7 +268,17 @@ int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const cha
                  child_fds *fds)
 {
     buf log = {0};
-    struct output out = {NULL, 0, &log};
+    struct output out = {NULL, 0, &log, NULL};
+    int rc = run(c, what, argv, env, cwd, fds, &out);
+    buf_free(&log);
+    return rc;
+}
+
+int run_tool_fds_stderr(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+                        child_fds *fds, buf *err_text)
+{
+    buf log = {0};
+    struct output out = {NULL, 0, &log, err_text};
     int rc = run(c, what, argv, env, cwd, fds, &out);
     buf_free(&log);
     return rc;
@@ -308,7 +321,7 @@ int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv
      * that fails is kept, whatever it wrote before) */
     load_ctx lc = {.a = c->a, .st = c->st};
     rlist got = {0};
-    struct output out = {load_resources_stream(&lc, c->pkg, "", what, &got), 0, NULL};
+    struct output out = {load_resources_stream(&lc, c->pkg, "", what, &got), 0, NULL, NULL};
     int rc = run(c, what, argv, env, cwd, fds, &out);
     if (rc == 0)
         rc = yaml_stream_end(out.yaml);

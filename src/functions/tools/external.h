@@ -35,6 +35,10 @@ int run_tool(fn_ctx *c, const char *what, const char *const *argv, const char *c
  * as well as its stderr (helm reports why a repository failed on stdout). */
 int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
                  child_fds *fds);
+/* The same, appending what the child wrote on stderr to err_text when it succeeds (helm pull reports an OCI chart's
+ * manifest digest there). */
+int run_tool_fds_stderr(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+                        child_fds *fds, buf *err_text);
 
 /* The directories a step of each of these functions reads as its source, given to add() (real paths), from its
  * config alone, before any step runs: render-helm-chart's local charts and their file:// dependencies,

@@ -557,6 +557,11 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     const char *ns = ch->namespace && *ch->namespace ? ch->namespace : c->host->app_namespace;
     if (check_fields(c, ch, release, ns) < 0)
         return -1;
+    if (!repo && c->host->helm_verify_prov)
+        return fn_fail(c, ch->name_at ? ch->name_at : ch->at,
+                       "chart %s is a directory of the package, which helm cannot verify (parameter helm-verify-prov "
+                       "is true: only charts pulled with a provenance file are rendered)",
+                       ch->name);
     if (!repo) {
         const char *chart_dir = local_chart(c, ch);
         if (!chart_dir || helm_dependency_build(c, helm, chart_dir, ch->at) < 0)

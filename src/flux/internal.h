@@ -1,0 +1,57 @@
+/* What the HelmRelease step's files share (src/flux only). */
+#ifndef CMP_FLUX_INTERNAL_H
+#define CMP_FLUX_INTERNAL_H
+#include <stdbool.h>
+
+#include "package/resource.h"
+#include "yaml/tree.h"
+
+/* helm-controller's release name before shortening (GetReleaseName): spec.releaseName, else
+ * "<targetNamespace>-<name>" when targetNamespace is set, else the HelmRelease's name. */
+const char *flux_release_name(arena *a, const char *release_name, const char *target_namespace, const char *name);
+/* helm-controller's ShortenName (internal/release/name.go): a name longer than 53 characters becomes its first 40
+ * characters, '-' and the first 12 hex digits of the SHA-256 of the whole name; a shorter one is itself. */
+const char *flux_shorten_name(arena *a, const char *name);
+
+/* fluxcd/pkg's MergeMaps: a new map holding a's entries, then b's: a map over a map merges (recursively, into a
+ * new map), anything else replaces. Values that are not merged are shared, not copied, as Go shares them: a later
+ * in-place write through one map shows in the other (flux_values relies on it, as helm-controller does). a or b
+ * may be NULL or not a map (nothing to take from it). */
+node *flux_merge_maps(arena *a, const node *x, const node *y);
+
+/* fluxcd/pkg's ReplacePathValue: "path=value" parsed into values with helm's --set rules (strvals.ParseInto); a
+ * value wrapped in ' or " is a string with every leading and trailing quote trimmed (ParseIntoString). literal:
+ * --set-literal rules (the value whole, as a string). Writes into the maps and lists values holds, in place. 0, or
+ * -1 with *why (arena text). */
+int flux_replace_path_value(arena *a, node *values, const char *path, const char *value, bool literal,
+                            const char **why);
+
+/* One valuesFrom entry, read from the HelmRelease. */
+typedef struct flux_values_ref {
+    const char *kind, *name, *key, *target_path;
+    bool optional, literal;
+} flux_values_ref;
+
+/* An object of the package a valuesFrom entry may name: its kind, name, namespace and data (Secret: data decoded
+ * from base64, stringData over it), found by the caller. */
+typedef struct flux_values_source {
+    const char *kind, *name, *namespace;
+    node *data; /* map of key: string */
+} flux_values_source;
+
+/* fluxcd/pkg's ChartValuesFromReferences: the valuesFrom entries in order over an empty map, then the inline
+ * values. Objects are looked up among sources in namespace. 0 with *out (a map), or -1 with *why (arena text)
+ * and *failed_ref (the index of the entry at fault, or -1). Every optional entry skipped is counted in *skipped. */
+int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, size_t nsources, const char *namespace,
+                      const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
+                      const char **why, long *failed_ref);
+
+/* The HelmRelease's spec.postRenderers over objs, each kustomize entry one run of the real kustomize, objs
+ * replaced by its output (objs NULL: the entries are only checked). v2beta: v2beta1 and v2beta2 also take
+ * patchesStrategicMerge and patchesJson6902. who names the HelmRelease in messages. 0, or -1 with fn_fail. */
+struct fn_ctx;
+int flux_post_render(struct fn_ctx *c, const char *who, const node *renderers, bool v2beta, rlist *objs);
+
+/* Go's base64.StdEncoding (padding required) into a NUL-terminated arena string; NULL when it is not base64. */
+char *flux_base64_decode(arena *a, const char *s, size_t *len);
+#endif

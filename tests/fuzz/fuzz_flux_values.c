@@ -1,0 +1,79 @@
+/* fuzz_flux_values: the HelmRelease step's own parsers (src/flux): helm's --set syntax as ReplacePathValue runs it
+ * (flux_replace_path_value, plain, quoted and literal), fluxcd/pkg's composition of values (flux_chart_values)
+ * and the base64 of a Secret's data. The values that come out must emit to YAML that our loader reads back.
+ *
+ * Input format: the first line is a targetPath, the rest its value; the first byte's low bit picks literal. The
+ * same text is also a Secret's base64 data and a ConfigMap's values.yaml. NUL bytes end the input; text that is
+ * not UTF-8 is skipped (the loader refuses it before any of this runs). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flux/internal.h"
+#include "util/fsutil.h"
+#include "fuzz_common.h"
+
+static void reparse(arena *a, strtab *st, const node *n, const char *what)
+{
+    buf b = {0};
+    emit_yaml(&b, n, NULL);
+    node *back = NULL;
+    diag_detail d;
+    if (yaml_load_one_into(a, st, "emitted", b.data ? b.data : "", b.len, &back, &d) < 0)
+        fz_die(what, "the values emitted do not load back: %s\n%s", d.message, buf_cstr(&b));
+    buf_free(&b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t n = strnlen((const char *)data, size);
+    char *text = malloc(n + 1);
+    memcpy(text, data, n);
+    text[n] = 0;
+    /* what reaches these parsers was read by our loader first: valid UTF-8 */
+    if (utf8_check((const unsigned char *)text, n) != n) {
+        free(text);
+        return 0;
+    }
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    char *nl = strchr(text, '\n');
+    const char *path = text, *value = nl ? nl + 1 : "";
+    if (nl)
+        *nl = 0;
+    bool literal = n && (data[0] & 1);
+    node *inl = NULL;
+    const char *inline_yaml = "image:\n  tag: inline\nlist: [a, b, c]\nnested: {a: {b: [1, {c: d}]}}\n";
+    yaml_load_one(a, st, "inline", inline_yaml, strlen(inline_yaml), &inl);
+    /* ReplacePathValue over the inline values' maps, as the first targetPath of a HelmRelease meets them */
+    node *m = flux_merge_maps(a, NULL, inl);
+    const char *why;
+    if (flux_replace_path_value(a, m, path, value, literal, &why) == 0)
+        reparse(a, st, m, "replace_path_value");
+    else if (!why || !*why)
+        fz_die("replace_path_value", "an error without a reason");
+    /* the whole composition: a ConfigMap of this text, a Secret of it as base64, a targetPath */
+    size_t dl;
+    const char *dec = flux_base64_decode(a, value, &dl);
+    node *cm = node_map(a), *sec = node_map(a);
+    map_set(a, cm, "values.yaml", node_str(a, value));
+    map_set(a, cm, "v", node_str(a, value));
+    if (dec && strlen(dec) == dl)
+        map_set(a, sec, "values.yaml", node_str(a, dec));
+    flux_values_source src[] = {{"ConfigMap", "c", "ns", cm}, {"Secret", "s", "ns", sec}};
+    flux_values_ref refs[] = {{.kind = "ConfigMap", .name = "c"},
+                              {.kind = "Secret", .name = "s", .optional = true},
+                              {.kind = "ConfigMap", .name = "c", .key = "v", .target_path = path, .literal = literal}};
+    node *out;
+    long bad;
+    diag_detail *outer = diag_capture(&(diag_detail){0});
+    if (flux_chart_values(a, st, src, 2, "ns", inl, refs, 3, &out, &why, &bad) == 0)
+        reparse(a, st, out, "chart_values");
+    diag_restore(outer);
+    flux_shorten_name(a, text);
+    strtab_release(st);
+    arena_free(a);
+    free(text);
+    diag_reset();
+    return 0;
+}

@@ -1,0 +1,285 @@
+/* src/flux without helm: helm-controller's release names (internal/release/name_test.go, the docs' example as the
+ * code computes it) and fluxcd/pkg's values composition (chartutil/values_test.go: TestChartValuesFromReferences and
+ * TestReplacePathValue, case by case, plus the aliasing of nested inline values the research calls out). */
+#include "check.h"
+#include "flux/internal.h"
+#include "flux/sha256.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "yaml/emit.h"
+#include "yaml/load.h"
+
+TEST(flux_sha256_vectors)
+{
+    /* FIPS 180-4 examples */
+    sha256_ctx c;
+    char hex[65];
+    sha256_init(&c);
+    sha256_hex(&c, hex);
+    CHECK_STR(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    sha256_init(&c);
+    sha256_update(&c, "abc", 3);
+    sha256_hex(&c, hex);
+    CHECK_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    sha256_init(&c);
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    sha256_update(&c, two, 20);
+    sha256_update(&c, two + 20, strlen(two) - 20);
+    sha256_hex(&c, hex);
+    CHECK_STR(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+/* helm-controller internal/release/name_test.go TestShortName */
+TEST(flux_shorten_name_cases)
+{
+    arena *a = arena_new();
+    CHECK_STR(flux_shorten_name(a, "release-name"), "release-name");
+    CHECK_STR(flux_shorten_name(a, "release-name-with-very-long-name-which-is-longer-than-53-characters"),
+              "release-name-with-very-long-name-which-i-788ca0d0d7b0");
+    CHECK_STR(flux_shorten_name(a, "another-release-name-with-very-long-name-which-is-longer-than-53-characters"),
+              "another-release-name-with-very-long-name-7e72150d5a36");
+    CHECK_STR(flux_shorten_name(a, ""), "");
+    /* 53 characters stay as they are, 54 are shortened */
+    CHECK_STR(flux_shorten_name(a, "abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcdefghi"),
+              "abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcdefghi");
+    CHECK(strlen(flux_shorten_name(a, "abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcdefghij")) == 53);
+    arena_free(a);
+}
+
+/* GetReleaseName: releaseName, else [targetNamespace-]name; the docs' example as the code shortens it (research
+ * §3.3: the docs print a 41-character prefix, the code keeps 40). */
+TEST(flux_release_name_composition)
+{
+    arena *a = arena_new();
+    CHECK_STR(flux_release_name(a, NULL, NULL, "podinfo"), "podinfo");
+    CHECK_STR(flux_release_name(a, "", "", "podinfo"), "podinfo");
+    CHECK_STR(flux_release_name(a, NULL, "apps", "podinfo"), "apps-podinfo");
+    CHECK_STR(flux_release_name(a, "custom", "apps", "podinfo"), "custom");
+    CHECK_STR(flux_shorten_name(a, flux_release_name(a, NULL, "a-very-lengthy-target-namespace",
+                                                     "with-a-nice-object-name")),
+              "a-very-lengthy-target-namespace-with-a-n-97af5d7f41f3");
+    arena_free(a);
+}
+
+static node *yaml(arena *a, strtab *st, const char *text)
+{
+    node *n = NULL;
+    if (yaml_load_one(a, st, "test", text, strlen(text), &n) < 0)
+        return NULL;
+    return n;
+}
+
+static const char *json(arena *a, const node *n)
+{
+    buf b = {0};
+    emit_json(&b, n);
+    const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
+    buf_free(&b);
+    return s;
+}
+
+/* ReplacePathValue over an empty map, as JSON; "ERR: <why>" on an error. */
+static const char *replace(arena *a, const char *path, const char *value)
+{
+    node *m = node_map(a);
+    const char *why;
+    if (flux_replace_path_value(a, m, path, value, false, &why) < 0)
+        return arena_printf(a, "ERR: %s", why);
+    return json(a, m);
+}
+
+/* fluxcd/pkg chartutil/values_test.go TestReplacePathValue */
+TEST(flux_replace_path_value_cases)
+{
+    arena *a = arena_new();
+    CHECK_STR(replace(a, "outer.inner", "value"), "{\"outer\":{\"inner\":\"value\"}}");
+    CHECK_STR(replace(a, "name", "{a,b,c}"), "{\"name\":[\"a\",\"b\",\"c\"]}");
+    CHECK_STR(replace(a, "name", "value1\\,value2"), "{\"name\":\"value1,value2\"}");
+    CHECK_STR(replace(a, "merge.at.specific.path", "true"), "{\"merge\":{\"at\":{\"specific\":{\"path\":true}}}}");
+    CHECK_STR(replace(a, "merge.at.specific.path", "\"true\""),
+              "{\"merge\":{\"at\":{\"specific\":{\"path\":\"true\"}}}}");
+    CHECK_STR(replace(a, "merge.at[2]", "value"), "{\"merge\":{\"at\":[null,null,\"value\"]}}");
+    CHECK_STR(replace(a, "nodeSelector.kubernetes\\.io/role", "master"),
+              "{\"nodeSelector\":{\"kubernetes.io/role\":\"master\"}}");
+    /* helm's typedVal: ints (not with a leading 0), null, any case of true; a comma starts another assignment */
+    CHECK_STR(replace(a, "n", "42"), "{\"n\":42}");
+    CHECK_STR(replace(a, "n", "0"), "{\"n\":0}");
+    CHECK_STR(replace(a, "n", "007"), "{\"n\":\"007\"}");
+    CHECK_STR(replace(a, "n", "NULL"), "{\"n\":null}");
+    CHECK_STR(replace(a, "n", "TRUE"), "{\"n\":true}");
+    CHECK_STR(replace(a, "n", "'42'"), "{\"n\":\"42\"}");
+    CHECK_STR(replace(a, "a", "1,b=2"), "{\"a\":1,\"b\":2}");
+    CHECK_STR(replace(a, "a", ""), "{\"a\":\"\"}");
+    CHECK_STR(replace(a, "a[0].b", "x"), "{\"a\":[{\"b\":\"x\"}]}");
+    CHECK_STR(replace(a, "a", "x,"), "{\"a\":\"x\"}");
+    CHECK_STR(replace(a, "a", "1,b"), "ERR: key \"b\" has no value");
+    CHECK_STR(replace(a, "a[x]", "1"), "ERR: error parsing index: strconv.Atoi: parsing \"x\": invalid syntax");
+    CHECK_STR(replace(a, "a[-1]", "1"), "ERR: negative -1 index not allowed");
+    CHECK_STR(replace(a, "a[70000]", "1"), "ERR: index of 70000 is greater than maximum supported index of 65536");
+    CHECK_STR(replace(a, "a", "{x,y"), "ERR: list must terminate with '}'");
+    /* literal: the value whole, as a string */
+    node *m = node_map(a);
+    const char *why;
+    CHECK(flux_replace_path_value(a, m, "a.b", "1,c={d}", true, &why) == 0);
+    CHECK_STR(json(a, m), "{\"a\":{\"b\":\"1,c={d}\"}}");
+    /* a name under a value that is not a map: helm's parser panics on the conversion and reports it */
+    m = node_map(a);
+    map_set(a, m, "a", node_str(a, "text"));
+    CHECK(flux_replace_path_value(a, m, "a.b", "1", false, &why) == -1);
+    arena_free(a);
+}
+
+typedef struct values_case {
+    flux_values_source src[4];
+    size_t nsrc;
+    flux_values_ref refs[4];
+    size_t nrefs;
+    const char *inline_yaml;
+} values_case;
+
+static const char *values(arena *a, strtab *st, const values_case *vc)
+{
+    node *out;
+    const char *why;
+    long bad;
+    if (flux_chart_values(a, st, vc->src, vc->nsrc, "ns", vc->inline_yaml ? yaml(a, st, vc->inline_yaml) : NULL,
+                          vc->refs, vc->nrefs, &out, &why, &bad) < 0)
+        return arena_printf(a, "ERR[%ld]: %s", bad, why);
+    return json(a, out);
+}
+
+static node *data1(arena *a, const char *k, const char *v)
+{
+    node *d = node_map(a);
+    if (k)
+        map_set(a, d, k, node_str(a, v));
+    return d;
+}
+
+/* fluxcd/pkg chartutil/values_test.go TestChartValuesFromReferences */
+TEST(flux_chart_values_cases)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    values_case merges = {
+        .src = {{"ConfigMap", "values", "ns", data1(a, "values.yaml", "flat: value\nnested:\n  configuration: value\n")},
+                {"Secret", "values", "ns", data1(a, "values.yaml", "flat:\n  nested: value\nnested: value\n")}},
+        .nsrc = 2,
+        .refs = {{.kind = "ConfigMap", .name = "values"}, {.kind = "Secret", .name = "values"}},
+        .nrefs = 2,
+        .inline_yaml = "other: values\n"};
+    CHECK_STR(values(a, st, &merges), "{\"flat\":{\"nested\":\"value\"},\"nested\":\"value\",\"other\":\"values\"}");
+
+    values_case target = {.src = {{"Secret", "values", "ns", data1(a, "single", "value")}},
+                          .nsrc = 1,
+                          .refs = {{.kind = "Secret", .name = "values", .key = "single",
+                                    .target_path = "merge.at.specific.path"}},
+                          .nrefs = 1};
+    CHECK_STR(values(a, st, &target), "{\"merge\":{\"at\":{\"specific\":{\"path\":\"value\"}}}}");
+
+    /* "target path precedence over all": the write lands in the inline values' own list, through the map result
+     * shares with them, so the final merge of the inline values brings it back over the ConfigMap's list */
+    values_case precedence = {
+        .src = {{"ConfigMap", "values", "ns",
+                 data1(a, "values.yaml", "flat: value\nnested:\n  configuration:\n  - one\n  - two\n  - three\n")},
+                {"Secret", "values", "ns", data1(a, "key", "value")}},
+        .nsrc = 2,
+        .refs = {{.kind = "Secret", .name = "values", .key = "key", .target_path = "nested.configuration[0]"},
+                 {.kind = "ConfigMap", .name = "values"}},
+        .nrefs = 2,
+        .inline_yaml = "nested:\n  configuration:\n  - list\n  - item\n  - option\n"};
+    CHECK_STR(values(a, st, &precedence),
+              "{\"nested\":{\"configuration\":[\"value\",\"item\",\"option\"]},\"flat\":\"value\"}");
+
+    values_case array_item = {
+        .src = {{"ConfigMap", "values", "ns",
+                 data1(a, "values.yaml", "flat: value\nnested:\n  configuration:\n  - list\n  - item\n  - option\n")},
+                {"Secret", "values", "ns", data1(a, "values.yaml", "foo")}},
+        .nsrc = 2,
+        .refs = {{.kind = "ConfigMap", .name = "values"},
+                 {.kind = "Secret", .name = "values", .target_path = "nested.configuration[1]"}},
+        .nrefs = 2,
+        .inline_yaml = "other: values\n"};
+    CHECK_STR(values(a, st, &array_item),
+              "{\"flat\":\"value\",\"nested\":{\"configuration\":[\"list\",\"foo\",\"option\"]},\"other\":\"values\"}");
+
+    values_case missing_secret = {.refs = {{.kind = "Secret", .name = "missing"}}, .nrefs = 1};
+    CHECK_STR(values(a, st, &missing_secret), "ERR[0]: could not resolve Secret chart values reference 'ns/missing' "
+                                              "with key 'values.yaml': resource not found (not in the package)");
+    values_case optional_secret = {.refs = {{.kind = "Secret", .name = "missing", .optional = true}}, .nrefs = 1};
+    CHECK_STR(values(a, st, &optional_secret), "{}");
+    values_case missing_cm = {.refs = {{.kind = "ConfigMap", .name = "missing"}}, .nrefs = 1};
+    CHECK(!strncmp(values(a, st, &missing_cm), "ERR[0]: could not resolve ConfigMap", 35));
+    values_case optional_cm = {.refs = {{.kind = "ConfigMap", .name = "missing", .optional = true}}, .nrefs = 1};
+    CHECK_STR(values(a, st, &optional_cm), "{}");
+    values_case missing_key = {.src = {{"Secret", "values", "ns", data1(a, NULL, NULL)}},
+                               .nsrc = 1,
+                               .refs = {{.kind = "Secret", .name = "values", .key = "nonexisting"}},
+                               .nrefs = 1};
+    CHECK_STR(values(a, st, &missing_key), "ERR[0]: could not resolve Secret chart values reference 'ns/values' with "
+                                           "key 'nonexisting': key not found");
+    missing_key.src[0].kind = "ConfigMap";
+    missing_key.refs[0].kind = "ConfigMap";
+    CHECK(!strncmp(values(a, st, &missing_key), "ERR[0]: could not resolve ConfigMap", 35));
+    values_case unsupported = {.refs = {{.kind = "Unsupported", .name = "x"}}, .nrefs = 1};
+    CHECK(strstr(values(a, st, &unsupported), "unsupported values reference kind") != NULL);
+    values_case invalid = {.src = {{"ConfigMap", "values", "ns", data1(a, "values.yaml", "\ninvalid")}},
+                           .nsrc = 1,
+                           .refs = {{.kind = "ConfigMap", .name = "values"}},
+                           .nrefs = 1};
+    CHECK(strstr(values(a, st, &invalid), "failed to read values data") != NULL);
+    /* an object in another namespace is not the one the release names */
+    values_case other_ns = {.src = {{"ConfigMap", "values", "elsewhere", data1(a, "values.yaml", "a: 1")}},
+                            .nsrc = 1,
+                            .refs = {{.kind = "ConfigMap", .name = "values"}},
+                            .nrefs = 1};
+    CHECK(strstr(values(a, st, &other_ns), "resource not found") != NULL);
+    strtab_release(st);
+    arena_free(a);
+}
+
+/* The research's quirk (§3.4): a targetPath write under a parent the inline values also hold survives their final
+ * merge; one at the top level, or under a parent they lack, is overridden by them. */
+TEST(flux_chart_values_target_path_aliasing)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    values_case nested = {.src = {{"Secret", "s", "ns", data1(a, "tag", "from-secret")}},
+                          .nsrc = 1,
+                          .refs = {{.kind = "Secret", .name = "s", .key = "tag", .target_path = "image.tag"}},
+                          .nrefs = 1,
+                          .inline_yaml = "image:\n  tag: inline\n"};
+    CHECK_STR(values(a, st, &nested), "{\"image\":{\"tag\":\"from-secret\"}}");
+    values_case top = {.src = {{"Secret", "s", "ns", data1(a, "tag", "from-secret")}},
+                       .nsrc = 1,
+                       .refs = {{.kind = "Secret", .name = "s", .key = "tag", .target_path = "tag"}},
+                       .nrefs = 1,
+                       .inline_yaml = "tag: inline\n"};
+    CHECK_STR(values(a, st, &top), "{\"tag\":\"inline\"}");
+    /* a later plain reference overrides a top-level write; under a shared parent the inline values bring it back */
+    values_case later = {.src = {{"Secret", "s", "ns", data1(a, "tag", "from-secret")},
+                                 {"ConfigMap", "c", "ns", data1(a, "values.yaml", "image:\n  tag: from-cm\nx: cm\n")}},
+                         .nsrc = 2,
+                         .refs = {{.kind = "Secret", .name = "s", .key = "tag", .target_path = "image.tag"},
+                                  {.kind = "Secret", .name = "s", .key = "tag", .target_path = "x"},
+                                  {.kind = "ConfigMap", .name = "c"}},
+                         .nrefs = 3,
+                         .inline_yaml = "image:\n  pull: Always\n"};
+    CHECK_STR(values(a, st, &later), "{\"image\":{\"pull\":\"Always\",\"tag\":\"from-secret\"},\"x\":\"cm\"}");
+    strtab_release(st);
+    arena_free(a);
+}
+
+TEST(flux_base64)
+{
+    arena *a = arena_new();
+    size_t n;
+    CHECK_STR(flux_base64_decode(a, "aGVsbG8=", &n), "hello");
+    CHECK(n == 5);
+    CHECK_STR(flux_base64_decode(a, "", &n), "");
+    CHECK_STR(flux_base64_decode(a, "YWI=", &n), "ab");
+    CHECK(flux_base64_decode(a, "aGVsbG8", &n) == NULL);
+    CHECK(flux_base64_decode(a, "aG=sbG8=", &n) == NULL);
+    CHECK(flux_base64_decode(a, "a$==", &n) == NULL);
+    arena_free(a);
+}
