@@ -18,8 +18,9 @@ export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev zlib1g-dev unzip git procps ca-certificates
 # tests only: clang with libFuzzer for the fuzz targets; GNU time for the peak-memory check of a child-output case;
 # an OCI registry for the helm fetching tests (tests/helmfetch starts its own, on 127.0.0.1); python3 writes the
-# security suite's crafted chart archives and git histories byte by byte (tests/security/chart-tgz.py, git-memory)
-TEST_DEBS  := clang libclang-rt-14-dev time docker-registry python3
+# security suite's crafted chart archives and git histories byte by byte (tests/security/chart-tgz.py, git-memory);
+# unicode-data is the Unicode database src/starlark/unicode_tables.h is generated from (tests/starlark regenerates it)
+TEST_DEBS  := clang libclang-rt-14-dev time docker-registry python3 unicode-data
 # make bench only: valgrind counts the instructions of a run (callgrind)
 BENCH_DEBS := valgrind
 # A fast start: every shared library costs each run its mapping, relocations and symbol lookups, and Argo CD starts
