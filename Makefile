@@ -22,8 +22,9 @@ DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev lib
 # security suite's crafted chart archives and git histories byte by byte (tests/security/chart-tgz.py, git-memory)
 # and runs the params suite's git smart-HTTP server (git http-backend behind tests/params/git-http.py); curl is that
 # suite's HTTP client; python3-yaml reads helm's and our YAML streams back in tests/flux/expect.py (what
-# helm-controller installs); gnupg makes the keys tests/flux signs charts with (helm-verify-prov)
-TEST_DEBS  := clang libclang-rt-14-dev time docker-registry python3 curl python3-yaml gnupg
+# helm-controller installs); gnupg makes the keys tests/flux signs charts with (helm-verify-prov); unicode-data is
+# the Unicode database src/starlark/unicode_tables.h is generated from (tests/starlark regenerates it)
+TEST_DEBS  := clang libclang-rt-14-dev time docker-registry python3 curl python3-yaml gnupg unicode-data
 # make bench only: valgrind counts the instructions of a run (callgrind)
 BENCH_DEBS := valgrind
 # A fast start: every shared library costs each run its mapping, relocations and symbol lookups, and Argo CD starts

@@ -10,6 +10,29 @@ sl_val mk_dict(sl_vm *vm, int type)
     return (sl_val)d;
 }
 
+static void reindex(sl_vm *vm, sl_dict_o *d, uint32_t cap);
+
+/* a dict with room for n entries: a host converting a map of n keys (most of a resource's maps have one to three)
+ * spares the 8 entries a dict otherwise starts with, and the copies of its growth; as after growth, more than 8
+ * entries come with their index */
+sl_val sl_dict_sized(sl_vm *vm, size_t n)
+{
+    sl_val dv = mk_dict(vm, SL_DICT);
+    if (!n)
+        return dv;
+    vm_check_len(vm, n, "a dict");
+    sl_dict_o *d = AS(sl_dict_o, dv);
+    d->e = vm_alloc_raw(vm, n * sizeof *d->e);
+    d->cap = n;
+    if (n > 8) {
+        uint32_t ic = 16;
+        while (ic < n * 2)
+            ic *= 2;
+        reindex(vm, d, ic);
+    }
+    return dv;
+}
+
 static void reindex(sl_vm *vm, sl_dict_o *d, uint32_t cap)
 {
     d->idx = vm_alloc_raw(vm, (size_t)cap * sizeof(int32_t));

@@ -523,9 +523,12 @@ static bool contains(sl_vm *vm, sl_val x, sl_val y)
     case SL_RANGE: {
         sl_range_o *r = AS(sl_range_o, y);
         int64_t i;
-        if (TYPE(x) == SL_FLOAT) {
+        if (TYPE(x) == SL_FLOAT) { /* go's NumberToInt: truncated (2.5 in range(3)); no int for inf or NaN */
             double d = AS(sl_float_o, x)->d;
-            if (d != trunc(d) || !(fabs(d) < 9e18))
+            if (!isfinite(d))
+                sl_fail(vm, "'in <range>' requires integer as left operand, not float");
+            d = trunc(d);
+            if (!(fabs(d) < 9e18))
                 return false;
             i = (int64_t)d;
         } else if (TYPE(x) != SL_INT)

@@ -70,6 +70,7 @@ sl_val sl_list(sl_vm *vm, size_t cap);
 void sl_list_append(sl_vm *vm, sl_val list, sl_val v);
 sl_val sl_tuple(sl_vm *vm, size_t n, const sl_val *items);
 sl_val sl_dict(sl_vm *vm);
+sl_val sl_dict_sized(sl_vm *vm, size_t n); /* with room for n entries */
 void sl_dict_set(sl_vm *vm, sl_val dict, sl_val k, sl_val v);
 sl_val sl_builtin(sl_vm *vm, const char *name, sl_native fn, void *data);
 /* a struct (kpt's ctx, modules): fixed named fields */

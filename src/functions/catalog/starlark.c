@@ -135,7 +135,7 @@ static sl_val to_value(conv *cv, const node *n)
 {
     sl_val v;
     if (is_map(n)) {
-        v = sl_dict(cv->vm);
+        v = sl_dict_sized(cv->vm, node_len(n));
         for (uint32_t i = 0; i < node_len(n); i++) {
             const node *k = map_key(n, i);
             sl_dict_set(cv->vm, v, key_value(cv, k), to_value(cv, map_val(n, i)));
