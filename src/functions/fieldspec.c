@@ -3,14 +3,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool fieldspec_applies(const fieldspec *fs, const resource *r)
+fieldspec_gvk fieldspec_gvk_of(const resource *r)
+{
+    return (fieldspec_gvk){res_kind(r), res_api_version(r)};
+}
+
+bool fieldspec_applies_gvk(const fieldspec *fs, const fieldspec_gvk *g)
 {
     if (fs->kind && *fs->kind) {
-        const char *k = res_kind(r);
+        const char *k = g->kind;
         if (!k || strcmp(k, fs->kind))
             return false;
     }
-    const char *av = res_api_version(r);
+    const char *av = g->api_version;
     const char *slash = av ? strrchr(av, '/') : NULL;
     if (fs->group) {
         size_t gl = slash ? (size_t)(slash - av) : 0;
@@ -23,6 +28,12 @@ bool fieldspec_applies(const fieldspec *fs, const resource *r)
             return false;
     }
     return true;
+}
+
+bool fieldspec_applies(const fieldspec *fs, const resource *r)
+{
+    fieldspec_gvk g = fieldspec_gvk_of(r);
+    return fieldspec_applies_gvk(fs, &g);
 }
 
 /* Next segment of a path: "\/" is a literal slash; a trailing "[]" marks a sequence, which is walked when present
