@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "yaml/scalar.h"
+
 fieldspec_gvk fieldspec_gvk_of(const resource *r)
 {
     return (fieldspec_gvk){res_kind(r), res_api_version(r)};
@@ -128,7 +130,8 @@ int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
         if (!is_scalar(k) || !is_scalar(v))
             return fn_fail(c, v, "%s must be a map of strings (\"%s\" is not a string)", what,
                            is_scalar(k) ? scalar(k) : "?");
-        out->v[out->n++] = (kv){scalar(k), scalar(v), v};
+        out->v[out->n++] = (kv){scalar(k), scalar(v), v, node_key_shared(c->a, scalar(k), 0),
+                                scalar_facts(scalar(v), scalar_len(v))};
     }
     qsort(out->v, out->n, sizeof *out->v, cmp_kv);
     return 0;
@@ -157,8 +160,8 @@ int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pair
             continue;
         if (is_scalar(old) && !strcmp(scalar(old), pairs->v[i].value))
             continue;
-        /* the strings live in the config tree, in the same arena: share them across objects */
-        map_set_str_ref(a, m, pairs->v[i].key, pairs->v[i].value);
+        /* the strings live in the config tree, in the same arena: share them across objects, and their facts */
+        map_set_str_ref_key(a, m, pairs->v[i].key_node, pairs->v[i].value, pairs->v[i].value_facts);
         changed++;
     }
     return changed;

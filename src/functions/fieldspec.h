@@ -33,6 +33,8 @@ int fieldspec_visit(arena *a, node *root, const char *path, bool create, field_f
 typedef struct kv {
     const char *key, *value;
     const node *at;
+    node *key_node;       /* one shared key node (node_key_shared) for every object the pair goes on */
+    unsigned value_facts; /* scalar_facts of the value, found once for all of them */
 } kv;
 typedef struct kvlist {
     kv *v;

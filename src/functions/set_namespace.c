@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "functions/function.h"
+#include "yaml/scalar.h"
 
 #define UPSTREAM_ID "internal.kpt.dev/upstream-identifier"
 #define DEPENDS_ON "config.kubernetes.io/depends-on"
@@ -243,7 +244,6 @@ static int origin_of(fn_ctx *c, const resource *r, origin_t *o)
     return 0;
 }
 
-/* A small sorted-on-demand set of strings (namespaces: few distinct values). */
 /* A set of texts, for the messages and the RoleBinding subjects. One is added per changed field, so an add must not
  * scan the set (a scan made the function quadratic where every object has a namespace of its own): an add appends
  * unless the text is the last one added, and the array is sorted and freed of repeats when it is read, or when it
@@ -321,7 +321,9 @@ static const char *set_list(arena *a, strset *s)
 typedef struct walk {
     fn_ctx *c;
     const char *newns;
-    const char *matcher; /* NULL: replace-all mode */
+    unsigned newns_facts; /* scalar_facts(newns), once for every field it goes in */
+    node *ns_key;         /* one shared "namespace" key node for the pairs this run adds */
+    const char *matcher;  /* NULL: replace-all mode */
     strset old;          /* values this run replaced */
     strset moved;        /* namespaces items were moved out of (metadata.namespace, Namespace names) */
     int count;
@@ -358,7 +360,10 @@ static void visit(walk *w, const resource *r, node *parent, const char *key, con
     if (home)
         set_add(w->c->a, &w->moved, eff);
     /* key is a literal and the new namespace a text of the config, which lives as long as the tree */
-    map_set_str_ref(w->c->a, parent, key, w->newns);
+    if (!strcmp(key, "namespace"))
+        map_set_str_ref_key(w->c->a, parent, w->ns_key, w->newns, w->newns_facts);
+    else
+        map_set_str_ref_facts(w->c->a, parent, key, scalar_facts(key, strlen(key)), w->newns, w->newns_facts);
     w->count++;
 }
 
@@ -587,7 +592,8 @@ static int run(fn_ctx *c)
     bool v03 = !before_030 && before_040;
     if (before_042 && !v03)
         matcher = ""; /* no namespaceMatcher before v0.3.0, and v0.4.0-0.4.1 did not read it */
-    walk w = {.c = c, .newns = newns, .matcher = *matcher ? matcher : NULL};
+    walk w = {.c = c, .newns = newns, .newns_facts = scalar_facts(newns, strlen(newns)),
+              .ns_key = node_key_shared(c->a, "namespace", 0), .matcher = *matcher ? matcher : NULL};
     if (era_a)
         for (size_t i = 0; i < c->items->n; i++)
             if (c->items->v[i] && res_annotation(c->items->v[i], "config.kubernetes.io/local-config"))
@@ -631,7 +637,9 @@ static int run(fn_ctx *c)
         if (!r || is_local_config(r))
             continue;
         origin_t o;
-        int has = origin_of(c, r, &o);
+        /* the item's own identity is not needed here: only whether it has the annotation, and what that says */
+        const char *id = res_annotation(r, UPSTREAM_ID);
+        int has = id && *id ? origin_of(c, r, &o) : 0;
         if (has < 0)
             return -1;
         if (!has) {
@@ -662,27 +670,42 @@ static int run(fn_ctx *c)
     }
 
     /* Cluster-scoped objects with namespace fields first, then namespaced objects, as the SDK visits them. */
+    /* whether each item is local config, and whether it is namespaced, read once for the three walks below: they
+     * change namespace fields only, and only of namespaced items, which stay namespaced */
+    bool *local = arena_alloc(c->a, 2 * c->items->n + 1), *namespaced = local + c->items->n;
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (r && !is_local_config(r) && !is_namespaced(r) && visit_cluster_scoped(&w, r) < 0)
+        local[i] = r && is_local_config(r);
+        namespaced[i] = r && !local[i] && is_namespaced(r);
+    }
+    for (size_t i = 0; i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (r && !local[i] && !namespaced[i] && visit_cluster_scoped(&w, r) < 0)
             return -1;
     }
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (!r || is_local_config(r) || !is_namespaced(r))
+        if (!r || local[i] || !namespaced[i])
             continue;
         if (v03 && !namespace_node(r))
             continue; /* v0.3.x changed existing namespace fields only */
+        /* only the origin's namespace is used: an item without the annotation needs no identity made */
+        const char *id = res_annotation(r, UPSTREAM_ID), *ons;
         origin_t o;
-        if (origin_of(c, r, &o) < 0)
-            return -1;
+        if (id && *id) {
+            if (origin_of(c, r, &o) < 0)
+                return -1;
+            ons = o.ns;
+        } else {
+            ons = effective_namespace(r);
+        }
         node *md = map_ensure_map(c->a, r->root, "metadata");
         if (md)
-            visit(&w, r, md, "namespace", o.ns, true);
+            visit(&w, r, md, "namespace", ons, true);
     }
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (r && !is_local_config(r) && is_namespaced(r) && !strcmp(str_or_empty(res_kind(r)), "RoleBinding"))
+        if (r && namespaced[i] && !strcmp(str_or_empty(res_kind(r)), "RoleBinding"))
             visit_rolebinding_subjects(&w, r);
     }
 

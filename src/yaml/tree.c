@@ -711,8 +711,10 @@ node *map_set(arena *a, node *m, const char *key, node *val)
     return val;
 }
 
-/* Shared by the copying and the referencing setter: copy says whether key and val must be copied. */
-static node *set_str(arena *a, node *m, const char *key, const char *val, bool copy)
+/* Shared by the copying and the referencing setters: copy says whether key and val must be copied; kf and vf are
+ * the facts of key and val when the caller knows them (0: found when asked for). */
+static node *set_str(arena *a, node *m, const char *key, const char *val, bool copy, unsigned kf, unsigned vf,
+                     node *keynode)
 {
     long i = map_index(m, key);
     if (i >= 0) {
@@ -721,7 +723,7 @@ static node *set_str(arena *a, node *m, const char *key, const char *val, bool c
             return old;
         if (old->kind == N_SCALAR) {
             /* An edited scalar becomes a string we made; its comment stays. */
-            set_text(old, copy ? arena_strdup(a, val) : val, 0);
+            set_text(old, copy ? arena_strdup(a, val) : val, vf);
             if (old->style != ST_SINGLE && old->style != ST_DOUBLE)
                 old->style = ST_STRING;
             if (node_ext(old))
@@ -731,21 +733,39 @@ static node *set_str(arena *a, node *m, const char *key, const char *val, bool c
     }
     if (copy)
         return map_set(a, m, key, node_str(a, val));
-    node *v = node_str_ref(a, val);
+    node *v = node_scalar_shared(a, val, ST_STRING, vf);
     if (i >= 0)
         return map_set(a, m, key, v);
-    map_append(a, m, node_scalar_shared(a, key, ST_PLAIN, 0), v);
+    map_append(a, m, keynode ? keynode : node_scalar_shared(a, key, ST_PLAIN, kf), v);
     return v;
 }
 
 node *map_set_str(arena *a, node *m, const char *key, const char *val)
 {
-    return set_str(a, m, key, val, true);
+    return set_str(a, m, key, val, true, 0, 0, NULL);
 }
 
 node *map_set_str_ref(arena *a, node *m, const char *key, const char *val)
 {
-    return set_str(a, m, key, val, false);
+    return set_str(a, m, key, val, false, 0, 0, NULL);
+}
+
+node *map_set_str_ref_facts(arena *a, node *m, const char *key, unsigned key_facts, const char *val,
+                            unsigned val_facts)
+{
+    return set_str(a, m, key, val, false, key_facts, val_facts, NULL);
+}
+
+node *node_key_shared(arena *a, const char *text, unsigned facts)
+{
+    node *k = node_scalar_shared(a, text, ST_PLAIN, facts ? facts : scalar_facts(text, strlen(text)));
+    k->shared = 1;
+    return k;
+}
+
+node *map_set_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts)
+{
+    return set_str(a, m, key->str, val, false, key->facts, val_facts, key);
 }
 
 void map_set_shared(arena *a, node *m, node *key, node *val)
