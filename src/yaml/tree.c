@@ -572,6 +572,22 @@ long map_index(const node *m, const char *key)
     return -1;
 }
 
+node *map_get_n(const node *m, const char *key, size_t len)
+{
+    if (!m || m->kind != N_MAP || !len)
+        return NULL;
+    const struct kids *k = nkids(m);
+    for (uint32_t i = 0; k && i < k->n; i++) {
+        const node *kn = k->v[2 * i];
+        if (kn->kind != N_SCALAR)
+            continue;
+        const char *s = nstr(kn);
+        if (s[0] == key[0] && strncmp(s, key, len) == 0 && s[len] == 0)
+            return k->v[2 * i + 1];
+    }
+    return NULL;
+}
+
 node *map_get(const node *m, const char *key)
 {
     long i = map_index(m, key);
@@ -766,6 +782,13 @@ node *node_key_shared(arena *a, const char *text, unsigned facts)
 node *map_set_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts)
 {
     return set_str(a, m, key->str, val, false, key->facts, val_facts, key);
+}
+
+node *map_append_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts)
+{
+    node *v = node_scalar_shared(a, val, ST_STRING, val_facts);
+    map_append(a, m, key, v);
+    return v;
 }
 
 void map_set_shared(arena *a, node *m, node *key, node *val)

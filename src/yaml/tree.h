@@ -116,6 +116,8 @@ node *map_key_own(arena *a, node *m, uint32_t i);
 node *map_val(const node *m, uint32_t i);
 void map_set_val(node *m, uint32_t i, node *val);
 node *map_get(const node *m, const char *key);
+/* The same for the key key[0..len), which need not end there (len > 0). */
+node *map_get_n(const node *m, const char *key, size_t len);
 long map_index(const node *m, const char *key);
 /* Sets key to val: replaces the value in place if the key exists, else appends. Returns val. */
 node *map_set(arena *a, node *m, const char *key, node *val);
@@ -134,6 +136,8 @@ node *node_key_shared(arena *a, const char *text, unsigned facts);
 /* map_set_str_ref for the text of such a key: a missing pair is appended with the key node itself, which saves a
  * node a pair on every object. */
 node *map_set_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts);
+/* The same for a key the caller knows m does not hold: appended without looking. */
+node *map_append_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts);
 /* Room for extra more entries in a map or sequence, made at once and exactly: for a caller that knows how many it
  * is about to add (labels, annotations, stamps), which would otherwise grow the entries by doubling. */
 void map_reserve(arena *a, node *c, uint32_t extra);
