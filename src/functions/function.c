@@ -21,6 +21,18 @@ static void result_add(fn_ctx *c, enum severity sev, const resource *r, const ch
     rs->v[rs->n++] = (fn_result){sev, arena_strdup(c->a, msg), r, field ? arena_strdup(c->a, field) : NULL};
 }
 
+void fn_result_add_text(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *text)
+{
+    if (!c->results)
+        return;
+    fn_results *rs = c->results;
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? rs->cap * 2 : 16;
+        rs->v = xrealloc(rs->v, rs->cap * sizeof *rs->v);
+    }
+    rs->v[rs->n++] = (fn_result){sev, text, r, field};
+}
+
 void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
 {
     va_list ap;

@@ -85,6 +85,9 @@ bool fn_host_skips_validator(const fn_host *h, const char *fn);
 /* helpers for function bodies */
 void fn_result_add(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The same with a message already made: text and field are kept as they are (no copy, no formatting), so they
+ * must live as long as c->a. For a result repeated per item (the same text many times). */
+void fn_result_add_text(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *text);
 /* For a failure whose result the catalog's release establishes (its wording at the step's version, as its recorded
  * results show): records that result, and marks the failure as reported, so results.yaml carries it instead of
  * the generic error result made from our message. Call it just before fn_fail()ing; stderr keeps our line. The

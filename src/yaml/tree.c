@@ -22,17 +22,24 @@ struct strtab {
     arena *a;
     struct slot *slots;
     size_t cap, used;
-    uint64_t seed; /* hash_seed() */
-    /* the shared key nodes (key_shared), found by their text's address: one per distinct key, so a few hundred
-     * where the slots hold every short value */
+    uint64_t seed; /* FIXED_SEED, or hash_seed() once a probe ran past PROBE_LIMIT */
+    bool reseeded;
+    /* the shared key nodes (key_shared), found by their text's hash (an address would make the probes, and so
+     * the work, differ from run to run): one per distinct key, so a few hundred where the slots hold every short
+     * value */
     node **keys;
     size_t keys_cap, keys_used;
 };
 
-/* The hash starts from a secret drawn once per process: its rounds are public and invertible, so with a fixed
- * start a package author could compute a few hundred thousand short values that all land on one run of slots
- * (each insert then probes past all the others: a 4 MB file took 45 s of CPU where 0.6 s is normal). Nothing the
- * program prints depends on where a text sits in the table, so the output stays the same. */
+/* The hash's rounds are public and invertible, so with a fixed start a package author could compute a few hundred
+ * thousand short values that all land on one run of slots (each insert then probes past all the others: a 4 MB
+ * file took 45 s of CPU where 0.6 s is normal). A table starts from a fixed seed, so that the work of a render is
+ * the same on every run of the same input (make bench compares instruction counts), and draws a secret seed, once,
+ * the first time an insert or a lookup probes past PROBE_LIMIT slots: an ordinary input never does (at half load,
+ * runs that long do not happen by chance), a crafted one loses its collisions to a start it cannot know. Nothing
+ * the program prints depends on where a text sits in the table, so the output stays the same either way. */
+#define FIXED_SEED 0x2545f4914f6cdd1dull
+#define PROBE_LIMIT 48
 static uint64_t hash_seed(void)
 {
     static uint64_t seed;
@@ -87,7 +94,7 @@ strtab *strtab_new(arena *a)
     strtab *t = arena_alloc(a, sizeof *t);
     t->a = a;
     t->cap = 1024;
-    t->seed = hash_seed();
+    t->seed = FIXED_SEED;
     t->slots = xmalloc(t->cap * sizeof *t->slots);
     memset(t->slots, 0, t->cap * sizeof *t->slots);
     return t;
@@ -103,9 +110,11 @@ void strtab_release(strtab *t)
     t->keys = NULL;
 }
 
-static void strtab_grow(strtab *t)
+static void keys_rehash(strtab *t, size_t cap);
+
+/* The slots again at cap (the same or twice as many) with the current seed. */
+static void strtab_rehash(strtab *t, size_t cap)
 {
-    size_t cap = t->cap * 2;
     struct slot *slots = xmalloc(cap * sizeof *slots);
     memset(slots, 0, cap * sizeof *slots);
     for (size_t i = 0; i < t->cap; i++) {
@@ -121,11 +130,31 @@ static void strtab_grow(strtab *t)
     t->cap = cap;
 }
 
+static void strtab_grow(strtab *t)
+{
+    strtab_rehash(t, t->cap * 2);
+}
+
+/* A probe ran past PROBE_LIMIT slots: the texts were chosen to collide under the fixed seed. A secret one from
+ * now on, for the texts and the keys; once only (a second long run is chance, and the limit stops nothing then). */
+static bool strtab_reseed(strtab *t)
+{
+    if (t->reseeded)
+        return false;
+    t->reseeded = true;
+    t->seed = hash_seed();
+    strtab_rehash(t, t->cap);
+    if (t->keys_cap)
+        keys_rehash(t, t->keys_cap);
+    return true;
+}
+
 const char *intern_facts(strtab *t, const char *s, size_t n, unsigned *facts)
 {
     if (t->used * 2 >= t->cap)
         strtab_grow(t);
-    size_t j = hash_bytes(t->seed, s, n) & (t->cap - 1);
+again:;
+    size_t j = hash_bytes(t->seed, s, n) & (t->cap - 1), probes = 0;
     while (t->slots[j].s) {
         if (t->slots[j].len == n && memcmp(t->slots[j].s, s, n) == 0) {
             if (facts) {
@@ -136,6 +165,8 @@ const char *intern_facts(strtab *t, const char *s, size_t n, unsigned *facts)
             return t->slots[j].s;
         }
         j = (j + 1) & (t->cap - 1);
+        if (++probes == PROBE_LIMIT && strtab_reseed(t))
+            goto again;
     }
     struct slot *sl = &t->slots[j];
     sl->s = arena_strndup(t->a, s, n);
@@ -152,34 +183,40 @@ const char *intern(strtab *t, const char *s, size_t n)
     return intern_facts(t, s, n, NULL);
 }
 
-static size_t ptr_slot(const char *p, size_t cap)
+static size_t key_slot(const strtab *t, const char *text, size_t cap)
 {
-    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
-    return (size_t)(h >> 32) & (cap - 1);
+    return hash_bytes(t->seed, text, strlen(text)) & (cap - 1);
+}
+
+static void keys_rehash(strtab *t, size_t cap)
+{
+    node **keys = xmalloc(cap * sizeof *keys);
+    memset(keys, 0, cap * sizeof *keys);
+    for (size_t i = 0; i < t->keys_cap; i++) {
+        if (!t->keys[i])
+            continue;
+        size_t j = key_slot(t, t->keys[i]->str, cap);
+        while (keys[j])
+            j = (j + 1) & (cap - 1);
+        keys[j] = t->keys[i];
+    }
+    xfree(t->keys);
+    t->keys = keys;
+    t->keys_cap = cap;
 }
 
 node *key_shared(strtab *t, const char *text, unsigned facts)
 {
-    if (t->keys_used * 2 >= t->keys_cap) {
-        size_t cap = t->keys_cap ? t->keys_cap * 2 : 256;
-        node **keys = xmalloc(cap * sizeof *keys);
-        memset(keys, 0, cap * sizeof *keys);
-        for (size_t i = 0; i < t->keys_cap; i++) {
-            if (!t->keys[i])
-                continue;
-            size_t j = ptr_slot(t->keys[i]->str, cap);
-            while (keys[j])
-                j = (j + 1) & (cap - 1);
-            keys[j] = t->keys[i];
-        }
-        xfree(t->keys);
-        t->keys = keys;
-        t->keys_cap = cap;
-    }
-    size_t j = ptr_slot(text, t->keys_cap);
-    for (; t->keys[j]; j = (j + 1) & (t->keys_cap - 1))
+    if (t->keys_used * 2 >= t->keys_cap)
+        keys_rehash(t, t->keys_cap ? t->keys_cap * 2 : 256);
+again:;
+    size_t j = key_slot(t, text, t->keys_cap), probes = 0;
+    for (; t->keys[j]; j = (j + 1) & (t->keys_cap - 1)) {
         if (t->keys[j]->str == text)
             return t->keys[j];
+        if (++probes == PROBE_LIMIT && strtab_reseed(t))
+            goto again;
+    }
     /* in the strtab's arena: it outlives every tree whose keys the strtab interned */
     node *k = arena_alloc16(t->a);
     k->kind = N_SCALAR;
@@ -535,6 +572,22 @@ long map_index(const node *m, const char *key)
     return -1;
 }
 
+node *map_get_n(const node *m, const char *key, size_t len)
+{
+    if (!m || m->kind != N_MAP || !len)
+        return NULL;
+    const struct kids *k = nkids(m);
+    for (uint32_t i = 0; k && i < k->n; i++) {
+        const node *kn = k->v[2 * i];
+        if (kn->kind != N_SCALAR)
+            continue;
+        const char *s = nstr(kn);
+        if (s[0] == key[0] && strncmp(s, key, len) == 0 && s[len] == 0)
+            return k->v[2 * i + 1];
+    }
+    return NULL;
+}
+
 node *map_get(const node *m, const char *key)
 {
     long i = map_index(m, key);
@@ -674,8 +727,10 @@ node *map_set(arena *a, node *m, const char *key, node *val)
     return val;
 }
 
-/* Shared by the copying and the referencing setter: copy says whether key and val must be copied. */
-static node *set_str(arena *a, node *m, const char *key, const char *val, bool copy)
+/* Shared by the copying and the referencing setters: copy says whether key and val must be copied; kf and vf are
+ * the facts of key and val when the caller knows them (0: found when asked for). */
+static node *set_str(arena *a, node *m, const char *key, const char *val, bool copy, unsigned kf, unsigned vf,
+                     node *keynode)
 {
     long i = map_index(m, key);
     if (i >= 0) {
@@ -684,7 +739,7 @@ static node *set_str(arena *a, node *m, const char *key, const char *val, bool c
             return old;
         if (old->kind == N_SCALAR) {
             /* An edited scalar becomes a string we made; its comment stays. */
-            set_text(old, copy ? arena_strdup(a, val) : val, 0);
+            set_text(old, copy ? arena_strdup(a, val) : val, vf);
             if (old->style != ST_SINGLE && old->style != ST_DOUBLE)
                 old->style = ST_STRING;
             if (node_ext(old))
@@ -694,21 +749,46 @@ static node *set_str(arena *a, node *m, const char *key, const char *val, bool c
     }
     if (copy)
         return map_set(a, m, key, node_str(a, val));
-    node *v = node_str_ref(a, val);
+    node *v = node_scalar_shared(a, val, ST_STRING, vf);
     if (i >= 0)
         return map_set(a, m, key, v);
-    map_append(a, m, node_scalar_shared(a, key, ST_PLAIN, 0), v);
+    map_append(a, m, keynode ? keynode : node_scalar_shared(a, key, ST_PLAIN, kf), v);
     return v;
 }
 
 node *map_set_str(arena *a, node *m, const char *key, const char *val)
 {
-    return set_str(a, m, key, val, true);
+    return set_str(a, m, key, val, true, 0, 0, NULL);
 }
 
 node *map_set_str_ref(arena *a, node *m, const char *key, const char *val)
 {
-    return set_str(a, m, key, val, false);
+    return set_str(a, m, key, val, false, 0, 0, NULL);
+}
+
+node *map_set_str_ref_facts(arena *a, node *m, const char *key, unsigned key_facts, const char *val,
+                            unsigned val_facts)
+{
+    return set_str(a, m, key, val, false, key_facts, val_facts, NULL);
+}
+
+node *node_key_shared(arena *a, const char *text, unsigned facts)
+{
+    node *k = node_scalar_shared(a, text, ST_PLAIN, facts ? facts : scalar_facts(text, strlen(text)));
+    k->shared = 1;
+    return k;
+}
+
+node *map_set_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts)
+{
+    return set_str(a, m, key->str, val, false, key->facts, val_facts, key);
+}
+
+node *map_append_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts)
+{
+    node *v = node_scalar_shared(a, val, ST_STRING, val_facts);
+    map_append(a, m, key, v);
+    return v;
 }
 
 void map_set_shared(arena *a, node *m, node *key, node *val)

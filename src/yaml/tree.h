@@ -116,6 +116,8 @@ node *map_key_own(arena *a, node *m, uint32_t i);
 node *map_val(const node *m, uint32_t i);
 void map_set_val(node *m, uint32_t i, node *val);
 node *map_get(const node *m, const char *key);
+/* The same for the key key[0..len), which need not end there (len > 0). */
+node *map_get_n(const node *m, const char *key, size_t len);
 long map_index(const node *m, const char *key);
 /* Sets key to val: replaces the value in place if the key exists, else appends. Returns val. */
 node *map_set(arena *a, node *m, const char *key, node *val);
@@ -123,6 +125,19 @@ node *map_set_str(arena *a, node *m, const char *key, const char *val);
 /* The same without copying key and val: both must live as long as the tree (arena or static strings). Many
  * objects then share one copy of a label or annotation, as strings are never edited in place. */
 node *map_set_str_ref(arena *a, node *m, const char *key, const char *val);
+/* The same with the facts of key and val (scalar_facts) computed once by the caller: a function that sets the same
+ * pair on every object spares the emit finding them again for each. */
+node *map_set_str_ref_facts(arena *a, node *m, const char *key, unsigned key_facts, const char *val,
+                            unsigned val_facts);
+/* A key node many maps may hold (a label or annotation a function sets on every object): marked shared, as the
+ * loader's shared keys, so it is never edited (map_key_own gives a pair its own copy first). text must live as long
+ * as the trees; facts 0: found here. */
+node *node_key_shared(arena *a, const char *text, unsigned facts);
+/* map_set_str_ref for the text of such a key: a missing pair is appended with the key node itself, which saves a
+ * node a pair on every object. */
+node *map_set_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts);
+/* The same for a key the caller knows m does not hold: appended without looking. */
+node *map_append_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts);
 /* Room for extra more entries in a map or sequence, made at once and exactly: for a caller that knows how many it
  * is about to add (labels, annotations, stamps), which would otherwise grow the entries by doubling. */
 void map_reserve(arena *a, node *c, uint32_t extra);

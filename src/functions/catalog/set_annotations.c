@@ -43,6 +43,7 @@ static profile profile_of(const fn_ctx *c)
 typedef struct hit {
     const resource *r;
     const char *field;
+    size_t seq; /* the order of recording: ties (items with one path and index) keep it, whatever qsort does */
 } hit;
 
 typedef struct hits {
@@ -57,6 +58,7 @@ struct apply {
     const resource *r;
     const char *field; /* the spec path in kyaml's dotted form */
     hits *seen;        /* NULL: no results wanted */
+    size_t first;      /* seen->v[first..] are r's hits: items are visited one after the other */
 };
 
 static int set_at(void *ud, node *parent, const char *key)
@@ -66,8 +68,10 @@ static int set_at(void *ud, node *parent, const char *key)
     /* kustomize's callback fires for every key it sets, changed or not: a map that is there now was set */
     if (!ap->seen || !is_map(map_get(parent, key)))
         return 0;
-    for (size_t i = 0; i < ap->seen->n; i++)
-        if (ap->seen->v[i].r == ap->r && !strcmp(ap->seen->v[i].field, ap->field))
+    /* a field is reported once per item: only this item's own hits can repeat it (scanning every hit so far made
+     * the function quadratic in the items) */
+    for (size_t i = ap->first; i < ap->seen->n; i++)
+        if (!strcmp(ap->seen->v[i].field, ap->field))
             return 0;
     if (ap->seen->n == ap->seen->cap) {
         size_t cap = ap->seen->cap ? ap->seen->cap * 2 : 16;
@@ -77,7 +81,8 @@ static int set_at(void *ud, node *parent, const char *key)
         ap->seen->v = v;
         ap->seen->cap = cap;
     }
-    ap->seen->v[ap->seen->n++] = (hit){ap->r, ap->field};
+    ap->seen->v[ap->seen->n] = (hit){ap->r, ap->field, ap->seen->n};
+    ap->seen->n++;
     return 0;
 }
 
@@ -208,7 +213,10 @@ static int hit_cmp(const void *x, const void *y)
         return c;
     if (a->r->index != b->r->index)
         return a->r->index < b->r->index ? -1 : 1;
-    return strcmp(a->field, b->field);
+    c = strcmp(a->field, b->field);
+    if (c)
+        return c;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /* The master's results: the annotations as JSON (keys sorted, as Go marshals a map), per item and field. */
@@ -228,11 +236,20 @@ static void report(fn_ctx *c, hits *seen, const kvlist *pairs)
         json_string(&b, pairs->v[i].value);
     }
     buf_put(&b, "}", 1);
-    const char *json = arena_strndup(c->a, b.data, b.len);
+    /* one message for every hit (formatting it per hit was a tenth of the function's work); fields are the run's
+     * own dotted texts, in its arena */
+    char *msg = arena_printf(c->a, "set annotations: %.*s", (int)b.len, b.data);
+    if (strlen(msg) > 1023)
+        msg[1023] = 0; /* as fn_result_add cuts a message */
     buf_free(&b);
-    qsort(seen->v, seen->n, sizeof *seen->v, hit_cmp);
+    /* the hits come in the items' order, most often the sorted one already */
+    bool sorted = true;
+    for (size_t i = 1; i < seen->n && sorted; i++)
+        sorted = hit_cmp(&seen->v[i - 1], &seen->v[i]) <= 0;
+    if (!sorted)
+        qsort(seen->v, seen->n, sizeof *seen->v, hit_cmp);
     for (size_t i = 0; i < seen->n; i++)
-        fn_result_add(c, SEV_NONE, seen->v[i].r, seen->v[i].field, "set annotations: %s", json);
+        fn_result_add_text(c, SEV_NONE, seen->v[i].r, seen->v[i].field, msg);
 }
 
 static int run(fn_ctx *c)
@@ -244,7 +261,15 @@ static int run(fn_ctx *c)
     if (read_config(c, p, &pairs, &specs, &nspecs) < 0)
         return -1;
     hits seen = {0};
-    struct apply ap = {c->a, &pairs, true, NULL, NULL, p == MASTER ? &seen : NULL};
+    struct apply ap = {c->a, &pairs, true, NULL, NULL, p == MASTER ? &seen : NULL, 0};
+    /* the dotted names once per run, not once per item */
+    size_t nbuiltin = sizeof annotation_specs / sizeof *annotation_specs;
+    const char **spec_field = arena_alloc(c->a, (nspecs + 1) * sizeof *spec_field);
+    const char *builtin_field[sizeof annotation_specs / sizeof *annotation_specs];
+    for (size_t s = 0; s < nspecs; s++)
+        spec_field[s] = dotted(c->a, specs[s].path);
+    for (size_t s = 0; s < nbuiltin; s++)
+        builtin_field[s] = dotted(c->a, annotation_specs[s].path);
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
         if (!r)
@@ -254,18 +279,20 @@ static int run(fn_ctx *c)
             continue;
         }
         ap.r = r;
+        ap.first = seen.n;
+        fieldspec_gvk g = fieldspec_gvk_of(r);
         for (size_t s = 0; s < nspecs; s++) {
-            if (!fieldspec_applies(&specs[s], r))
+            if (!fieldspec_applies_gvk(&specs[s], &g))
                 continue;
             ap.create = specs[s].create;
-            ap.field = dotted(c->a, specs[s].path);
+            ap.field = spec_field[s];
             fieldspec_visit(c->a, r->root, specs[s].path, specs[s].create, set_at, &ap);
         }
         ap.create = true;
-        for (size_t s = 0; s < sizeof annotation_specs / sizeof *annotation_specs; s++) {
-            if (!fieldspec_applies(&annotation_specs[s], r))
+        for (size_t s = 0; s < nbuiltin; s++) {
+            if (!fieldspec_applies_gvk(&annotation_specs[s], &g))
                 continue;
-            ap.field = dotted(c->a, annotation_specs[s].path);
+            ap.field = builtin_field[s];
             fieldspec_visit(c->a, r->root, annotation_specs[s].path, true, set_at, &ap);
         }
     }

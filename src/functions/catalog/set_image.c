@@ -160,8 +160,9 @@ static bool denied(const resource *r)
 static int walk(set_image *s, resource *r, const fieldspec *specs, size_t n)
 {
     s->r = r;
+    fieldspec_gvk g = fieldspec_gvk_of(r);
     for (size_t k = 0; k < n; k++) {
-        if (!fieldspec_applies(&specs[k], r))
+        if (!fieldspec_applies_gvk(&specs[k], &g))
             continue;
         s->field = specs[k].path;
         if (fieldspec_visit(s->c->a, r->root, specs[k].path, false, set_at, s) < 0)

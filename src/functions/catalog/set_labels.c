@@ -152,11 +152,12 @@ static int run_v01(fn_ctx *c)
             c->items->v[i] = NULL; /* this release's kustomize dropped them, whatever the value */
             continue;
         }
+        fieldspec_gvk g = fieldspec_gvk_of(r);
         for (size_t s = 0; s < sizeof label_specs / sizeof *label_specs; s++)
-            if (fieldspec_applies(&label_specs[s], r) && !strstr(label_specs[s].path, "volumeClaimTemplates[]/spec"))
+            if (fieldspec_applies_gvk(&label_specs[s], &g) && !strstr(label_specs[s].path, "volumeClaimTemplates[]/spec"))
                 apply(c, r, label_specs[s].path, label_specs[s].create, &labels, &changed);
         for (size_t s = 0; s < nspecs; s++)
-            if (fieldspec_applies(&specs[s], r))
+            if (fieldspec_applies_gvk(&specs[s], &g))
                 apply(c, r, specs[s].path, specs[s].create, &labels, &changed);
         /* pod (anti-)affinity and topology spread selectors: apps Deployment and StatefulSet only */
         const char *kind = res_kind(r);
@@ -224,8 +225,9 @@ static int run(fn_ctx *c)
         if (!r || is_local_config_for_sdk(r))
             continue;
         seen++;
+        fieldspec_gvk g = fieldspec_gvk_of(r);
         for (size_t s = 0; s < sizeof label_specs / sizeof *label_specs; s++)
-            if (fieldspec_applies(&label_specs[s], r) && template_exists(r, label_specs[s].path))
+            if (fieldspec_applies_gvk(&label_specs[s], &g) && template_exists(r, label_specs[s].path))
                 apply(c, r, label_specs[s].path, label_specs[s].create, &labels, &changed);
         const char *kind = res_kind(r);
         if (!kind)

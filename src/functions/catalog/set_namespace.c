@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "functions/function.h"
+#include "yaml/scalar.h"
 
 #define UPSTREAM_ID "internal.kpt.dev/upstream-identifier"
 #define DEPENDS_ON "config.kubernetes.io/depends-on"
@@ -26,93 +27,94 @@
 #define DEFAULT_NS "default"
 #define PKG_CONTEXT_NAME "kptfile.kpt.dev"
 
-/* The SDK's scope table (kyaml openapi precomputedIsNamespaceScoped), keyed by exact apiVersion and kind. */
+/* The SDK's scope table (kyaml openapi precomputedIsNamespaceScoped), keyed by exact apiVersion and kind; the rows
+ * are sorted by kind, then apiVersion (as strcmp orders them), for the binary search of scope_of. */
 static const struct scope {
     const char *api_version, *kind;
     bool namespaced;
 } scopes[] = {
-    {"admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", false},
-    {"admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", false},
-    {"admissionregistration.k8s.io/v1beta1", "MutatingWebhookConfiguration", false},
-    {"admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration", false},
-    {"apiextensions.k8s.io/v1", "CustomResourceDefinition", false},
-    {"apiextensions.k8s.io/v1beta1", "CustomResourceDefinition", false},
     {"apiregistration.k8s.io/v1", "APIService", false},
     {"apiregistration.k8s.io/v1beta1", "APIService", false},
-    {"apps/v1", "ControllerRevision", true},
-    {"apps/v1", "DaemonSet", true},
-    {"apps/v1", "Deployment", true},
-    {"apps/v1", "ReplicaSet", true},
-    {"apps/v1", "StatefulSet", true},
-    {"autoscaling/v1", "HorizontalPodAutoscaler", true},
-    {"autoscaling/v1", "Scale", true},
-    {"autoscaling/v2beta1", "HorizontalPodAutoscaler", true},
-    {"autoscaling/v2beta2", "HorizontalPodAutoscaler", true},
-    {"batch/v1", "CronJob", true},
-    {"batch/v1", "Job", true},
-    {"batch/v1beta1", "CronJob", true},
-    {"certificates.k8s.io/v1", "CertificateSigningRequest", false},
-    {"certificates.k8s.io/v1beta1", "CertificateSigningRequest", false},
-    {"coordination.k8s.io/v1", "Lease", true},
-    {"coordination.k8s.io/v1beta1", "Lease", true},
-    {"discovery.k8s.io/v1", "EndpointSlice", true},
-    {"discovery.k8s.io/v1beta1", "EndpointSlice", true},
-    {"events.k8s.io/v1", "Event", true},
-    {"events.k8s.io/v1beta1", "Event", true},
-    {"extensions/v1beta1", "Ingress", true},
-    {"flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema", false},
-    {"flowcontrol.apiserver.k8s.io/v1beta1", "PriorityLevelConfiguration", false},
-    {"networking.k8s.io/v1", "Ingress", true},
-    {"networking.k8s.io/v1", "IngressClass", false},
-    {"networking.k8s.io/v1", "NetworkPolicy", true},
-    {"networking.k8s.io/v1beta1", "Ingress", true},
-    {"networking.k8s.io/v1beta1", "IngressClass", false},
-    {"node.k8s.io/v1", "RuntimeClass", false},
-    {"node.k8s.io/v1beta1", "RuntimeClass", false},
-    {"policy/v1", "PodDisruptionBudget", true},
-    {"policy/v1beta1", "PodDisruptionBudget", true},
-    {"policy/v1beta1", "PodSecurityPolicy", false},
-    {"rbac.authorization.k8s.io/v1", "ClusterRole", false},
-    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false},
-    {"rbac.authorization.k8s.io/v1", "Role", true},
-    {"rbac.authorization.k8s.io/v1", "RoleBinding", true},
-    {"rbac.authorization.k8s.io/v1beta1", "ClusterRole", false},
-    {"rbac.authorization.k8s.io/v1beta1", "ClusterRoleBinding", false},
-    {"rbac.authorization.k8s.io/v1beta1", "Role", true},
-    {"rbac.authorization.k8s.io/v1beta1", "RoleBinding", true},
-    {"scheduling.k8s.io/v1", "PriorityClass", false},
-    {"scheduling.k8s.io/v1beta1", "PriorityClass", false},
     {"storage.k8s.io/v1", "CSIDriver", false},
-    {"storage.k8s.io/v1", "CSINode", false},
-    {"storage.k8s.io/v1", "StorageClass", false},
-    {"storage.k8s.io/v1", "VolumeAttachment", false},
     {"storage.k8s.io/v1beta1", "CSIDriver", false},
+    {"storage.k8s.io/v1", "CSINode", false},
     {"storage.k8s.io/v1beta1", "CSINode", false},
     {"storage.k8s.io/v1beta1", "CSIStorageCapacity", true},
-    {"storage.k8s.io/v1beta1", "StorageClass", false},
-    {"storage.k8s.io/v1beta1", "VolumeAttachment", false},
+    {"certificates.k8s.io/v1", "CertificateSigningRequest", false},
+    {"certificates.k8s.io/v1beta1", "CertificateSigningRequest", false},
+    {"rbac.authorization.k8s.io/v1", "ClusterRole", false},
+    {"rbac.authorization.k8s.io/v1beta1", "ClusterRole", false},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false},
+    {"rbac.authorization.k8s.io/v1beta1", "ClusterRoleBinding", false},
     {"v1", "ComponentStatus", false},
     {"v1", "ConfigMap", true},
+    {"apps/v1", "ControllerRevision", true},
+    {"batch/v1", "CronJob", true},
+    {"batch/v1beta1", "CronJob", true},
+    {"apiextensions.k8s.io/v1", "CustomResourceDefinition", false},
+    {"apiextensions.k8s.io/v1beta1", "CustomResourceDefinition", false},
+    {"apps/v1", "DaemonSet", true},
+    {"apps/v1", "Deployment", true},
+    {"discovery.k8s.io/v1", "EndpointSlice", true},
+    {"discovery.k8s.io/v1beta1", "EndpointSlice", true},
     {"v1", "Endpoints", true},
+    {"events.k8s.io/v1", "Event", true},
+    {"events.k8s.io/v1beta1", "Event", true},
     {"v1", "Event", true},
+    {"flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema", false},
+    {"autoscaling/v1", "HorizontalPodAutoscaler", true},
+    {"autoscaling/v2beta1", "HorizontalPodAutoscaler", true},
+    {"autoscaling/v2beta2", "HorizontalPodAutoscaler", true},
+    {"extensions/v1beta1", "Ingress", true},
+    {"networking.k8s.io/v1", "Ingress", true},
+    {"networking.k8s.io/v1beta1", "Ingress", true},
+    {"networking.k8s.io/v1", "IngressClass", false},
+    {"networking.k8s.io/v1beta1", "IngressClass", false},
+    {"batch/v1", "Job", true},
+    {"coordination.k8s.io/v1", "Lease", true},
+    {"coordination.k8s.io/v1beta1", "Lease", true},
     {"v1", "LimitRange", true},
+    {"admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", false},
+    {"admissionregistration.k8s.io/v1beta1", "MutatingWebhookConfiguration", false},
     {"v1", "Namespace", false},
+    {"networking.k8s.io/v1", "NetworkPolicy", true},
     {"v1", "Node", false},
     {"v1", "NodeProxyOptions", false},
     {"v1", "PersistentVolume", false},
     {"v1", "PersistentVolumeClaim", true},
     {"v1", "Pod", true},
     {"v1", "PodAttachOptions", true},
+    {"policy/v1", "PodDisruptionBudget", true},
+    {"policy/v1beta1", "PodDisruptionBudget", true},
     {"v1", "PodExecOptions", true},
     {"v1", "PodPortForwardOptions", true},
     {"v1", "PodProxyOptions", true},
+    {"policy/v1beta1", "PodSecurityPolicy", false},
     {"v1", "PodTemplate", true},
+    {"scheduling.k8s.io/v1", "PriorityClass", false},
+    {"scheduling.k8s.io/v1beta1", "PriorityClass", false},
+    {"flowcontrol.apiserver.k8s.io/v1beta1", "PriorityLevelConfiguration", false},
+    {"apps/v1", "ReplicaSet", true},
     {"v1", "ReplicationController", true},
     {"v1", "ResourceQuota", true},
+    {"rbac.authorization.k8s.io/v1", "Role", true},
+    {"rbac.authorization.k8s.io/v1beta1", "Role", true},
+    {"rbac.authorization.k8s.io/v1", "RoleBinding", true},
+    {"rbac.authorization.k8s.io/v1beta1", "RoleBinding", true},
+    {"node.k8s.io/v1", "RuntimeClass", false},
+    {"node.k8s.io/v1beta1", "RuntimeClass", false},
+    {"autoscaling/v1", "Scale", true},
     {"v1", "Secret", true},
     {"v1", "Service", true},
     {"v1", "ServiceAccount", true},
     {"v1", "ServiceProxyOptions", true},
+    {"apps/v1", "StatefulSet", true},
+    {"storage.k8s.io/v1", "StorageClass", false},
+    {"storage.k8s.io/v1beta1", "StorageClass", false},
+    {"admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", false},
+    {"admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration", false},
+    {"storage.k8s.io/v1", "VolumeAttachment", false},
+    {"storage.k8s.io/v1beta1", "VolumeAttachment", false},
 };
 
 static const char *str_or_empty(const char *s)
@@ -127,12 +129,25 @@ static const node *namespace_node(const resource *r)
     return is_scalar(n) && !is_null(n) ? n : NULL;
 }
 
+static int scope_cmp(const void *key, const void *row)
+{
+    const struct scope *k = key, *r = row;
+    int c = strcmp(k->kind, r->kind);
+    return c ? c : strcmp(k->api_version, r->api_version);
+}
+
+/* The item's row of the table, or NULL (a search: it is asked several times for every item). */
+static const struct scope *scope_of(const resource *r)
+{
+    struct scope key = {str_or_empty(res_api_version(r)), str_or_empty(res_kind(r)), false};
+    return bsearch(&key, scopes, sizeof scopes / sizeof *scopes, sizeof *scopes, scope_cmp);
+}
+
 static bool is_namespaced(const resource *r)
 {
-    const char *av = str_or_empty(res_api_version(r)), *kind = str_or_empty(res_kind(r));
-    for (size_t i = 0; i < sizeof scopes / sizeof *scopes; i++)
-        if (!strcmp(scopes[i].api_version, av) && !strcmp(scopes[i].kind, kind))
-            return scopes[i].namespaced;
+    const struct scope *s = scope_of(r);
+    if (s)
+        return s->namespaced;
     return namespace_node(r) != NULL; /* a kind the table does not know: namespaced only if it has a namespace */
 }
 
@@ -159,11 +174,30 @@ static const char *group_of(arena *a, const resource *r)
     return slash ? arena_strndup(a, av, (size_t)(slash - av)) : "";
 }
 
-/* kpt's ShortString, used in result messages. */
+/* kpt's ShortString, used in result messages, followed by suffix; at most max bytes (a result message's limit).
+ * Put together by hand: it is made for every item, and printf was a fifth of the function's work. */
+static char *short_string_with(arena *a, const resource *r, const char *suffix, size_t max)
+{
+    const char *parts[] = {"Resource(apiVersion=", str_or_empty(res_api_version(r)), ", kind=",
+                           str_or_empty(res_kind(r)), ", namespace=", str_or_empty(res_namespace(r)), ", name=",
+                           str_or_empty(res_name(r)), ")", suffix};
+    size_t lens[sizeof parts / sizeof *parts], len = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        len += lens[i] = strlen(parts[i]);
+    char *out = arena_alloc(a, len + 1), *p = out;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        memcpy(p, parts[i], lens[i]);
+        p += lens[i];
+    }
+    *p = 0;
+    if (len > max)
+        out[max] = 0;
+    return out;
+}
+
 static const char *short_string(arena *a, const resource *r)
 {
-    return arena_printf(a, "Resource(apiVersion=%s, kind=%s, namespace=%s, name=%s)", str_or_empty(res_api_version(r)),
-                        str_or_empty(res_kind(r)), str_or_empty(res_namespace(r)), str_or_empty(res_name(r)));
+    return short_string_with(a, r, "", SIZE_MAX);
 }
 
 typedef struct origin_t {
@@ -210,24 +244,48 @@ static int origin_of(fn_ctx *c, const resource *r, origin_t *o)
     return 0;
 }
 
-/* A small sorted-on-demand set of strings (namespaces: few distinct values). */
+/* A set of texts, for the messages and the RoleBinding subjects. One is added per changed field, so an add must not
+ * scan the set (a scan made the function quadratic where every object has a namespace of its own): an add appends
+ * unless the text is the last one added, and the array is sorted and freed of repeats when it is read, or when it
+ * has doubled since it last was. */
 typedef struct strset {
     const char **v;
     size_t n, cap;
+    size_t clean; /* v[0..clean) is sorted and holds no repeats */
 } strset;
 
-static bool set_has(const strset *s, const char *x)
+static int cmp_str(const void *x, const void *y)
 {
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static void set_clean(strset *s)
+{
+    if (s->clean == s->n)
+        return;
+    qsort(s->v, s->n, sizeof *s->v, cmp_str);
+    size_t w = 0;
     for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->v[i], x))
-            return true;
-    return false;
+        if (!w || strcmp(s->v[w - 1], s->v[i]))
+            s->v[w++] = s->v[i];
+    s->n = s->clean = w;
+}
+
+static bool set_has(strset *s, const char *x)
+{
+    set_clean(s);
+    return bsearch(&x, s->v, s->n, sizeof *s->v, cmp_str) != NULL;
 }
 
 static void set_add(arena *a, strset *s, const char *x)
 {
-    if (set_has(s, x))
+    if (s->n && !strcmp(s->v[s->n - 1], x))
         return;
+    if (s->n >= 2 * s->clean + 16) {
+        set_clean(s);
+        if (s->n && bsearch(&x, s->v, s->n, sizeof *s->v, cmp_str))
+            return;
+    }
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 8;
         const char **v = arena_alloc(a, cap * sizeof *v);
@@ -239,16 +297,10 @@ static void set_add(arena *a, strset *s, const char *x)
     s->v[s->n++] = arena_strdup(a, x);
 }
 
-static int cmp_str(const void *x, const void *y)
-{
-    return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
 /* Go's %v of a sorted []string: "[a b c]". */
 static const char *set_list(arena *a, strset *s)
 {
-    if (s->n) /* none: v is NULL, which qsort must not be given */
-        qsort(s->v, s->n, sizeof *s->v, cmp_str);
+    set_clean(s);
     size_t len = 3;
     for (size_t i = 0; i < s->n; i++)
         len += strlen(s->v[i]) + 1;
@@ -269,7 +321,9 @@ static const char *set_list(arena *a, strset *s)
 typedef struct walk {
     fn_ctx *c;
     const char *newns;
-    const char *matcher; /* NULL: replace-all mode */
+    unsigned newns_facts; /* scalar_facts(newns), once for every field it goes in */
+    node *ns_key;         /* one shared "namespace" key node for the pairs this run adds */
+    const char *matcher;  /* NULL: replace-all mode */
     strset old;          /* values this run replaced */
     strset moved;        /* namespaces items were moved out of (metadata.namespace, Namespace names) */
     int count;
@@ -306,7 +360,10 @@ static void visit(walk *w, const resource *r, node *parent, const char *key, con
     if (home)
         set_add(w->c->a, &w->moved, eff);
     /* key is a literal and the new namespace a text of the config, which lives as long as the tree */
-    map_set_str_ref(w->c->a, parent, key, w->newns);
+    if (!strcmp(key, "namespace"))
+        map_set_str_ref_key(w->c->a, parent, w->ns_key, w->newns, w->newns_facts);
+    else
+        map_set_str_ref_facts(w->c->a, parent, key, scalar_facts(key, strlen(key)), w->newns, w->newns_facts);
     w->count++;
 }
 
@@ -511,10 +568,9 @@ static int read_config(fn_ctx *c, const char **newns, const char **matcher)
  * table that is not one of these is namespaced in those releases, so it gets a namespace even when it has none. */
 static bool unknown_kind_gets_namespace(const resource *r)
 {
-    const char *av = str_or_empty(res_api_version(r)), *kind = str_or_empty(res_kind(r));
-    for (size_t i = 0; i < sizeof scopes / sizeof *scopes; i++)
-        if (!strcmp(scopes[i].api_version, av) && !strcmp(scopes[i].kind, kind))
-            return false; /* known: the table decides */
+    const char *kind = str_or_empty(res_kind(r));
+    if (scope_of(r))
+        return false; /* known: the table decides */
     return !namespace_node(r) && *kind && strcmp(kind, "CustomResourceDefinition") && strcmp(kind, "Namespace");
 }
 
@@ -536,7 +592,8 @@ static int run(fn_ctx *c)
     bool v03 = !before_030 && before_040;
     if (before_042 && !v03)
         matcher = ""; /* no namespaceMatcher before v0.3.0, and v0.4.0-0.4.1 did not read it */
-    walk w = {.c = c, .newns = newns, .matcher = *matcher ? matcher : NULL};
+    walk w = {.c = c, .newns = newns, .newns_facts = scalar_facts(newns, strlen(newns)),
+              .ns_key = node_key_shared(c->a, "namespace", 0), .matcher = *matcher ? matcher : NULL};
     if (era_a)
         for (size_t i = 0; i < c->items->n; i++)
             if (c->items->v[i] && res_annotation(c->items->v[i], "config.kubernetes.io/local-config"))
@@ -580,11 +637,14 @@ static int run(fn_ctx *c)
         if (!r || is_local_config(r))
             continue;
         origin_t o;
-        int has = origin_of(c, r, &o);
+        /* the item's own identity is not needed here: only whether it has the annotation, and what that says */
+        const char *id = res_annotation(r, UPSTREAM_ID);
+        int has = id && *id ? origin_of(c, r, &o) : 0;
         if (has < 0)
             return -1;
         if (!has) {
-            fn_result_add(c, SEV_WARNING, r, NULL, "%s does not have upstream origin.", short_string(c->a, r));
+            fn_result_add_text(c, SEV_WARNING, r, NULL,
+                               short_string_with(c->a, r, " does not have upstream origin.", 1023));
             continue;
         }
         if (!is_namespaced(r))
@@ -610,27 +670,42 @@ static int run(fn_ctx *c)
     }
 
     /* Cluster-scoped objects with namespace fields first, then namespaced objects, as the SDK visits them. */
+    /* whether each item is local config, and whether it is namespaced, read once for the three walks below: they
+     * change namespace fields only, and only of namespaced items, which stay namespaced */
+    bool *local = arena_alloc(c->a, 2 * c->items->n + 1), *namespaced = local + c->items->n;
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (r && !is_local_config(r) && !is_namespaced(r) && visit_cluster_scoped(&w, r) < 0)
+        local[i] = r && is_local_config(r);
+        namespaced[i] = r && !local[i] && is_namespaced(r);
+    }
+    for (size_t i = 0; i < c->items->n; i++) {
+        resource *r = c->items->v[i];
+        if (r && !local[i] && !namespaced[i] && visit_cluster_scoped(&w, r) < 0)
             return -1;
     }
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (!r || is_local_config(r) || !is_namespaced(r))
+        if (!r || local[i] || !namespaced[i])
             continue;
         if (v03 && !namespace_node(r))
             continue; /* v0.3.x changed existing namespace fields only */
+        /* only the origin's namespace is used: an item without the annotation needs no identity made */
+        const char *id = res_annotation(r, UPSTREAM_ID), *ons;
         origin_t o;
-        if (origin_of(c, r, &o) < 0)
-            return -1;
+        if (id && *id) {
+            if (origin_of(c, r, &o) < 0)
+                return -1;
+            ons = o.ns;
+        } else {
+            ons = effective_namespace(r);
+        }
         node *md = map_ensure_map(c->a, r->root, "metadata");
         if (md)
-            visit(&w, r, md, "namespace", o.ns, true);
+            visit(&w, r, md, "namespace", ons, true);
     }
     for (size_t i = 0; i < c->items->n; i++) {
         resource *r = c->items->v[i];
-        if (r && !is_local_config(r) && is_namespaced(r) && !strcmp(str_or_empty(res_kind(r)), "RoleBinding"))
+        if (r && namespaced[i] && !strcmp(str_or_empty(res_kind(r)), "RoleBinding"))
             visit_rolebinding_subjects(&w, r);
     }
 

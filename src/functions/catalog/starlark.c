@@ -403,6 +403,7 @@ static const char *new_path(fn_ctx *c, const node *root)
 typedef struct {
     conv *cv;
     sl_val items, rl;
+    sl_val *input; /* the input items' dicts, as built: the script may change the items list itself */
     const node *source;
     int rc; /* write_back: -1 when it failed through fn_fail */
 } step;
@@ -413,8 +414,11 @@ static void build_input(sl_vm *vm, void *arg)
     conv *cv = st->cv;
     fn_ctx *c = cv->c;
     st->items = sl_list(vm, c->items->n);
-    for (size_t i = 0; i < c->items->n; i++)
-        sl_list_append(vm, st->items, to_value(cv, c->items->v[i]->root));
+    st->input = arena_alloc(c->a, (c->items->n + 1) * sizeof *st->input);
+    for (size_t i = 0; i < c->items->n; i++) {
+        st->input[i] = to_value(cv, c->items->v[i]->root);
+        sl_list_append(vm, st->items, st->input[i]);
+    }
     sl_val fc = to_value(cv, c->config);
     st->rl = sl_dict(vm);
     sl_dict_set(vm, st->rl, sl_cstr(vm, "apiVersion"), sl_cstr(vm, "config.kubernetes.io/v1"));
@@ -435,7 +439,40 @@ static void build_input(sl_vm *vm, void *arg)
     sl_add_module(vm, "encoding/json.star", sl_module_value(vm, "encoding/json.star", 1, jm, jv));
 }
 
-static size_t addr_hash(sl_val v) { return (size_t)(((uintptr_t)v >> 4) * 0x9e3779b97f4a7c15ull >> 20); }
+/* The input items' dicts (as built, whatever the script did to the list), to find which input an output item is
+ * (scanning them all for each output item made a script over n items cost n^2): the item after the last one found is tried first, as a script that edits in
+ * place leaves them in order, and only an output out of that order builds the table of all of them. */
+typedef struct inputs {
+    arena *a;
+    const sl_val *v;
+    size_t n, next;
+    origin *tab; /* dict -> index (in the node pointer's place), cap slots */
+    size_t cap;
+} inputs;
+
+static size_t input_index(inputs *in, sl_val it)
+{
+    if (in->next < in->n && in->v[in->next] == it)
+        return in->next;
+    if (!in->tab) {
+        in->cap = 16;
+        while (in->cap < 2 * in->n)
+            in->cap *= 2;
+        in->tab = arena_alloc(in->a, in->cap * sizeof *in->tab);
+        memset(in->tab, 0, in->cap * sizeof *in->tab);
+        for (size_t j = 0; j < in->n; j++) {
+            sl_val v = in->v[j];
+            size_t h = ohash(v, in->cap);
+            while (in->tab[h].v)
+                h = (h + 1) & (in->cap - 1);
+            in->tab[h] = (origin){v, (const node *)(uintptr_t)(j + 1)};
+        }
+    }
+    for (size_t h = ohash(it, in->cap); in->tab[h].v; h = (h + 1) & (in->cap - 1))
+        if (in->tab[h].v == it)
+            return (size_t)(uintptr_t)in->tab[h].n - 1;
+    return SIZE_MAX;
+}
 
 static void write_back(sl_vm *vm, void *arg)
 {
@@ -449,20 +486,11 @@ static void write_back(sl_vm *vm, void *arg)
                 out_items ? sl_type_name(out_items) : "nothing");
         return;
     }
-    /* each input item by its dict; an item listed twice is a copy the second time. The dicts are found through a
-     * hash of their addresses: a scan of the inputs for each output item made 10,000 items cost 50 million looks */
-    size_t n = sl_len(out_items), nin = c->items->n, cap = 16;
-    while (cap < 2 * nin)
-        cap *= 2;
+    /* each input item by its dict (input_index); an item listed twice is a copy the second time */
+    size_t n = sl_len(out_items);
     resource **kept = arena_alloc(c->a, (n ? n : 1) * sizeof *kept);
-    bool *used = arena_alloc(c->a, nin ? nin : 1);
-    size_t *slot = arena_alloc(c->a, cap * sizeof *slot); /* input index + 1, 0 for empty (arena memory is zeroed) */
-    for (size_t j = 0; j < nin; j++) {
-        size_t h = addr_hash(sl_index(st->items, j)) & (cap - 1);
-        while (slot[h])
-            h = (h + 1) & (cap - 1);
-        slot[h] = j + 1;
-    }
+    bool *used = arena_alloc(c->a, c->items->n ? c->items->n : 1);
+    inputs in = {c->a, st->input, c->items->n, 0, NULL, 0};
     for (size_t i = 0; i < n; i++) {
         sl_val it = sl_index(out_items, i);
         char where[64];
@@ -471,13 +499,10 @@ static void write_back(sl_vm *vm, void *arg)
             fn_fail(c, st->source, "starlark: %s must be a dict, got %s", where, sl_type_name(it));
             return;
         }
-        size_t src = SIZE_MAX;
-        for (size_t h = addr_hash(it) & (cap - 1); slot[h]; h = (h + 1) & (cap - 1))
-            if (sl_index(st->items, slot[h] - 1) == it) {
-                if (!used[slot[h] - 1])
-                    src = slot[h] - 1;
-                break;
-            }
+        size_t src = input_index(&in, it);
+        if (src != SIZE_MAX && used[src])
+            src = SIZE_MAX;
+        in.next = src != SIZE_MAX ? src + 1 : in.next;
         cv->keep_order = src != SIZE_MAX;
         node *root = from_value(cv, it, src != SIZE_MAX ? c->items->v[src]->root : NULL, where, 0);
         if (!root)
@@ -529,7 +554,7 @@ static int run(fn_ctx *c)
     };
     sl_vm *vm = sl_new(&lim, text_hash("starlark", 8));
     conv cv = {c, vm, NULL, 0, 0, false, NULL, 0, 0};
-    step st = {&cv, NULL, NULL, source, -1};
+    step st = {&cv, NULL, NULL, NULL, source, -1};
     int rc = -1;
     if (sl_protect(vm, name, build_input, &st) < 0)
         fn_fail(c, source, "starlark: reading the items: %s", one_line(c, sl_error(vm)));

@@ -3,14 +3,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool fieldspec_applies(const fieldspec *fs, const resource *r)
+#include "yaml/scalar.h"
+
+fieldspec_gvk fieldspec_gvk_of(const resource *r)
+{
+    return (fieldspec_gvk){res_kind(r), res_api_version(r)};
+}
+
+bool fieldspec_applies_gvk(const fieldspec *fs, const fieldspec_gvk *g)
 {
     if (fs->kind && *fs->kind) {
-        const char *k = res_kind(r);
+        const char *k = g->kind;
         if (!k || strcmp(k, fs->kind))
             return false;
     }
-    const char *av = res_api_version(r);
+    const char *av = g->api_version;
     const char *slash = av ? strrchr(av, '/') : NULL;
     if (fs->group) {
         size_t gl = slash ? (size_t)(slash - av) : 0;
@@ -23,6 +30,12 @@ bool fieldspec_applies(const fieldspec *fs, const resource *r)
             return false;
     }
     return true;
+}
+
+bool fieldspec_applies(const fieldspec *fs, const resource *r)
+{
+    fieldspec_gvk g = fieldspec_gvk_of(r);
+    return fieldspec_applies_gvk(fs, &g);
 }
 
 /* Next segment of a path: "\/" is a literal slash; a trailing "[]" marks a sequence, which is walked when present
@@ -72,6 +85,28 @@ static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn
     }
     if (!is_map(cur))
         return 0;
+    /* A segment without an escaped slash is looked up where it lies in the path, without a copy: only the key of
+     * a map to create, and a last segment that is not the path's end, are copied below. */
+    const char *end = rest;
+    while (*end && *end != '/' && !(end[0] == '\\' && end[1] == '/'))
+        end++;
+    if (end > rest && *end != '\\') {
+        size_t n = (size_t)(end - rest);
+        bool seq_seg = n >= 2 && end[-2] == '[' && end[-1] == ']';
+        const char *next = *end == '/' ? end + 1 : end;
+        if (seq_seg && n == 2)
+            ; /* an empty name: the walk below */
+        else if (!*next && !*end && !seq_seg)
+            return fn(ud, cur, rest); /* the last segment, ending the path: its own NUL */
+        else if (*next) {
+            node *child = map_get_n(cur, rest, seq_seg ? n - 2 : n);
+            if (child && !is_null(child))
+                return visit(a, child, next, create, fn, ud);
+            if (!create || seq_seg)
+                return 0;
+            /* a map to create: its key is copied below */
+        }
+    }
     const char *p = rest;
     bool is_seq;
     /* the rare segment longer than the buffer (an author's own field spec) goes to the heap for the walk below it */
@@ -117,7 +152,8 @@ int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
         if (!is_scalar(k) || !is_scalar(v))
             return fn_fail(c, v, "%s must be a map of strings (\"%s\" is not a string)", what,
                            is_scalar(k) ? scalar(k) : "?");
-        out->v[out->n++] = (kv){scalar(k), scalar(v), v};
+        out->v[out->n++] = (kv){scalar(k), scalar(v), v, node_key_shared(c->a, scalar(k), 0),
+                                scalar_facts(scalar(v), scalar_len(v))};
     }
     qsort(out->v, out->n, sizeof *out->v, cmp_kv);
     return 0;
@@ -133,21 +169,32 @@ int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pair
     }
     if (!is_map(m))
         return 0;
-    if (add_keys) { /* the keys about to be added, in one array of the right size */
-        uint32_t missing = 0;
-        for (size_t i = 0; i < pairs->n; i++)
-            missing += map_index(m, pairs->v[i].key) < 0;
+    /* where each key is, looked up once (a few pairs, on every object): missing ones are appended without another
+     * look, into one array of the right size */
+    long small[16], *at = pairs->n <= 16 ? small : arena_alloc(a, pairs->n * sizeof *at);
+    uint32_t missing = 0;
+    for (size_t i = 0; i < pairs->n; i++)
+        missing += (at[i] = map_index(m, pairs->v[i].key)) < 0;
+    if (add_keys)
         map_reserve(a, m, missing);
-    }
     int changed = 0;
     for (size_t i = 0; i < pairs->n; i++) {
-        node *old = map_get(m, pairs->v[i].key);
-        if (!old && !add_keys)
+        const kv *p = &pairs->v[i];
+        /* a key the config names twice (the list is sorted: the pairs are neighbours) is there now */
+        if (at[i] < 0 && i && !strcmp(pairs->v[i - 1].key, p->key))
+            at[i] = map_index(m, p->key);
+        if (at[i] < 0) {
+            if (!add_keys)
+                continue;
+            /* the strings live in the config tree, in the same arena: share them across objects, and their facts */
+            map_append_str_ref_key(a, m, p->key_node, p->value, p->value_facts);
+            changed++;
             continue;
-        if (is_scalar(old) && !strcmp(scalar(old), pairs->v[i].value))
+        }
+        node *old = map_val(m, (uint32_t)at[i]);
+        if (is_scalar(old) && !strcmp(scalar(old), p->value))
             continue;
-        /* the strings live in the config tree, in the same arena: share them across objects */
-        map_set_str_ref(a, m, pairs->v[i].key, pairs->v[i].value);
+        map_set_str_ref_key(a, m, p->key_node, p->value, p->value_facts);
         changed++;
     }
     return changed;

@@ -2,10 +2,11 @@
 # table; its hash's rounds are public and invertible, so with a fixed starting value the author can compute, offline,
 # 200,000 distinct 16-character values whose slots all fall in the first 2,048 of the table. Each insert then probes
 # past all the others: work quadratic in a 4 MB file (45 s of CPU, the whole render budget, where 0.6 s is normal).
-# Defence: the hash starts from a secret drawn once per process (src/yaml/tree.c hash_seed), so values computed
-# against the published rounds are as good as random ones.
-# The values are found here by brute force against the hash with the fixed start the code had before the seed (each
-# takes ~250 tries; a C helper finds all of them in a second or two). The render must finish well inside a budget
+# Defence: the table starts from a fixed, published seed (so that a render's work is the same on every run), and
+# the first probe past PROBE_LIMIT slots draws a secret seed and rehashes (src/yaml/tree.c strtab_reseed): values
+# computed against the published start collide only until then, and are as good as random ones after.
+# The values are found here by brute force against the hash with that fixed start, FIXED_SEED (each takes ~250
+# tries; a C helper finds all of them in a second or two). The render must finish well inside a budget
 # that the unseeded table overran 2 to 3 times over: no timed benchmark, a 10x margin for a loaded machine and ASan.
 
 cat >"$tmp/collide.c" <<'EOF'
@@ -13,10 +14,10 @@ cat >"$tmp/collide.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-/* the interning hash as it was without a seed (src/yaml/tree.c before hash_seed) */
+/* the interning hash from its fixed start (src/yaml/tree.c hash_bytes with FIXED_SEED; 16 bytes leave no tail) */
 static uint64_t unseeded(const char *s, size_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ 0x2545f4914f6cdd1dull ^ n;
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, s, 8);
