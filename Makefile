@@ -51,7 +51,7 @@ UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c))
 REL_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o)
 SAN_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
 
-.PHONY: FORCE registry-gen all run test check test-fresh deps deps-debian tools install uninstall clean bench image asan unit fuzz
+.PHONY: FORCE registry-gen all run test check test-fresh test-image deps deps-debian tools install uninstall clean bench image asan unit fuzz
 
 all: $(BIN_DIR)/cmp-generate
 ifneq ($(BIN_DIR),.)
@@ -124,6 +124,12 @@ check:
 # The README's two commands in a clean debootstrap root (needs root or sudo); never run by make test itself.
 test-fresh:
 	@tests/fresh/run-fresh
+
+# The image built from the Dockerfile with buildah (no Docker daemon, no registry: local stand-ins for its base
+# images) and run as the Components run it, checked (needs root or sudo; installs buildah, podman, runc); never run by
+# make test itself.
+test-image:
+	@tests/image/run-image
 
 # Debian packages, installed only when missing, as root or through sudo; npm too while helm or kubectl is missing.
 # Any failure stops make with one line naming the packages. No service a package ships (docker-registry's) is started
