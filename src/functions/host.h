@@ -17,6 +17,9 @@ typedef struct fn_host {
     /* CMP_SKIP_VALIDATORS (argocd/settings.h): validators that are not built in and that the operator lets a render
      * skip with a warning; NULL: none (each one is an error) */
     const char *skip_validators;
+    /* CMP_KUBE_OPENAPI_DIR, else the directory the project ships (settings/host.c): the Kubernetes OpenAPI documents
+     * (swagger-v1.<minor>.json.gz) kubeconform and kubeval validate against; NULL when there is none */
+    const char *kube_openapi_dir;
     /* The repository that holds the package (realpath): nothing a package names may be read outside it. Under
      * Argo CD, the package directory minus ARGOCD_APP_SOURCE_PATH; elsewhere the nearest directory above it with a
      * .git; else the package directory itself. NULL until host_find_repo_root. */
