@@ -35,24 +35,24 @@ static bool cfg_true(const node *v)
     return !strcasecmp(s, "true") || !strcmp(s, "1");
 }
 
-static int read_cfg(fn_ctx *c, const char *fn, schema_cfg *cfg)
+static int read_cfg(fn_ctx *c, schema_cfg *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     const node *conf = c->config;
     if (!conf)
         return 0;
     if (!is_map(conf))
-        return fn_fail(c, conf, "%s: the functionConfig is not a map", fn);
+        return fn_fail(c, conf, "the functionConfig is not a map");
     const node *data = map_get(conf, "data");
     if (!data)
         return 0;
     if (!is_map(data))
-        return fn_fail(c, data, "%s: data is not a map", fn);
+        return fn_fail(c, data, "data is not a map");
     for (uint32_t i = 0; i < node_len(data); i++) {
         const char *k = scalar(map_key(data, i));
         const node *v = map_val(data, i);
         if (!is_scalar(v))
-            return fn_fail_key(c, data, i, "%s: %s must be a string", fn, k);
+            return fn_fail_key(c, data, i, "%s must be a string", k);
         if (!strcmp(k, "strict"))
             cfg->strict = cfg_true(v);
         else if (!strcmp(k, "ignore_missing_schemas"))
@@ -64,16 +64,16 @@ static int read_cfg(fn_ctx *c, const char *fn, schema_cfg *cfg)
         else if (!strcmp(k, "schema_location") || !strcmp(k, "additional_schema_locations")) {
             if (*scalar(v))
                 return fn_fail_key(c, data, i,
-                                   "%s: %s is not supported: objects are validated against the Kubernetes OpenAPI "
+                                   "%s is not supported: objects are validated against the Kubernetes OpenAPI "
                                    "documents the operator ships (CMP_KUBE_OPENAPI_DIR), and a render never fetches "
                                    "or reads schemas a package names; remove it (and set ignore_missing_schemas or "
                                    "skip_kinds for custom resources)",
-                                   fn, k);
+                                   k);
         } else
             return fn_fail_key(c, data, i,
-                               "%s: unknown config key %s (known: strict, ignore_missing_schemas, skip_kinds, "
+                               "unknown config key %s (known: strict, ignore_missing_schemas, skip_kinds, "
                                "kubernetes_version, schema_location)",
-                               fn, k);
+                               k);
     }
     return 0;
 }
@@ -108,11 +108,11 @@ static int version_minor(const char *v)
 }
 
 /* The shipped document for minor (0: the newest); *used is the minor picked. */
-static int pick_document(fn_ctx *c, const char *fn, const char *dir, int minor, char *path, size_t cap, int *used)
+static int pick_document(fn_ctx *c, const char *dir, int minor, char *path, size_t cap, int *used)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return fail(dir, 0, "%s: cannot read the Kubernetes OpenAPI directory (CMP_KUBE_OPENAPI_DIR)", fn);
+        return fail(dir, 0, "cannot read the Kubernetes OpenAPI directory (CMP_KUBE_OPENAPI_DIR)");
     int best = -1;
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -128,8 +128,7 @@ static int pick_document(fn_ctx *c, const char *fn, const char *dir, int minor, 
     }
     closedir(d);
     if (best < 0)
-        return fail(dir, 0, "%s: no Kubernetes OpenAPI document (swagger-v1.<minor>.json.gz) in the schema directory",
-                    fn);
+        return fail(dir, 0, "no Kubernetes OpenAPI document (swagger-v1.<minor>.json.gz) in the schema directory");
     (void)c;
     snprintf(path, cap, "%s/swagger-v1.%d.json.gz", dir, best);
     *used = best;
@@ -165,30 +164,35 @@ static void on_error(void *ud, const char *field, const char *message)
     }
 }
 
-int schema_check_run(fn_ctx *c, const char *fn, enum openapi_dialect dialect)
+int schema_check_run(fn_ctx *c, enum openapi_dialect dialect)
 {
     schema_cfg cfg;
-    if (read_cfg(c, fn, &cfg) < 0)
+    if (read_cfg(c, &cfg) < 0)
         return -1;
     int minor = version_minor(cfg.version);
     if (minor < 0)
-        return fn_fail(c, c->config, "%s: kubernetes_version \"%s\" is not a Kubernetes version (1.<minor>[.<patch>])",
-                       fn, cfg.version);
+        return fn_fail(c, c->config, "kubernetes_version \"%s\" is not a Kubernetes version (1.<minor>[.<patch>])",
+                       cfg.version);
+    /* The catalog's kubeconform validates every item kpt gives it, the Kptfile included (a Kptfile needs
+     * skip_kinds: Kptfile or ignore_missing_schemas, as there); its kubeval skipped local-config objects (the
+     * catalog's kubeval-simple example annotates its Kptfile local-config for that). */
+    bool skip_local = dialect == OPENAPI_KUBEVAL;
     /* nothing to validate: no document is read */
     bool any = false;
-    for (size_t i = 0; i < c->items->n && !any; i++)
-        any = c->items->v[i] && !res_is_local_config(c->items->v[i]);
+    for (size_t i = 0; i < c->items->n && !any; i++) {
+        const resource *r = c->items->v[i];
+        any = r && !(skip_local && res_is_local_config(r)) && !(res_kind(r) && skipped_kind(cfg.skip_kinds, res_kind(r)));
+    }
     if (!any)
         return 0;
     const char *dir = c->host ? c->host->kube_openapi_dir : NULL;
     if (!dir)
         return fail(NULL, 0,
-                    "%s: no Kubernetes OpenAPI documents: the operator's CMP_KUBE_OPENAPI_DIR is unset and the "
-                    "project's data/kubernetes-openapi is not installed beside the binary",
-                    fn);
+                    "no Kubernetes OpenAPI documents: the operator's CMP_KUBE_OPENAPI_DIR is unset and the "
+                    "project's data/kubernetes-openapi is not installed beside the binary");
     char path[PATH_MAX];
     int used = 0;
-    if (pick_document(c, fn, dir, minor, path, sizeof path, &used) < 0)
+    if (pick_document(c, dir, minor, path, sizeof path, &used) < 0)
         return -1;
     if (minor > 0 && used != minor)
         fn_result_add(c, SEV_WARNING, NULL, NULL,
@@ -202,8 +206,7 @@ int schema_check_run(fn_ctx *c, const char *fn, enum openapi_dialect dialect)
     report_ctx first = {0};
     for (size_t i = 0; i < c->items->n; i++) {
         const resource *r = c->items->v[i];
-        /* local config never reaches the cluster (the Kptfile, function configs): the catalog's kubeval skipped it */
-        if (!r || res_is_local_config(r))
+        if (!r || (skip_local && res_is_local_config(r)))
             continue;
         const char *kind = res_kind(r), *av = res_api_version(r);
         if (kind && skipped_kind(cfg.skip_kinds, kind))
@@ -240,7 +243,7 @@ int schema_check_run(fn_ctx *c, const char *fn, enum openapi_dialect dialect)
     if (!errors)
         return 0;
     c->failure_reported = true;
-    return fn_fail_res(c, first.r, NULL, "%s: %zu schema error%s against Kubernetes 1.%d; the first: %s%s%s", fn, errors,
+    return fn_fail_res(c, first.r, NULL, "%zu schema error%s against Kubernetes 1.%d; the first: %s%s%s", errors,
                        errors == 1 ? "" : "s", used, first.first_field && *first.first_field ? first.first_field : "",
                        first.first_field && *first.first_field ? ": " : "", first.first_msg);
 }

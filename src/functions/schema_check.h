@@ -6,5 +6,6 @@
 #include "functions/function.h"
 #include "schema/openapi.h"
 
-int schema_check_run(fn_ctx *c, const char *fn, enum openapi_dialect dialect);
+/* Errors name the step (kubeconform or kubeval) through the render's step prefix. */
+int schema_check_run(fn_ctx *c, enum openapi_dialect dialect);
 #endif

@@ -226,8 +226,8 @@ static const char *given_name(const walk *w, enum vtype t)
     return names[t];
 }
 
-static void err(walk *w, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void err(walk *w, const char *field, const char *fmt, ...)
+static void report_error(walk *w, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void report_error(walk *w, const char *field, const char *fmt, ...)
 {
     if (w->errors >= w->max_errors)
         return;
@@ -281,11 +281,11 @@ static bool requires(const node *s, const char *key)
 static void want_err(walk *w, enum vtype given, const char *want, bool nullable)
 {
     if (w->opt->dialect == OPENAPI_KUBECONFORM)
-        err(w, NULL, "got %s, want %s%s", given_name(w, given), nullable ? "null or " : "", want);
+        report_error(w, NULL, "got %s, want %s%s", given_name(w, given), nullable ? "null or " : "", want);
     else if (nullable)
-        err(w, NULL, "Invalid type. Expected: [%s,null], given: %s", want, given_name(w, given));
+        report_error(w, NULL, "Invalid type. Expected: [%s,null], given: %s", want, given_name(w, given));
     else
-        err(w, NULL, "Invalid type. Expected: %s, given: %s", want, given_name(w, given));
+        report_error(w, NULL, "Invalid type. Expected: %s, given: %s", want, given_name(w, given));
 }
 
 static void check(walk *w, const node *s, const node *v, bool nullable, int depth);
@@ -300,9 +300,9 @@ static void check_object(walk *w, const node *s, const node *v, int depth)
         const char *k = scalar(seq_item(req, i));
         if (k && !map_get(v, k)) {
             if (kubeval)
-                err(w, k, "%s is required", k);
+                report_error(w, k, "%s is required", k);
             else
-                err(w, NULL, "missing property '%s'", k);
+                report_error(w, NULL, "missing property '%s'", k);
         }
     }
     bool closed = w->opt->strict && is_map(props) && !addl;
@@ -316,9 +316,9 @@ static void check_object(walk *w, const node *s, const node *v, int depth)
             if (unknown_pass) {
                 if (!ps && closed) {
                     if (kubeval)
-                        err(w, k, "Additional property %s is not allowed", k);
+                        report_error(w, k, "Additional property %s is not allowed", k);
                     else
-                        err(w, NULL, "additional properties '%s' not allowed", k);
+                        report_error(w, NULL, "additional properties '%s' not allowed", k);
                 }
                 continue;
             }
@@ -351,9 +351,9 @@ static void check(walk *w, const node *s, const node *v, bool nullable, int dept
         if (t == V_STRING || t == V_INTEGER || (quantity && t == V_NUMBER))
             return;
         if (kubeval)
-            err(w, NULL, "Must validate one and only one schema (oneOf)");
+            report_error(w, NULL, "Must validate one and only one schema (oneOf)");
         else
-            err(w, NULL, "got %s, want %s", given_name(w, t), quantity ? "string or number" : "string or integer");
+            report_error(w, NULL, "got %s, want %s", given_name(w, t), quantity ? "string or number" : "string or integer");
         return;
     }
     if (!type)
@@ -392,9 +392,9 @@ static void check(walk *w, const node *s, const node *v, bool nullable, int dept
         }
     } else if (t == V_STRING && format && !strcmp(format, "date-time") && !openapi_is_date_time(scalar(v))) {
         if (kubeval)
-            err(w, NULL, "Does not match format 'date-time'");
+            report_error(w, NULL, "Does not match format 'date-time'");
         else
-            err(w, NULL, "'%s' is not valid 'date-time'", scalar(v));
+            report_error(w, NULL, "'%s' is not valid 'date-time'", scalar(v));
     }
 }
 

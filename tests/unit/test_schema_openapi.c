@@ -111,6 +111,7 @@ TEST(openapi_types_required_and_nulls)
     /* a map's values against additionalProperties */
     CHECK_STR(check_obj(a, st, o, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {labels: {a: b, n: 1}}\nspec: {size: 1}\n",
                         OPENAPI_KUBECONFORM, true), "metadata.labels.n: got number, want string");
+    strtab_release(st);
     arena_free(a);
 }
 
@@ -129,6 +130,7 @@ TEST(openapi_strict_unknown_fields)
     CHECK_STR(check_obj(a, st, o, y, OPENAPI_KUBEVAL, true),
               "status: Additional property status is not allowed\nextra: Additional property extra is not allowed\n"
               "spec.size: Invalid type. Expected: integer, given: string");
+    strtab_release(st);
     arena_free(a);
 }
 
@@ -156,6 +158,7 @@ TEST(openapi_formats)
     CHECK(!openapi_is_date_time("2023-02-29T00:00:00Z"));
     CHECK(!openapi_is_date_time("2026-11-28T24:00:00Z"));
     CHECK(!openapi_is_date_time("2026-11-28T18:36:16.Z"));
+    strtab_release(st);
     arena_free(a);
 }
 
@@ -187,6 +190,7 @@ TEST(openapi_ref_bounds)
     CHECK(yaml_load_one(a, st, "s.yaml", "{$ref: '#/definitions/ex.v1.Loop'}", 34, &loop) == 0);
     CHECK(openapi_validate(a, o, loop, v, &opt, collect, &g) == 0);
     buf_free(&g.b);
+    strtab_release(st);
     arena_free(a);
 }
 
@@ -208,6 +212,7 @@ TEST(openapi_error_bound)
     CHECK(openapi_validate(a, o, openapi_kind(o, "example.com/v1", "Widget"), obj, &opt, collect, &g) == 7 && g.n == 7);
     buf_free(&g.b);
     buf_free(&y);
+    strtab_release(st);
     arena_free(a);
 }
 
@@ -223,6 +228,7 @@ TEST(openapi_load_errors)
     CHECK(!load_text_max(a, st, doc_json, 1000) && diag_failed() && strstr(diag_message(), "larger than 1000 bytes"));
     diag_reset();
     CHECK(load_text_max(a, st, doc_json, sizeof doc_json));
+    strtab_release(st);
     arena_free(a);
 }
 
@@ -258,5 +264,6 @@ TEST(openapi_kubernetes_document)
     CHECK_STR(check_obj(a, st, o, bad, OPENAPI_KUBECONFORM, true),
               "spec: missing property 'selector'\nspec.template.spec.containers.0: missing property 'name'\n"
               "spec.template.spec.containers.0.ports.0.containerPort: got string, want integer");
+    strtab_release(st);
     arena_free(a);
 }

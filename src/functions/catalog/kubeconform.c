@@ -12,7 +12,7 @@
 
 static int run(fn_ctx *c)
 {
-    return schema_check_run(c, "kubeconform", OPENAPI_KUBECONFORM);
+    return schema_check_run(c, OPENAPI_KUBECONFORM);
 }
 
 const fn_def fn_kubeconform = {
@@ -26,8 +26,8 @@ const fn_def fn_kubeconform = {
                 "(`got string, want null or integer` at `spec.replicas`) and fails the render",
         .differs = "in-process against the operator's documents (`CMP_KUBE_OPENAPI_DIR`), never fetched: "
                    "`schema_location` and `additional_schema_locations` are refused, so custom resources need "
-                   "`ignore_missing_schemas` or `skip_kinds`; local-config objects (the Kptfile, function configs) are "
-                   "not validated; an unknown config key is an error; a value that is neither string nor integer "
+                   "`ignore_missing_schemas` or `skip_kinds` (as the Kptfile does: kpt hands it to validators, and the "
+                   "catalog's kubeconform finds no schema for it either); an unknown config key is an error; a value that is neither string nor integer "
                    "where int-or-string is expected reads `got boolean, want string or integer`",
         .versions = "one behaviour for every tag",
     },

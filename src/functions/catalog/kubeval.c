@@ -7,7 +7,7 @@
 
 static int run(fn_ctx *c)
 {
-    return schema_check_run(c, "kubeval", OPENAPI_KUBEVAL);
+    return schema_check_run(c, OPENAPI_KUBEVAL);
 }
 
 const fn_def fn_kubeval = {
@@ -19,7 +19,8 @@ const fn_def fn_kubeval = {
                 "property templates is not allowed` at `templates`; `Invalid type. Expected: [integer,null], given: "
                 "string` at `spec.replicas`); any error fails the render",
         .differs = "as `kubeconform`: the shipped documents (1.31, 1.36; kubeval's default `master` is the newest), "
-                   "`schema_location` refused, local-config objects not validated, an unknown key an error",
+                   "`schema_location` refused, an unknown key an error; local-config objects are not validated, as the "
+                   "catalog's kubeval did not",
         .versions = "one behaviour for every tag",
     },
 };
