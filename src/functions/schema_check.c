@@ -148,6 +148,53 @@ static const openapi *load_document(fn_ctx *c, const char *path)
     return o;
 }
 
+/* The package's own CustomResourceDefinitions (apiextensions.k8s.io/v1): each served version's openAPIV3Schema
+ * validates that group/version and kind, as the API server will once the CRD is applied. */
+typedef struct crd_schema {
+    const char *api_version, *kind;
+    const node *schema;
+} crd_schema;
+
+static size_t collect_crds(fn_ctx *c, crd_schema **out)
+{
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    for (size_t i = 0; i < c->items->n; i++) {
+        const resource *r = c->items->v[i];
+        const char *av = r ? res_api_version(r) : NULL, *kind = r ? res_kind(r) : NULL;
+        if (!av || !kind || strcmp(av, "apiextensions.k8s.io/v1") || strcmp(kind, "CustomResourceDefinition"))
+            continue;
+        const char *group = path_str(r->root, "spec", "group", NULL), *ck = path_str(r->root, "spec", "names", "kind", NULL);
+        const node *versions = path_get(r->root, "spec", "versions", NULL);
+        if (!group || !ck || !is_seq(versions))
+            continue;
+        for (uint32_t j = 0; j < node_len(versions); j++) {
+            const node *v = seq_item(versions, j);
+            const char *name = path_str(v, "name", NULL);
+            const node *schema = path_get(v, "schema", "openAPIV3Schema", NULL);
+            if (!name || !is_map(schema))
+                continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                crd_schema *nv = arena_alloc(c->a, cap * sizeof *nv);
+                if (n)
+                    memcpy(nv, *out, n * sizeof *nv);
+                *out = nv;
+            }
+            (*out)[n++] = (crd_schema){arena_printf(c->a, "%s/%s", group, name), ck, schema};
+        }
+    }
+    return n;
+}
+
+static const node *crd_lookup(const crd_schema *v, size_t n, const char *av, const char *kind)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].api_version, av) && !strcmp(v[i].kind, kind))
+            return v[i].schema;
+    return NULL;
+}
+
 typedef struct report_ctx {
     fn_ctx *c;
     const resource *r;
@@ -202,6 +249,8 @@ int schema_check_run(fn_ctx *c, enum openapi_dialect dialect)
     if (!doc)
         return -1;
     openapi_opts opt = {.dialect = dialect, .strict = cfg.strict};
+    crd_schema *crds = NULL;
+    size_t ncrds = collect_crds(c, &crds);
     size_t errors = 0;
     report_ctx first = {0};
     for (size_t i = 0; i < c->items->n; i++) {
@@ -218,6 +267,9 @@ int schema_check_run(fn_ctx *c, enum openapi_dialect dialect)
             continue;
         }
         const node *def = openapi_kind(doc, av, kind);
+        opt.crd = false;
+        if (!def && (def = crd_lookup(crds, ncrds, av, kind)))
+            opt.crd = true;
         if (!def) {
             if (cfg.ignore_missing)
                 continue;

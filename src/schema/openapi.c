@@ -5,7 +5,10 @@
  *   - format date-time is checked (RFC 3339), other formats (int32, byte...) are not, as the validators do;
  *   - strict: an object schema with properties and no additionalProperties refuses other keys (the "-strict"
  *     schemas); a schema with no type accepts anything (free-form JSON, RawExtension).
- * $refs ("#/definitions/NAME") are followed with a depth bound, and the walk stops after max_errors errors. */
+ * $refs ("#/definitions/NAME") are followed with a depth bound, and the walk stops after max_errors errors.
+ * A CustomResourceDefinition's openAPIV3Schema (opts.crd) is read as the API server reads it: null only where
+ * `nullable: true`, x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields (unknown fields are kept, even
+ * in strict mode), enum, and apiVersion, kind and metadata always allowed at the root. */
 #include "schema/openapi.h"
 
 #include <ctype.h>
@@ -290,6 +293,38 @@ static void want_err(walk *w, enum vtype given, const char *want, bool nullable)
 
 static void check(walk *w, const node *s, const node *v, bool nullable, int depth);
 
+/* enum (CRD schemas): a scalar equal in text and type to one of the values; false after reporting */
+static bool check_enum(walk *w, const node *s, const node *v)
+{
+    const node *e = map_get(s, "enum");
+    if (!is_seq(e) || !node_len(e))
+        return true;
+    for (uint32_t i = 0; i < node_len(e); i++) {
+        const node *x = seq_item(e, i);
+        if (is_scalar(x) && is_scalar(v) && !strcmp(scalar(x), scalar(v)) &&
+            (node_type(x) == T_STR) == (node_type(v) == T_STR))
+            return true;
+    }
+    char list[256];
+    size_t n = 0;
+    list[0] = 0;
+    for (uint32_t i = 0; i < node_len(e) && n + 8 < sizeof list; i++) {
+        const node *x = seq_item(e, i);
+        int k = snprintf(list + n, sizeof list - n, "%s%s%s%s", i ? ", " : "", w->opt->dialect == OPENAPI_KUBEVAL ? "\"" : "'",
+                         is_scalar(x) ? scalar(x) : "?", w->opt->dialect == OPENAPI_KUBEVAL ? "\"" : "'");
+        if (k < 0 || (size_t)k >= sizeof list - n) {
+            list[n] = 0;
+            break;
+        }
+        n += (size_t)k;
+    }
+    if (w->opt->dialect == OPENAPI_KUBEVAL)
+        report_error(w, NULL, "%s must be one of the following: %s", w->plen ? w->path : "(root)", list);
+    else
+        report_error(w, NULL, "value must be one of %s", list);
+    return false;
+}
+
 static void check_object(walk *w, const node *s, const node *v, int depth)
 {
     const node *props = map_get(s, "properties");
@@ -305,7 +340,10 @@ static void check_object(walk *w, const node *s, const node *v, int depth)
                 report_error(w, NULL, "missing property '%s'", k);
         }
     }
-    bool closed = w->opt->strict && is_map(props) && !addl;
+    bool crd = w->opt->crd;
+    bool closed = w->opt->strict && is_map(props) && !addl &&
+                  !(crd && is_scalar(map_get(s, "x-kubernetes-preserve-unknown-fields")) &&
+                    scalar_is(map_get(s, "x-kubernetes-preserve-unknown-fields"), "true"));
     /* kubeval reports the object's unknown keys before what is wrong inside it; kubeconform after */
     for (int pass = 0; pass < 2; pass++) {
         bool unknown_pass = (pass == 0) == kubeval;
@@ -314,7 +352,8 @@ static void check_object(walk *w, const node *s, const node *v, int depth)
             const char *k = is_scalar(kn) ? scalar(kn) : "";
             const node *ps = is_map(props) ? map_get(props, k) : NULL;
             if (unknown_pass) {
-                if (!ps && closed) {
+                if (!ps && closed &&
+                    !(crd && depth == 0 && (!strcmp(k, "apiVersion") || !strcmp(k, "kind") || !strcmp(k, "metadata")))) {
                     if (kubeval)
                         report_error(w, k, "Additional property %s is not allowed", k);
                     else
@@ -327,7 +366,7 @@ static void check_object(walk *w, const node *s, const node *v, int depth)
             if (!ps)
                 continue;
             size_t old = path_push(w, k);
-            check(w, ps, map_val(v, i), ps == addl ? false : !requires(s, k), depth + 1);
+            check(w, ps, map_val(v, i), !crd && ps != addl && !requires(s, k), depth + 1);
             path_pop(w, old);
         }
     }
@@ -342,12 +381,17 @@ static void check(walk *w, const node *s, const node *v, bool nullable, int dept
     if (!is_map(s))
         return; /* a $ref the document does not define: nothing to check against */
     enum vtype t = vtype_of(v);
+    if (w->opt->crd)
+        nullable = scalar_is(map_get(s, "nullable"), "true");
     if (t == V_NULL && nullable)
+        return;
+    if (w->opt->crd && !check_enum(w, s, v))
         return;
     const char *type = path_str(s, "type", NULL), *format = path_str(s, "format", NULL);
     bool kubeval = w->opt->dialect == OPENAPI_KUBEVAL;
-    if ((format && !strcmp(format, "int-or-string")) || (name && !strcmp(name, QUANTITY_DEF))) {
-        bool quantity = !format || strcmp(format, "int-or-string");
+    bool int_or_string = w->opt->crd && scalar_is(map_get(s, "x-kubernetes-int-or-string"), "true");
+    if (int_or_string || (format && !strcmp(format, "int-or-string")) || (name && !strcmp(name, QUANTITY_DEF))) {
+        bool quantity = !int_or_string && (!format || strcmp(format, "int-or-string"));
         if (t == V_STRING || t == V_INTEGER || (quantity && t == V_NUMBER))
             return;
         if (kubeval)

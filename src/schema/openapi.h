@@ -29,6 +29,7 @@ typedef struct openapi_opts {
     enum openapi_dialect dialect;
     bool strict;       /* fields the schema does not name are errors (the "-strict" schemas: additionalProperties false) */
     size_t max_errors; /* stop after this many errors in one object (0: 100) */
+    bool crd;          /* def is a CustomResourceDefinition's openAPIV3Schema, not a swagger definition */
 } openapi_opts;
 
 /* Called once per error: field is the dotted path ("spec.replicas", "" for the object itself). */

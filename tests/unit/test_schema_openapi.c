@@ -267,3 +267,46 @@ TEST(openapi_kubernetes_document)
     strtab_release(st);
     arena_free(a);
 }
+
+/* A CRD's openAPIV3Schema (opts.crd): nullable, x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields,
+ * enum, and the root's apiVersion/kind/metadata allowed in strict mode. */
+TEST(openapi_crd_schema)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    openapi *o = load_text(a, st, doc_json);
+    CHECK(o);
+    node *schema = NULL;
+    const char *sy = "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n"
+                     "      size: {type: integer}\n      color: {type: string, enum: [red, green]}\n"
+                     "      port: {x-kubernetes-int-or-string: true}\n      note: {type: string, nullable: true}\n"
+                     "      extra: {type: object, x-kubernetes-preserve-unknown-fields: true, properties: {a: {type: string}}}\n";
+    CHECK(yaml_load_one(a, st, "crd.yaml", sy, strlen(sy), &schema) == 0);
+    struct { const char *obj, *want; } cases[] = {
+        {"apiVersion: x/v1\nkind: W\nmetadata: {name: w}\nspec: {size: 1, color: red, port: 80, note: null, extra: {b: 1}}\n", ""},
+        {"apiVersion: x/v1\nkind: W\nspec: {port: http}\n", ""},
+        {"spec: {size: null}\n", "spec.size: got null, want integer"},
+        {"spec: {color: blue}\n", "spec.color: value must be one of 'red', 'green'"},
+        {"spec: {port: 1.5}\n", "spec.port: got number, want string or integer"},
+        {"spec: {extra: {a: 1}}\n", "spec.extra.a: got number, want string"},
+        {"spec: {colour: red}\nstatus: {}\n", "spec: additional properties 'colour' not allowed\n: additional properties 'status' not allowed"},
+    };
+    openapi_opts opt = {.dialect = OPENAPI_KUBECONFORM, .strict = true, .crd = true};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        node *obj = NULL;
+        CHECK(yaml_load_one(a, st, "o.yaml", cases[i].obj, strlen(cases[i].obj), &obj) == 0);
+        got g = {0};
+        openapi_validate(a, o, schema, obj, &opt, collect, &g);
+        CHECK_STR(g.n ? buf_cstr(&g.b) : "", cases[i].want);
+        buf_free(&g.b);
+    }
+    opt.dialect = OPENAPI_KUBEVAL;
+    node *obj = NULL;
+    CHECK(yaml_load_one(a, st, "o.yaml", "spec: {color: blue}", 19, &obj) == 0);
+    got g = {0};
+    openapi_validate(a, o, schema, obj, &opt, collect, &g);
+    CHECK_STR(g.n ? buf_cstr(&g.b) : "", "spec.color: spec.color must be one of the following: \"red\", \"green\"");
+    buf_free(&g.b);
+    strtab_release(st);
+    arena_free(a);
+}

@@ -4,7 +4,8 @@
  *
  * Config (a ConfigMap's data, as the catalog reads it): strict ("true"/"1": fields the schema does not name are
  * errors), ignore_missing_schemas (kinds with no schema pass), skip_kinds (comma-separated kinds not validated),
- * kubernetes_version (1.<minor>; default the newest shipped, as kubeconform's "master"). schema_location and
+ * kubernetes_version (1.<minor>; default the newest shipped, as kubeconform's "master"). A custom resource whose
+ * CustomResourceDefinition is in the package is validated against its openAPIV3Schema. schema_location and
  * additional_schema_locations are refused: a package cannot choose what it is checked against. Each error is an
  * error result as the catalog's (kubeconform's JSON: message, and the path of the object holding it as the field);
  * any error fails the render. */
@@ -22,11 +23,14 @@ const fn_def fn_kubeconform = {
     .readme = {
         .does = "validates every object against the Kubernetes OpenAPI document of `kubernetes_version` (1.31 and 1.36 "
                 "are shipped; the default and `master` are the newest; another version uses the nearest, with a "
-                "warning); `strict`, `ignore_missing_schemas`, `skip_kinds`; each error is an error result "
+                "warning); custom resources against the `openAPIV3Schema` of a CustomResourceDefinition in the package "
+                "(apiextensions.k8s.io/v1: `nullable`, `enum`, `x-kubernetes-int-or-string`, "
+                "`x-kubernetes-preserve-unknown-fields`); `strict`, `ignore_missing_schemas`, `skip_kinds`; each error is an error result "
                 "(`got string, want null or integer` at `spec.replicas`) and fails the render",
         .differs = "in-process against the operator's documents (`CMP_KUBE_OPENAPI_DIR`), never fetched: "
                    "`schema_location` and `additional_schema_locations` are refused, so custom resources need "
-                   "`ignore_missing_schemas` or `skip_kinds` (as the Kptfile does: kpt hands it to validators, and the "
+                   "`ignore_missing_schemas` or `skip_kinds` unless the package holds their CRD (the catalog's function "
+                   "does not read CRDs: a CR it would skip or refuse is validated here) (as the Kptfile does: kpt hands it to validators, and the "
                    "catalog's kubeconform finds no schema for it either); an unknown config key is an error; a value that is neither string nor integer "
                    "where int-or-string is expected reads `got boolean, want string or integer`",
         .versions = "one behaviour for every tag",
