@@ -99,7 +99,7 @@ const operator_def operator_defs[] = {
      "failing; `*` skips every such validator. Mutators and built-in validators always run. A package cannot set it"},
     {"CMP_KUBE_OPENAPI_DIR", "`data/kubernetes-openapi` beside the binary, else `../share/cmp-generate/kubernetes-openapi`",
      "a directory of Kubernetes OpenAPI documents, `swagger-v1.<minor>.json.gz`, that `kubeconform` and `kubeval` "
-     "validate against (the project ships 1.31 and 1.36); a package's `schema_location` is refused, and nothing is "
+     "validate against (the project ships 1.31, 1.32, 1.35 and 1.36); a package's `schema_location` is refused, and nothing is "
      "ever fetched"},
 };
 const int operator_count = (int)(sizeof operator_defs / sizeof *operator_defs);

@@ -61,7 +61,7 @@ metadata:
   name: c
 '
 expect schema-version-nearest 0 '^kind: ConfigMap$' "$bin" render --no-git-metadata --results-dir "$tmp/sch-v-res" "$tmp/sch-v"
-grep -q "no schema for Kubernetes 1.33 is shipped, validating against 1.31" "$tmp/sch-v-res/results.yaml" &&
+grep -q "no schema for Kubernetes 1.33 is shipped, validating against 1.32" "$tmp/sch-v-res/results.yaml" &&
   echo "PASS schema-version-nearest-warns" || echo "FAIL schema-version-nearest-warns: $(head -c 400 "$tmp/sch-v-res/results.yaml")"
 schpkg "$tmp/sch-bad" gcr.io/kpt-fn/kubeval:v0.3 '        kubernetes_version: stable' "$sch_svc"
 expect schema-version-not-a-version 1 '' "$bin" render --no-git-metadata "$tmp/sch-bad"

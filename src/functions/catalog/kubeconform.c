@@ -21,8 +21,8 @@ const fn_def fn_kubeconform = {
     .summary = "validate objects against the Kubernetes OpenAPI schema (kubeconform's rules and messages)",
     .run = run,
     .readme = {
-        .does = "validates every object against the Kubernetes OpenAPI document of `kubernetes_version` (1.31 and 1.36 "
-                "are shipped; the default and `master` are the newest; another version uses the nearest, with a "
+        .does = "validates every object against the Kubernetes OpenAPI document of `kubernetes_version` (1.31, 1.32, 1.35 "
+                "and 1.36 are shipped; the default and `master` are the newest; another version uses the nearest, with a "
                 "warning); custom resources against the `openAPIV3Schema` of a CustomResourceDefinition in the package "
                 "(apiextensions.k8s.io/v1: `nullable`, `enum`, `x-kubernetes-int-or-string`, "
                 "`x-kubernetes-preserve-unknown-fields`); `strict`, `ignore_missing_schemas`, `skip_kinds`; each error is an error result "

@@ -18,7 +18,7 @@ const fn_def fn_kubeval = {
         .does = "validates every object as `kubeconform` does, with kubeval's messages and fields (`Additional "
                 "property templates is not allowed` at `templates`; `Invalid type. Expected: [integer,null], given: "
                 "string` at `spec.replicas`); any error fails the render",
-        .differs = "as `kubeconform`: the shipped documents (1.31, 1.36; kubeval's default `master` is the newest), "
+        .differs = "as `kubeconform`: the shipped documents (1.31, 1.32, 1.35, 1.36; kubeval's default `master` is the newest), "
                    "`schema_location` refused, an unknown key an error; local-config objects are not validated, as the "
                    "catalog's kubeval did not",
         .versions = "one behaviour for every tag",
