@@ -37,6 +37,38 @@ static bool cfg_true(const node *v)
     return !strcasecmp(s, "true") || !strcmp(s, "1");
 }
 
+/* One key of the config: m's key i, in data or (as the catalog's kubeconform also reads them, and first) at the top
+ * level of a config of any kind. */
+static int read_key(fn_ctx *c, const node *m, uint32_t i, schema_cfg *cfg)
+{
+    const char *k = scalar(map_key(m, i));
+    const node *v = map_val(m, i);
+    if (!is_scalar(v))
+        return fn_fail_key(c, m, i, "%s must be a string", k);
+    if (!strcmp(k, "strict"))
+        cfg->strict = cfg_true(v);
+    else if (!strcmp(k, "ignore_missing_schemas"))
+        cfg->ignore_missing = cfg_true(v);
+    else if (!strcmp(k, "skip_kinds"))
+        cfg->skip_kinds = *scalar(v) ? scalar(v) : NULL;
+    else if (!strcmp(k, "kubernetes_version"))
+        cfg->version = *scalar(v) ? scalar(v) : NULL;
+    else if (!strcmp(k, "schema_location") || !strcmp(k, "additional_schema_locations")) {
+        if (*scalar(v))
+            return fn_fail_key(c, m, i,
+                               "%s is not supported: objects are validated against the Kubernetes OpenAPI "
+                               "documents the operator ships (CMP_KUBE_OPENAPI_DIR), and a render never fetches "
+                               "or reads schemas a package names; remove it (and set ignore_missing_schemas or "
+                               "skip_kinds for custom resources)",
+                               k);
+    } else
+        return fn_fail_key(c, m, i,
+                           "unknown config key %s (known: strict, ignore_missing_schemas, skip_kinds, "
+                           "kubernetes_version, schema_location)",
+                           k);
+    return 0;
+}
+
 static int read_cfg(fn_ctx *c, schema_cfg *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -46,36 +78,17 @@ static int read_cfg(fn_ctx *c, schema_cfg *cfg)
     if (!is_map(conf))
         return fn_fail(c, conf, "the functionConfig is not a map");
     const node *data = map_get(conf, "data");
-    if (!data)
-        return 0;
-    if (!is_map(data))
+    if (data && !is_map(data))
         return fn_fail(c, data, "data is not a map");
-    for (uint32_t i = 0; i < node_len(data); i++) {
-        const char *k = scalar(map_key(data, i));
-        const node *v = map_val(data, i);
-        if (!is_scalar(v))
-            return fn_fail_key(c, data, i, "%s must be a string", k);
-        if (!strcmp(k, "strict"))
-            cfg->strict = cfg_true(v);
-        else if (!strcmp(k, "ignore_missing_schemas"))
-            cfg->ignore_missing = cfg_true(v);
-        else if (!strcmp(k, "skip_kinds"))
-            cfg->skip_kinds = *scalar(v) ? scalar(v) : NULL;
-        else if (!strcmp(k, "kubernetes_version"))
-            cfg->version = *scalar(v) ? scalar(v) : NULL;
-        else if (!strcmp(k, "schema_location") || !strcmp(k, "additional_schema_locations")) {
-            if (*scalar(v))
-                return fn_fail_key(c, data, i,
-                                   "%s is not supported: objects are validated against the Kubernetes OpenAPI "
-                                   "documents the operator ships (CMP_KUBE_OPENAPI_DIR), and a render never fetches "
-                                   "or reads schemas a package names; remove it (and set ignore_missing_schemas or "
-                                   "skip_kinds for custom resources)",
-                                   k);
-        } else
-            return fn_fail_key(c, data, i,
-                               "unknown config key %s (known: strict, ignore_missing_schemas, skip_kinds, "
-                               "kubernetes_version, schema_location)",
-                               k);
+    for (uint32_t i = 0; data && i < node_len(data); i++)
+        if (read_key(c, data, i, cfg) < 0)
+            return -1;
+    for (uint32_t i = 0; i < node_len(conf); i++) {
+        const node *k = map_key(conf, i);
+        if (scalar_is(k, "apiVersion") || scalar_is(k, "kind") || scalar_is(k, "metadata") || scalar_is(k, "data"))
+            continue;
+        if (read_key(c, conf, i, cfg) < 0)
+            return -1;
     }
     return 0;
 }

@@ -80,3 +80,11 @@ mkdir -p "$tmp/sch-none"
 printf 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  validators:\n    - image: gcr.io/kpt-fn/kubeconform:v0.1\n      configMap:\n        skip_kinds: Kptfile,Widget\n' >"$tmp/sch-none/Kptfile"
 printf 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n' >"$tmp/sch-none/w.yaml"
 expect schema-nothing-to-check-reads-nothing 0 '*' env CMP_KUBE_OPENAPI_DIR="$tmp/sch-nowhere" "$bin" render --no-git-metadata "$tmp/sch-none"
+# a config of another kind with the keys at its top level, as the catalog's kubeconform also reads them
+mkdir -p "$tmp/sch-top"
+printf 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  validators:\n    - image: gcr.io/kpt-fn/kubeconform:v0.1\n      configPath: kc.yaml\n' >"$tmp/sch-top/Kptfile"
+printf 'apiVersion: fn.kpt.dev/v1alpha1\nkind: KubeconformConfig\nmetadata:\n  name: kc\n  annotations:\n    config.kubernetes.io/local-config: "true"\nstrict: true\nskip_kinds: Kptfile,KubeconformConfig\n' >"$tmp/sch-top/kc.yaml"
+printf '%s' "$sch_svc" | sed 's/port: "80"/port: 80\n      tragetPort: 8080/' >"$tmp/sch-top/obj.yaml"
+expect schema-top-level-config 1 '' "$bin" render --no-git-metadata "$tmp/sch-top"
+grep -q "additional properties 'tragetPort' not allowed" "$tmp/err" &&
+  echo "PASS schema-top-level-config-read" || echo "FAIL schema-top-level-config-read: $(head -c 300 "$tmp/err")"
