@@ -44,6 +44,9 @@ RUN apt-get update \
 COPY --from=build /src/cmp-generate /usr/local/bin/cmp-generate
 COPY --from=helm /usr/bin/helm /usr/local/bin/helm
 COPY --from=kustomize /app/kustomize /usr/local/bin/kustomize
+# The Kubernetes OpenAPI documents kubeconform and kubeval validate against (CMP_KUBE_OPENAPI_DIR's default for a
+# binary in /usr/local/bin), with their license: a render never fetches a schema.
+COPY data/kubernetes-openapi /usr/local/share/cmp-generate/kubernetes-openapi
 # Two plugin configurations, one per sidecar (argocd-cmp-server serves one): kpt packages found by discovery
 # (kustomize/component), and Applications that name the plugin for a chart, an overlay or plain YAML
 # (kustomize/component-named, which passes --config-dir-path /home/argocd/cmp-server/config-named).

@@ -18,6 +18,9 @@ typedef struct fn_host {
      * skip with a warning; NULL: none (each one is an error) */
     const char *skip_validators;
     const char *health_kinds; /* CMP_GENERATE_HEALTH_KINDS: group/Kind,... Argo CD can assess (ordering warnings) */
+    /* CMP_KUBE_OPENAPI_DIR, else the directory the project ships (settings/host.c): the Kubernetes OpenAPI documents
+     * (swagger-v1.<minor>.json.gz) kubeconform and kubeval validate against; NULL when there is none */
+    const char *kube_openapi_dir;
     /* The repository that holds the package (realpath): nothing a package names may be read outside it. Under
      * Argo CD, the package directory minus ARGOCD_APP_SOURCE_PATH; elsewhere the nearest directory above it with a
      * .git; else the package directory itself. NULL until host_find_repo_root. */

@@ -166,6 +166,30 @@ static const char *release_name(const char *app_name)
     return u && u[1] ? u + 1 : app_name;
 }
 
+/* The schemas the project ships: data/kubernetes-openapi beside the binary (a build tree: ./cmp-generate), else
+ * ../share/cmp-generate/kubernetes-openapi (an installed binary: the Dockerfile's /usr/local/bin). NULL when neither
+ * exists (the validators then fail naming CMP_KUBE_OPENAPI_DIR). */
+static const char *default_kube_openapi_dir(void)
+{
+    static char dir[PATH_MAX];
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    static const char *const rel[] = {"data/kubernetes-openapi", "../share/cmp-generate/kubernetes-openapi"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        struct stat st;
+        if (snprintf(dir, sizeof dir, "%s/%s", exe, rel[i]) < (int)sizeof dir && !stat(dir, &st) && S_ISDIR(st.st_mode))
+            return dir;
+    }
+    return NULL;
+}
+
 void host_from_env(fn_host *h)
 {
     h->helm_bin = env("HELM_BIN");
@@ -209,6 +233,9 @@ void host_from_env(fn_host *h)
     h->helm_keyring = env("CMP_HELM_KEYRING");
     h->cosign_bin = env("CMP_COSIGN_BIN");
     h->cosign_keys_dir = env("CMP_COSIGN_KEYS_DIR");
+    h->kube_openapi_dir = settings_kube_openapi_dir();
+    if (!h->kube_openapi_dir)
+        h->kube_openapi_dir = default_kube_openapi_dir();
     h->release_name = release_name(h->app_name);
     host_children_from_env(h);
 }

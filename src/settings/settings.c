@@ -123,14 +123,24 @@ const int setting_count = (int)(sizeof setting_defs / sizeof *setting_defs);
 const operator_def operator_defs[] = {
     {"CMP_SKIP_VALIDATORS", "none",
      "`name,...` (commas or spaces) or `*`: pipeline validators whose function is not built in (`gatekeeper`, "
-     "`kubeval`, `kubeconform`, `policy-controller-validate`...) that a render skips with a warning instead of "
+     "`policy-controller-validate`...) that a render skips with a warning instead of "
      "failing; `*` skips every such validator. Mutators and built-in validators always run. A package cannot set it"},
+    {"CMP_KUBE_OPENAPI_DIR", "`data/kubernetes-openapi` beside the binary, else `../share/cmp-generate/kubernetes-openapi`",
+     "a directory of Kubernetes OpenAPI documents, `swagger-v1.<minor>.json.gz`, that `kubeconform` and `kubeval` "
+     "validate against (the project ships 1.31, 1.32, 1.35 and 1.36); a package's `schema_location` is refused, and nothing is "
+     "ever fetched"},
 };
 const int operator_count = (int)(sizeof operator_defs / sizeof *operator_defs);
 
 const char *settings_skip_validators(void)
 {
     const char *v = getenv("CMP_SKIP_VALIDATORS");
+    return v && *v ? v : NULL;
+}
+
+const char *settings_kube_openapi_dir(void)
+{
+    const char *v = getenv("CMP_KUBE_OPENAPI_DIR");
     return v && *v ? v : NULL;
 }
 

@@ -66,6 +66,8 @@ extern const int operator_count;
 /* CMP_SKIP_VALIDATORS: names of validator functions that are not built in which a render skips with a warning
  * (comma- or space-separated; "*" for every one); NULL when unset or empty. */
 const char *settings_skip_validators(void);
+/* CMP_KUBE_OPENAPI_DIR: where the Kubernetes OpenAPI documents for kubeconform/kubeval are; NULL when unset. */
+const char *settings_kube_openapi_dir(void);
 
 /* Reads every setting; errors name the parameter. */
 int settings_load(arena *a, strtab *st, settings *out);
