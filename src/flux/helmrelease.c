@@ -204,6 +204,13 @@ static bool set_value(const node *v)
            !((is_map(v) || is_seq(v)) && !node_len(v));
 }
 
+/* Written and not null: for verify, where `verify: {}` asks for verification all the same (Flux's CRD defaults its
+ * provider to cosign), so an empty map must never mean "not verified". */
+static bool present(const node *v)
+{
+    return v && !is_null(v);
+}
+
 /* Every key of m must be in fields: K_WARN ones that are set get one warning each, K_ERROR ones an error. */
 static int check_fields(run *R, const release *rel, const node *m, const char *where, const field *fields)
 {
@@ -634,7 +641,7 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
     if (strategy && strcmp(strategy, "ChartVersion") && strcmp(strategy, "Revision"))
         return fn_fail(c, map_get(cspec, "reconcileStrategy"), "%s: %sreconcileStrategy must be ChartVersion or Revision",
                        hr_id(R, rel), where);
-    if (set_value(map_get(cspec, "verify")) && check_verify(R, rel, map_get(cspec, "verify"), where, cs) < 0)
+    if (present(map_get(cspec, "verify")) && check_verify(R, rel, map_get(cspec, "verify"), where, cs) < 0)
         return -1;
     /* valuesFiles: files of the chart merged into its new default values (source-controller's HelmChart);
      * v2beta1's valuesFile is a list of one, after them */
@@ -790,7 +797,7 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
         return fn_fail(c, map_get(sspec, "provider"), "%s: spec.provider %s (a cloud provider's login) is not supported: "
                                                       "credentials are the operator's (CMP_HELM_CREDENTIALS_DIR)",
                        who, shown(a, provider));
-    if (set_value(map_get(sspec, "verify")) &&
+    if (present(map_get(sspec, "verify")) &&
         check_verify(R, rel, map_get(sspec, "verify"), arena_printf(a, "%s: spec.", who), cs) < 0)
         return -1;
     const node *ls = map_get(sspec, "layerSelector");
@@ -976,6 +983,7 @@ typedef struct unpack {
     const char *values_yaml; /* the new values.yaml, or NULL */
     bool values_written;
     int failed_errno;
+    const char *outside; /* an entry whose name leaves the chart (absolute, or a ".." component): refused */
 } unpack;
 
 static int track_digest(run *R, release *rel, chart_src *cs, const char *digest, chart_meta *meta)
@@ -1129,7 +1137,10 @@ static int repackage(run *R, release *rel, chart_src *cs, const char *tgz, const
     if (!dir || mkdir(dir, 0700) != 0)
         return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
     node *cy = NULL;
-    unpack u = {R, arena_printf(a, "%s/%s", dir, meta->name), NULL, values_yaml, false, 0};
+    /* a fixed name: the chart's own name comes from the archive's Chart.yaml, which only helm checks, later, so it
+     * must never become a path (a name "../../x" made files outside the scratch directory); helm takes the name from
+     * Chart.yaml, not from the directory */
+    unpack u = {R, arena_printf(a, "%s/chart", dir), NULL, values_yaml, false, 0, NULL};
     if (mkdir(u.dir, 0700) != 0)
         return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
     if (meta->chart_yaml && yaml_load_one(a, R->s->st, "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml), &cy) == 0 &&
@@ -1144,6 +1155,9 @@ static int repackage(run *R, release *rel, chart_src *cs, const char *tgz, const
         return fn_fail(c, cs->at, "%s: the chart's Chart.yaml cannot be read", hr_id(R, rel));
     if (read_archive(R, cs->at, tgz, write_entry, &u) < 0)
         return -1;
+    if (u.outside)
+        return fn_fail(c, cs->at, "%s: the chart archive holds an entry outside the chart (%s), which is refused",
+                       hr_id(R, rel), shown(a, u.outside));
     if (values_yaml && !u.values_written) {
         int fd = open(arena_printf(a, "%s/values.yaml", u.dir), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0 || write_all(fd, values_yaml, strlen(values_yaml)) < 0)
@@ -1164,8 +1178,18 @@ static int write_entry(void *ud, const helm_archive_entry *e)
     arena *a = u->R->s->a;
     /* helm reads a chart directory's .helmignore and leaves out what it names, which it never does for an
      * archive: written out, it would make helm read fewer files than the archive holds */
-    if (!e->name || !*e->name || e->name[0] == '/' || strstr(e->name, "..") || !strcmp(e->name, ".helmignore"))
+    if (!e->name || !*e->name || !strcmp(e->name, ".helmignore"))
         return 0;
+    /* a ".." component, not the two characters: helm reads templates/db..config.yaml, so skipping it dropped its
+     * objects from a render that exits 0 */
+    bool dotdot = e->name[0] == '/';
+    for (const char *p = e->name; *p && !dotdot; p += strcspn(p, "/"), p += *p == '/')
+        dotdot = p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]);
+    if (dotdot) {
+        if (!u->outside)
+            u->outside = arena_strdup(a, e->name);
+        return 0;
+    }
     const char *path = arena_printf(a, "%s/%s", u->dir, e->name);
     /* parents first */
     for (char *p = (char *)path + strlen(u->dir) + 1; (p = strchr(p, '/')); p++) {

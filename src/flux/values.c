@@ -486,6 +486,7 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
             return -1;
         }
         const char *data = path_str(s->data, key, NULL);
+        bool secret = !strcmp(r->kind, "Secret");
         if (!data) {
             if (r->optional)
                 continue;
@@ -497,7 +498,13 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
             result = flux_merge_maps(a, result, inline_values);
             const char *e;
             if (flux_replace_path_value(a, result, r->target_path, data, r->literal, &e) < 0) {
-                *why = arena_printf(a, "%s: failed to merge value: %s", head, e);
+                /* helm's --set parser reads "<targetPath>=<value>" as one text, so its error may quote the value:
+                 * never a Secret's */
+                *why = secret ? arena_printf(a, "%s: failed to merge value: targetPath '%s' with the Secret's value is not "
+                                                "what helm's --set syntax takes (its error is not shown: it could quote the "
+                                                "value)",
+                                             head, shown(a, r->target_path))
+                              : arena_printf(a, "%s: failed to merge value: %s", head, e);
                 *failed_ref = (long)i;
                 return -1;
             }
@@ -506,7 +513,10 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
         node *v;
         const char *e;
         if (read_values(a, st, arena_printf(a, "%s %s/%s key %s", r->kind, ns, r->name, key), data, &v, &e) < 0) {
-            *why = arena_printf(a, "%s: %s", head, e);
+            *why = secret ? arena_printf(a, "%s: the value is not a YAML map of Helm values (the error is not shown: it "
+                                            "could quote the Secret)",
+                                         head)
+                          : arena_printf(a, "%s: %s", head, e);
             *failed_ref = (long)i;
             return -1;
         }
