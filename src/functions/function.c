@@ -11,14 +11,9 @@ static void result_add(fn_ctx *c, enum severity sev, const resource *r, const ch
 {
     if (!c->results)
         return;
-    fn_results *rs = c->results;
-    if (rs->n == rs->cap) {
-        rs->cap = rs->cap ? rs->cap * 2 : 16;
-        rs->v = xrealloc(rs->v, rs->cap * sizeof *rs->v);
-    }
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    rs->v[rs->n++] = (fn_result){sev, arena_strdup(c->a, msg), r, field ? arena_strdup(c->a, field) : NULL};
+    fn_result_add_text(c, sev, r, field ? arena_strdup(c->a, field) : NULL, arena_strdup(c->a, msg));
 }
 
 void fn_result_add_text(fn_ctx *c, enum severity sev, const resource *r, const char *field, const char *text)
