@@ -274,7 +274,8 @@ static void set_clean(strset *s)
 static bool set_has(strset *s, const char *x)
 {
     set_clean(s);
-    return bsearch(&x, s->v, s->n, sizeof *s->v, cmp_str) != NULL;
+    /* an empty set has no array, and bsearch must not be given NULL */
+    return s->n && bsearch(&x, s->v, s->n, sizeof *s->v, cmp_str) != NULL;
 }
 
 static void set_add(arena *a, strset *s, const char *x)
