@@ -1279,6 +1279,29 @@ typedef struct rendered_opts {
     const node *common; /* commonMetadata */
 } rendered_opts;
 
+/* helm names a crds/ file "<chart>/crds/<file>", a subchart's "<chart>/charts/<sub>/crds/<file>" (any depth of
+ * charts/<sub>), and a template "<chart>/templates/...": only the first form is a CRD of a crds/ directory, so a
+ * template under templates/crds/ is not one. */
+bool flux_source_in_crds(const char *path, size_t len)
+{
+    const char *p = path, *end = path + len;
+    const char *slash = memchr(p, '/', (size_t)(end - p)); /* past the chart's name */
+    if (!slash || slash == p)
+        return false;
+    p = slash + 1;
+    for (;;) {
+        if ((size_t)(end - p) > 5 && !memcmp(p, "crds/", 5))
+            return true;
+        if ((size_t)(end - p) < 7 || memcmp(p, "charts/", 7))
+            return false;
+        p += 7;
+        slash = memchr(p, '/', (size_t)(end - p)); /* past the subchart's name */
+        if (!slash || slash == p)
+            return false;
+        p = slash + 1;
+    }
+}
+
 /* helm template prints "# Source: <chart>/crds/<file>" above each CRD of a crds/ directory (its subcharts'
  * "<chart>/charts/<sub>/crds/..."), and "<chart>/templates/..." above templates. */
 static bool from_crds_dir(const resource *r)
@@ -1291,9 +1314,9 @@ static bool from_crds_dir(const resource *r)
     const char *src = head ? strstr(head, "Source: ") : NULL;
     if (!src)
         return false;
+    src += strlen("Source: ");
     const char *end = strchr(src, '\n');
-    const char *crds = strstr(src, "/crds/");
-    return crds && (!end || crds < end);
+    return flux_source_in_crds(src, end ? (size_t)(end - src) : strlen(src));
 }
 
 /* Is this kind cluster-scoped? Kubernetes' own kinds, and the CRDs among the objects that say so. */

@@ -13,6 +13,10 @@ const char *flux_release_name(arena *a, const char *release_name, const char *ta
  * characters, '-' and the first 12 hex digits of the SHA-256 of the whole name; a shorter one is itself. */
 const char *flux_shorten_name(arena *a, const char *name);
 
+/* Is path (helm template's "# Source: " path, len bytes) a file of a crds/ directory of the chart or of a subchart
+ * ("<chart>/crds/..." or "<chart>/charts/<sub>/crds/...", as helm names them), not a template? */
+bool flux_source_in_crds(const char *path, size_t len);
+
 /* fluxcd/pkg's MergeMaps: a new map holding a's entries, then b's: a map over a map merges (recursively, into a
  * new map), anything else replaces. Values that are not merged are shared, not copied, as Go shares them: a later
  * in-place write through one map shows in the other (flux_values relies on it, as helm-controller does). a or b

@@ -283,3 +283,22 @@ TEST(flux_base64)
     CHECK(flux_base64_decode(a, "a$==", &n) == NULL);
     arena_free(a);
 }
+
+/* helm's "# Source:" paths of crds/ files, and templates that only look like them (review item E) */
+TEST(flux_source_in_crds_cases)
+{
+#define IN_CRDS(s) flux_source_in_crds(s, strlen(s))
+    CHECK(IN_CRDS("demo/crds/widget.yaml"));
+    CHECK(IN_CRDS("demo/crds/sub/widget.yaml"));
+    CHECK(IN_CRDS("demo/charts/sub/crds/widget.yaml"));
+    CHECK(IN_CRDS("demo/charts/sub/charts/deeper/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/templates/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/charts/sub/templates/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/templates/x/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/templates/objects.yaml"));
+    CHECK(!IN_CRDS("crds/widget.yaml"));
+    CHECK(!IN_CRDS("/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/crds/"));
+    CHECK(!flux_source_in_crds("demo/crds/widget.yaml", 9)); /* the length bounds it */
+#undef IN_CRDS
+}
