@@ -22,6 +22,8 @@ bool flux_source_in_crds(const char *path, size_t len);
  * in-place write through one map shows in the other (flux_values relies on it, as helm-controller does). a or b
  * may be NULL or not a map (nothing to take from it). */
 node *flux_merge_maps(arena *a, const node *x, const node *y);
+/* Key comparisons the merges made so far (the unit tests' check that a merge is linear in its keys). */
+extern size_t flux_merge_probes;
 
 /* fluxcd/pkg's ReplacePathValue: "path=value" parsed into values with helm's --set rules (strvals.ParseInto); a
  * value wrapped in ' or " is a string with every leading and trailing quote trimmed (ParseIntoString). literal:

@@ -14,22 +14,65 @@
 #include "util/diag.h"
 #include "yaml/load.h"
 
+size_t flux_merge_probes;
+
+static uint64_t key_hash(const char *k)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *k; k++)
+        h = (h ^ (unsigned char)*k) * 1099511628211ull;
+    return h;
+}
+
+/* The merged map's keys are found through a hash table of their entries (index + 1; 0 empty) made for this merge:
+ * a search of the map per key would make one merge cost its keys squared, and a release repeats the merge for each
+ * targetPath reference. */
+static long merge_find(const node *out, const uint32_t *tab, size_t mask, const char *k, size_t *slot)
+{
+    size_t s = key_hash(k) & mask;
+    for (; tab[s]; s = (s + 1) & mask) {
+        flux_merge_probes++;
+        if (!strcmp(scalar(map_key(out, tab[s] - 1)), k))
+            return tab[s] - 1;
+    }
+    *slot = s;
+    return -1;
+}
+
+/* k set to v in out: replaced in place, else appended (map_set's order) */
+static void merge_put(arena *a, node *out, uint32_t *tab, size_t mask, const char *k, node *v)
+{
+    size_t slot = 0;
+    long i = merge_find(out, tab, mask, k, &slot);
+    if (i >= 0) {
+        map_set_val(out, (uint32_t)i, v);
+        return;
+    }
+    map_append(a, out, node_scalar(a, k, strlen(k), ST_PLAIN), v);
+    tab[slot] = node_len(out);
+}
+
 node *flux_merge_maps(arena *a, const node *x, const node *y)
 {
     node *out = node_map(a);
+    size_t n = (is_map(x) ? node_len(x) : 0) + (is_map(y) ? node_len(y) : 0), cap = 8;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *tab = xcalloc(cap, sizeof *tab);
     for (uint32_t i = 0; is_map(x) && i < node_len(x); i++)
         if (scalar(map_key(x, i)))
-            map_set(a, out, scalar(map_key(x, i)), map_val(x, i));
+            merge_put(a, out, tab, cap - 1, scalar(map_key(x, i)), map_val(x, i));
     for (uint32_t i = 0; is_map(y) && i < node_len(y); i++) {
         const char *k = scalar(map_key(y, i));
-        node *v = map_val(y, i), *have = k ? map_get(out, k) : NULL;
         if (!k)
             continue;
-        if (is_map(v) && is_map(have))
-            map_set(a, out, k, flux_merge_maps(a, have, v));
-        else
-            map_set(a, out, k, v);
+        node *v = map_val(y, i);
+        size_t slot;
+        long at = merge_find(out, tab, cap - 1, k, &slot);
+        node *have = at >= 0 ? map_val(out, (uint32_t)at) : NULL;
+        merge_put(a, out, tab, cap - 1, k, is_map(v) && is_map(have) ? flux_merge_maps(a, have, v) : v);
     }
+    xfree(tab);
     return out;
 }
 
