@@ -101,31 +101,34 @@ static int sv_fail(sv *p, const char *msg)
  * the text ends first (what was read is still returned). */
 static int runes_until(sv *p, const char *stop, const char **out, size_t *len, int *last)
 {
-    char *v = arena_alloc(p->a, p->n - p->i + 1);
-    size_t w = 0;
+    /* measured first, then copied: a copy sized for the rest of the text, on every call, would make a path of many
+     * short names cost its length squared */
+    size_t i = p->i, w = 0;
+    int rc = SV_EOF;
     *last = -1;
-    for (;;) {
-        if (p->i >= p->n) {
-            v[w] = 0;
-            *out = v, *len = w;
-            return SV_EOF;
-        }
-        char c = p->s[p->i++];
+    while (i < p->n) {
+        char c = p->s[i++];
         if (strchr(stop, c)) {
-            v[w] = 0;
-            *out = v, *len = w, *last = (unsigned char)c;
-            return SV_OK;
+            rc = SV_OK, *last = (unsigned char)c;
+            break;
         }
         if (c == '\\') {
-            if (p->i >= p->n) {
-                v[w] = 0;
-                *out = v, *len = w;
-                return SV_EOF;
-            }
-            c = p->s[p->i++];
+            if (i >= p->n)
+                break;
+            i++;
         }
-        v[w++] = c;
+        w++;
     }
+    char *v = arena_alloc(p->a, w + 1);
+    for (size_t k = 0; k < w; k++) {
+        if (p->s[p->i] == '\\')
+            p->i++;
+        v[k] = p->s[p->i++];
+    }
+    v[w] = 0;
+    p->i = i;
+    *out = v, *len = w;
+    return rc;
 }
 
 static node *plain(arena *a, const char *s)
@@ -241,6 +244,13 @@ static int set_index(sv *p, node **list, long index, node *v)
 
 static int key(sv *p, node *data, int level);
 
+static int nested_too_deep(sv *p)
+{
+    return sv_fail(p, arena_printf(p->a, "value name nested level is greater than maximum supported nested level of "
+                                         "%d (a '.' or a list index in a list counts one level)",
+                                   MAX_NESTED_NAME_LEVEL));
+}
+
 static int list_item(sv *p, node **list, long i, int level)
 {
     if (i < 0)
@@ -267,6 +277,10 @@ static int list_item(sv *p, node **list, long i, int level)
         return set_index(p, list, i, v);
     }
     if (last == '[') {
+        /* helm counts only '.' toward its limit and recurses here without one (Go's stack grows); a list in a list
+         * counts too here, so "a[0][0]..." cannot nest without end */
+        if (++level > MAX_NESTED_NAME_LEVEL)
+            return nested_too_deep(p);
         long next;
         if (key_index(p, &next) < 0)
             return SV_ERR;
@@ -385,6 +399,8 @@ static int literal_list_item(sv *p, node **list, long i, int level)
         return set_index(p, list, i, node_str(p->a, arena_strndup(p->a, p->s + p->i, p->n - p->i))),
                p->i = p->n, SV_OK;
     if (c == '[') {
+        if (++level > MAX_NESTED_NAME_LEVEL) /* a list in a list counts, as in list_item */
+            return nested_too_deep(p);
         long next;
         if (key_index(p, &next) < 0)
             return SV_ERR;

@@ -317,6 +317,50 @@ TEST(flux_merge_maps_is_linear)
     arena_free(a);
 }
 
+/* runesUntil copies what it reads, not the rest of the text (review item D): a list value of 20,000 items costs
+ * kilobytes, not the 400 MB a copy of the remaining text per item took. */
+TEST(flux_replace_path_value_list_is_linear)
+{
+    arena *a = arena_new();
+    buf b = {0};
+    buf_putc(&b, '{');
+    for (int i = 0; i < 20000; i++)
+        buf_puts(&b, "1,");
+    buf_puts(&b, "2}");
+    size_t before = mem_used();
+    node *m = node_map(a);
+    const char *why = NULL;
+    CHECK(flux_replace_path_value(a, m, "list", buf_cstr(&b), false, &why) == 0);
+    CHECK(node_len(map_get(m, "list")) == 20001);
+    CHECK(mem_used() - before < (16u << 20));
+    buf_free(&b);
+    arena_free(a);
+}
+
+/* A list in a list counts toward helm's 30-level limit (review item D): "a[0][0]...[0]" 80,000 deep is an error
+ * naming the limit, not 13 GB of recursion; 30 levels still parse. */
+TEST(flux_replace_path_value_list_nesting_is_bounded)
+{
+    arena *a = arena_new();
+    buf b = {0};
+    buf_putc(&b, 'a');
+    for (int i = 0; i < 80000; i++)
+        buf_puts(&b, "[0]");
+    size_t before = mem_used();
+    const char *deep = replace(a, buf_cstr(&b), "1");
+    CHECK(!strncmp(deep, "ERR: ", 5) && strstr(deep, "maximum supported nested level of 30"));
+    CHECK(mem_used() - before < (16u << 20));
+    node *m = node_map(a);
+    const char *why = NULL;
+    CHECK(flux_replace_path_value(a, m, buf_cstr(&b), "1", true, &why) == -1 &&
+          strstr(why, "maximum supported nested level of 30"));
+    CHECK_STR(replace(a, "a[0][0][0].b[1]", "1"), "{\"a\":[[[{\"b\":[null,1]}]]]}");
+    b.len = 1 + 3 * 31; /* a and 31 indexes: the first and 30 lists in lists */
+    CHECK(!strncmp(replace(a, arena_strndup(a, b.data, b.len), "1"), "{\"a\":[[", 7));
+    buf_free(&b);
+    arena_free(a);
+}
+
 /* helm's "# Source:" paths of crds/ files, and templates that only look like them (review item E) */
 TEST(flux_source_in_crds_cases)
 {
