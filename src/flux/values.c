@@ -39,29 +39,39 @@ static long merge_find(const node *out, const uint32_t *tab, size_t mask, const 
     return -1;
 }
 
-/* k set to v in out: replaced in place, else appended (map_set's order) */
-static void merge_put(arena *a, node *out, uint32_t *tab, size_t mask, const char *k, node *v)
+/* key set to v in out: replaced in place, else appended (map_set's order). The key node is shared with the map it
+ * comes from, not copied: a release repeats the merge per targetPath reference, and a copy of every key each time
+ * was most of the memory (keys are never edited here). */
+static void merge_put(arena *a, node *out, uint32_t *tab, size_t mask, const node *key, node *v)
 {
+    const char *k = scalar(key);
     size_t slot = 0;
     long i = merge_find(out, tab, mask, k, &slot);
     if (i >= 0) {
         map_set_val(out, (uint32_t)i, v);
         return;
     }
-    map_append(a, out, node_scalar(a, k, strlen(k), ST_PLAIN), v);
+    map_append(a, out, key, v);
     tab[slot] = node_len(out);
 }
 
-node *flux_merge_maps(arena *a, const node *x, const node *y)
+/* x's entries, then y's (a map over a map merged into a new map), set into out, whose own entries stay unless
+ * replaced. */
+static void merge_in(arena *a, node *out, const node *x, const node *y)
 {
-    node *out = node_map(a);
-    size_t n = (is_map(x) ? node_len(x) : 0) + (is_map(y) ? node_len(y) : 0), cap = 8;
+    size_t n = node_len(out) + (is_map(x) ? node_len(x) : 0) + (is_map(y) ? node_len(y) : 0), cap = 8;
     while (cap < 2 * n)
         cap *= 2;
     uint32_t *tab = xcalloc(cap, sizeof *tab);
+    for (uint32_t i = 0; i < node_len(out); i++) {
+        const char *k = scalar(map_key(out, i));
+        size_t slot;
+        if (k && merge_find(out, tab, cap - 1, k, &slot) < 0)
+            tab[slot] = i + 1;
+    }
     for (uint32_t i = 0; is_map(x) && i < node_len(x); i++)
         if (scalar(map_key(x, i)))
-            merge_put(a, out, tab, cap - 1, scalar(map_key(x, i)), map_val(x, i));
+            merge_put(a, out, tab, cap - 1, map_key(x, i), map_val(x, i));
     for (uint32_t i = 0; is_map(y) && i < node_len(y); i++) {
         const char *k = scalar(map_key(y, i));
         if (!k)
@@ -70,10 +80,28 @@ node *flux_merge_maps(arena *a, const node *x, const node *y)
         size_t slot;
         long at = merge_find(out, tab, cap - 1, k, &slot);
         node *have = at >= 0 ? map_val(out, (uint32_t)at) : NULL;
-        merge_put(a, out, tab, cap - 1, k, is_map(v) && is_map(have) ? flux_merge_maps(a, have, v) : v);
+        merge_put(a, out, tab, cap - 1, map_key(y, i), is_map(v) && is_map(have) ? flux_merge_maps(a, have, v) : v);
     }
     xfree(tab);
+}
+
+node *flux_merge_maps(arena *a, const node *x, const node *y)
+{
+    node *out = node_map(a);
+    if (is_map(x))
+        map_reserve(a, out, node_len(x)); /* y mostly overrides x's keys: its new ones grow the map */
+    merge_in(a, out, x, y);
     return out;
+}
+
+/* result = MergeMaps(result, y) where nothing but the caller holds result's top-level map (flux_chart_values' own):
+ * the same map, merged in place, as a new one would be. valuesFrom repeats this merge of the inline values once per
+ * targetPath reference; a new copy of the whole result each time would cost references x keys of memory. Nested
+ * maps are merged into new ones, as MergeMaps does, for they may be shared with the inline values. */
+static node *merge_into_own(arena *a, node *result, const node *y)
+{
+    merge_in(a, result, NULL, y);
+    return result;
 }
 
 /* ---- helm's strvals parser (pkg/strvals/parser.go), reading "path=value" ---- */
@@ -553,7 +581,7 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
             return -1;
         }
         if (r->target_path && *r->target_path) {
-            result = flux_merge_maps(a, result, inline_values);
+            result = merge_into_own(a, result, inline_values);
             const char *e;
             if (flux_replace_path_value(a, result, r->target_path, data, r->literal, &e) < 0) {
                 *why = arena_printf(a, "%s: failed to merge value: %s", head, e);
@@ -569,9 +597,9 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
             *failed_ref = (long)i;
             return -1;
         }
-        result = flux_merge_maps(a, result, v);
+        result = merge_into_own(a, result, v);
     }
-    *out = flux_merge_maps(a, result, inline_values);
+    *out = merge_into_own(a, result, inline_values);
     return 0;
 }
 

@@ -379,3 +379,31 @@ TEST(flux_source_in_crds_cases)
     CHECK(!flux_source_in_crds("demo/crds/widget.yaml", 9)); /* the length bounds it */
 #undef IN_CRDS
 }
+
+/* The attacker's case of review item A end to end: 3,000 inline keys and 1,000 targetPath references (each merge
+ * of the inline values repeated, as fluxcd/pkg does) compare keys a bounded number of times per key merged, and the
+ * result is merged in place, not copied per reference (180 MB of copies, near the 192 MB budget). */
+TEST(flux_chart_values_many_target_paths_is_linear)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    enum { KEYS = 3000, REFS = 1000 };
+    node *inl = node_map(a);
+    for (int i = 0; i < KEYS; i++)
+        map_set(a, inl, arena_printf(a, "k%d", i), node_str(a, "v"));
+    flux_values_source src = {"ConfigMap", "c", "ns", data1(a, "v", "1")};
+    flux_values_ref *refs = arena_alloc(a, REFS * sizeof *refs);
+    for (int i = 0; i < REFS; i++)
+        refs[i] = (flux_values_ref){.kind = "ConfigMap", .name = "c", .key = "v",
+                                    .target_path = arena_printf(a, "t%d", i)};
+    node *out;
+    const char *why;
+    long bad;
+    size_t before = flux_merge_probes, mem = mem_used();
+    CHECK(flux_chart_values(a, st, &src, 1, "ns", inl, refs, REFS, &out, &why, &bad) == 0);
+    CHECK(flux_merge_probes - before < (size_t)40 * KEYS * (REFS + 1));
+    CHECK(node_len(out) == KEYS + REFS); /* the inline values, and every targetPath key (the inline values lack them) */
+    CHECK(mem_used() - mem < (16u << 20)); /* merged in place: a new map per reference took 180 MB */
+    strtab_release(st);
+    arena_free(a);
+}
