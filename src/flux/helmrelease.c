@@ -1303,6 +1303,29 @@ typedef struct rendered_opts {
     const node *common; /* commonMetadata */
 } rendered_opts;
 
+/* helm names a crds/ file "<chart>/crds/<file>", a subchart's "<chart>/charts/<sub>/crds/<file>" (any depth of
+ * charts/<sub>), and a template "<chart>/templates/...": only the first form is a CRD of a crds/ directory, so a
+ * template under templates/crds/ is not one. */
+bool flux_source_in_crds(const char *path, size_t len)
+{
+    const char *p = path, *end = path + len;
+    const char *slash = memchr(p, '/', (size_t)(end - p)); /* past the chart's name */
+    if (!slash || slash == p)
+        return false;
+    p = slash + 1;
+    for (;;) {
+        if ((size_t)(end - p) > 5 && !memcmp(p, "crds/", 5))
+            return true;
+        if ((size_t)(end - p) < 7 || memcmp(p, "charts/", 7))
+            return false;
+        p += 7;
+        slash = memchr(p, '/', (size_t)(end - p)); /* past the subchart's name */
+        if (!slash || slash == p)
+            return false;
+        p = slash + 1;
+    }
+}
+
 /* helm template prints "# Source: <chart>/crds/<file>" above each CRD of a crds/ directory (its subcharts'
  * "<chart>/charts/<sub>/crds/..."), and "<chart>/templates/..." above templates. */
 static bool from_crds_dir(const resource *r)
@@ -1315,9 +1338,9 @@ static bool from_crds_dir(const resource *r)
     const char *src = head ? strstr(head, "Source: ") : NULL;
     if (!src)
         return false;
+    src += strlen("Source: ");
     const char *end = strchr(src, '\n');
-    const char *crds = strstr(src, "/crds/");
-    return crds && (!end || crds < end);
+    return flux_source_in_crds(src, end ? (size_t)(end - src) : strlen(src));
 }
 
 /* Is this kind cluster-scoped? Kubernetes' own kinds, and the CRDs among the objects that say so. */
@@ -1628,35 +1651,46 @@ static int depends_on(run *R, release *rel)
     const node *d = rel->depends_on;
     R->c.config_file = res_file(a, rel->hr);
     R->c.config_line = (int)rel->hr->line;
-    const char *refs = NULL;
+    /* the list is built once in a buffer and shared by every object (appending to a copy per object would be
+     * quadratic in the dependencies' objects) */
+    buf list = {0};
     for (uint32_t i = 0; is_seq(d) && i < node_len(d); i++) {
         const node *e = seq_item(d, i);
         const char *name = path_str(e, "name", NULL), *ns = path_str(e, "namespace", NULL);
         static const field dep_fields[] = {{"name", K_USE, NULL}, {"namespace", K_USE, NULL}, {NULL, K_USE, NULL}};
-        if (!is_map(e) || !name)
+        if (!is_map(e) || !name) {
+            buf_free(&list);
             return fn_fail(&R->c, e, "%s: spec.dependsOn[%u] must be a map with a name", hr_id(R, rel), i);
-        if (check_fields(R, rel, e, arena_printf(a, "spec.dependsOn[%u].", i), dep_fields) < 0)
+        }
+        if (check_fields(R, rel, e, arena_printf(a, "spec.dependsOn[%u].", i), dep_fields) < 0) {
+            buf_free(&list);
             return -1;
+        }
         if (!ns || !*ns)
             ns = rel->ns;
         const release *t = NULL;
         for (size_t k = 0; k < R->nrels && !t; k++)
             if (!strcmp(R->rels[k].name, name) && !strcmp(R->rels[k].ns, ns))
                 t = &R->rels[k];
-        if (!t)
+        if (!t) {
+            buf_free(&list);
             return fn_fail(&R->c, e, "%s: spec.dependsOn names HelmRelease %s/%s, which is not in the package (a "
                                      "dependency outside it cannot be ordered)",
                            hr_id(R, rel), ns, name);
+        }
         for (size_t k = 0; k < t->out.n; k++) {
             const resource *o = t->out.v[k];
             if (!o || res_annotation(o, "helm.sh/hook") || !res_kind(o) || !res_name(o))
                 continue;
-            const char *one = object_ref(R, o);
-            refs = refs ? arena_printf(a, "%s,%s", refs, one) : one;
+            if (list.len)
+                buf_putc(&list, ',');
+            buf_puts(&list, object_ref(R, o));
         }
     }
-    if (!refs)
+    if (!list.len)
         return 0;
+    const char *refs = arena_strndup(a, list.data, list.len);
+    buf_free(&list);
     for (size_t k = 0; k < rel->out.n; k++) {
         resource *o = rel->out.v[k];
         if (!o || res_annotation(o, "helm.sh/hook"))

@@ -13,11 +13,17 @@ const char *flux_release_name(arena *a, const char *release_name, const char *ta
  * characters, '-' and the first 12 hex digits of the SHA-256 of the whole name; a shorter one is itself. */
 const char *flux_shorten_name(arena *a, const char *name);
 
+/* Is path (helm template's "# Source: " path, len bytes) a file of a crds/ directory of the chart or of a subchart
+ * ("<chart>/crds/..." or "<chart>/charts/<sub>/crds/...", as helm names them), not a template? */
+bool flux_source_in_crds(const char *path, size_t len);
+
 /* fluxcd/pkg's MergeMaps: a new map holding a's entries, then b's: a map over a map merges (recursively, into a
  * new map), anything else replaces. Values that are not merged are shared, not copied, as Go shares them: a later
  * in-place write through one map shows in the other (flux_values relies on it, as helm-controller does). a or b
  * may be NULL or not a map (nothing to take from it). */
 node *flux_merge_maps(arena *a, const node *x, const node *y);
+/* Key comparisons the merges made so far (the unit tests' check that a merge is linear in its keys). */
+extern size_t flux_merge_probes;
 
 /* fluxcd/pkg's ReplacePathValue: "path=value" parsed into values with helm's --set rules (strvals.ParseInto); a
  * value wrapped in ' or " is a string with every leading and trailing quote trimmed (ParseIntoString). literal:

@@ -14,23 +14,94 @@
 #include "util/diag.h"
 #include "yaml/load.h"
 
+size_t flux_merge_probes;
+
+static uint64_t key_hash(const char *k)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *k; k++)
+        h = (h ^ (unsigned char)*k) * 1099511628211ull;
+    return h;
+}
+
+/* The merged map's keys are found through a hash table of their entries (index + 1; 0 empty) made for this merge:
+ * a search of the map per key would make one merge cost its keys squared, and a release repeats the merge for each
+ * targetPath reference. */
+static long merge_find(const node *out, const uint32_t *tab, size_t mask, const char *k, size_t *slot)
+{
+    size_t s = key_hash(k) & mask;
+    for (; tab[s]; s = (s + 1) & mask) {
+        flux_merge_probes++;
+        if (!strcmp(scalar(map_key(out, tab[s] - 1)), k))
+            return tab[s] - 1;
+    }
+    *slot = s;
+    return -1;
+}
+
+/* key set to v in out: replaced in place, else appended (map_set's order). The key node is shared with the map it
+ * comes from, not copied: a release repeats the merge per targetPath reference, and a copy of every key each time
+ * was most of the memory (keys are never edited here). */
+static void merge_put(arena *a, node *out, uint32_t *tab, size_t mask, const node *key, node *v)
+{
+    const char *k = scalar(key);
+    size_t slot = 0;
+    long i = merge_find(out, tab, mask, k, &slot);
+    if (i >= 0) {
+        map_set_val(out, (uint32_t)i, v);
+        return;
+    }
+    map_append(a, out, key, v);
+    tab[slot] = node_len(out);
+}
+
+/* x's entries, then y's (a map over a map merged into a new map), set into out, whose own entries stay unless
+ * replaced. */
+static void merge_in(arena *a, node *out, const node *x, const node *y)
+{
+    size_t n = node_len(out) + (is_map(x) ? node_len(x) : 0) + (is_map(y) ? node_len(y) : 0), cap = 8;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *tab = xcalloc(cap, sizeof *tab);
+    for (uint32_t i = 0; i < node_len(out); i++) {
+        const char *k = scalar(map_key(out, i));
+        size_t slot;
+        if (k && merge_find(out, tab, cap - 1, k, &slot) < 0)
+            tab[slot] = i + 1;
+    }
+    for (uint32_t i = 0; is_map(x) && i < node_len(x); i++)
+        if (scalar(map_key(x, i)))
+            merge_put(a, out, tab, cap - 1, map_key(x, i), map_val(x, i));
+    for (uint32_t i = 0; is_map(y) && i < node_len(y); i++) {
+        const char *k = scalar(map_key(y, i));
+        if (!k)
+            continue;
+        node *v = map_val(y, i);
+        size_t slot;
+        long at = merge_find(out, tab, cap - 1, k, &slot);
+        node *have = at >= 0 ? map_val(out, (uint32_t)at) : NULL;
+        merge_put(a, out, tab, cap - 1, map_key(y, i), is_map(v) && is_map(have) ? flux_merge_maps(a, have, v) : v);
+    }
+    xfree(tab);
+}
+
 node *flux_merge_maps(arena *a, const node *x, const node *y)
 {
     node *out = node_map(a);
-    for (uint32_t i = 0; is_map(x) && i < node_len(x); i++)
-        if (scalar(map_key(x, i)))
-            map_set(a, out, scalar(map_key(x, i)), map_val(x, i));
-    for (uint32_t i = 0; is_map(y) && i < node_len(y); i++) {
-        const char *k = scalar(map_key(y, i));
-        node *v = map_val(y, i), *have = k ? map_get(out, k) : NULL;
-        if (!k)
-            continue;
-        if (is_map(v) && is_map(have))
-            map_set(a, out, k, flux_merge_maps(a, have, v));
-        else
-            map_set(a, out, k, v);
-    }
+    if (is_map(x))
+        map_reserve(a, out, node_len(x)); /* y mostly overrides x's keys: its new ones grow the map */
+    merge_in(a, out, x, y);
     return out;
+}
+
+/* result = MergeMaps(result, y) where nothing but the caller holds result's top-level map (flux_chart_values' own):
+ * the same map, merged in place, as a new one would be. valuesFrom repeats this merge of the inline values once per
+ * targetPath reference; a new copy of the whole result each time would cost references x keys of memory. Nested
+ * maps are merged into new ones, as MergeMaps does, for they may be shared with the inline values. */
+static node *merge_into_own(arena *a, node *result, const node *y)
+{
+    merge_in(a, result, NULL, y);
+    return result;
 }
 
 /* ---- helm's strvals parser (pkg/strvals/parser.go), reading "path=value" ---- */
@@ -58,31 +129,34 @@ static int sv_fail(sv *p, const char *msg)
  * the text ends first (what was read is still returned). */
 static int runes_until(sv *p, const char *stop, const char **out, size_t *len, int *last)
 {
-    char *v = arena_alloc(p->a, p->n - p->i + 1);
-    size_t w = 0;
+    /* measured first, then copied: a copy sized for the rest of the text, on every call, would make a path of many
+     * short names cost its length squared */
+    size_t i = p->i, w = 0;
+    int rc = SV_EOF;
     *last = -1;
-    for (;;) {
-        if (p->i >= p->n) {
-            v[w] = 0;
-            *out = v, *len = w;
-            return SV_EOF;
-        }
-        char c = p->s[p->i++];
+    while (i < p->n) {
+        char c = p->s[i++];
         if (strchr(stop, c)) {
-            v[w] = 0;
-            *out = v, *len = w, *last = (unsigned char)c;
-            return SV_OK;
+            rc = SV_OK, *last = (unsigned char)c;
+            break;
         }
         if (c == '\\') {
-            if (p->i >= p->n) {
-                v[w] = 0;
-                *out = v, *len = w;
-                return SV_EOF;
-            }
-            c = p->s[p->i++];
+            if (i >= p->n)
+                break;
+            i++;
         }
-        v[w++] = c;
+        w++;
     }
+    char *v = arena_alloc(p->a, w + 1);
+    for (size_t k = 0; k < w; k++) {
+        if (p->s[p->i] == '\\')
+            p->i++;
+        v[k] = p->s[p->i++];
+    }
+    v[w] = 0;
+    p->i = i;
+    *out = v, *len = w;
+    return rc;
 }
 
 static node *plain(arena *a, const char *s)
@@ -198,6 +272,13 @@ static int set_index(sv *p, node **list, long index, node *v)
 
 static int key(sv *p, node *data, int level);
 
+static int nested_too_deep(sv *p)
+{
+    return sv_fail(p, arena_printf(p->a, "value name nested level is greater than maximum supported nested level of "
+                                         "%d (a '.' or a list index in a list counts one level)",
+                                   MAX_NESTED_NAME_LEVEL));
+}
+
 static int list_item(sv *p, node **list, long i, int level)
 {
     if (i < 0)
@@ -224,6 +305,10 @@ static int list_item(sv *p, node **list, long i, int level)
         return set_index(p, list, i, v);
     }
     if (last == '[') {
+        /* helm counts only '.' toward its limit and recurses here without one (Go's stack grows); a list in a list
+         * counts too here, so "a[0][0]..." cannot nest without end */
+        if (++level > MAX_NESTED_NAME_LEVEL)
+            return nested_too_deep(p);
         long next;
         if (key_index(p, &next) < 0)
             return SV_ERR;
@@ -342,6 +427,8 @@ static int literal_list_item(sv *p, node **list, long i, int level)
         return set_index(p, list, i, node_str(p->a, arena_strndup(p->a, p->s + p->i, p->n - p->i))),
                p->i = p->n, SV_OK;
     if (c == '[') {
+        if (++level > MAX_NESTED_NAME_LEVEL) /* a list in a list counts, as in list_item */
+            return nested_too_deep(p);
         long next;
         if (key_index(p, &next) < 0)
             return SV_ERR;
@@ -495,7 +582,7 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
             return -1;
         }
         if (r->target_path && *r->target_path) {
-            result = flux_merge_maps(a, result, inline_values);
+            result = merge_into_own(a, result, inline_values);
             const char *e;
             if (flux_replace_path_value(a, result, r->target_path, data, r->literal, &e) < 0) {
                 /* helm's --set parser reads "<targetPath>=<value>" as one text, so its error may quote the value:
@@ -520,9 +607,9 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
             *failed_ref = (long)i;
             return -1;
         }
-        result = flux_merge_maps(a, result, v);
+        result = merge_into_own(a, result, v);
     }
-    *out = flux_merge_maps(a, result, inline_values);
+    *out = merge_into_own(a, result, inline_values);
     return 0;
 }
 

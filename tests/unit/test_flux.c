@@ -4,6 +4,7 @@
 #include "check.h"
 #include "flux/internal.h"
 #include "flux/sha256.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "yaml/emit.h"
@@ -281,5 +282,128 @@ TEST(flux_base64)
     CHECK(flux_base64_decode(a, "aGVsbG8", &n) == NULL);
     CHECK(flux_base64_decode(a, "aG=sbG8=", &n) == NULL);
     CHECK(flux_base64_decode(a, "a$==", &n) == NULL);
+    arena_free(a);
+}
+
+/* A merge is linear in its keys (review item A): merging 20,000 keys over 20,000 (half of them the same) compares
+ * keys a few times per key, not once per key already merged (a search of the map per key: about 3 x 10^8). The
+ * result keeps MergeMaps' order and values: x's keys, then y's new ones; y's value wins, maps over maps merge. */
+TEST(flux_merge_maps_is_linear)
+{
+    arena *a = arena_new();
+    enum { N = 20000 };
+    node *x = node_map(a), *y = node_map(a);
+    for (int i = 0; i < N; i++) {
+        map_set(a, x, arena_printf(a, "k%d", i), node_str(a, "x"));
+        map_set(a, y, arena_printf(a, "k%d", i + N / 2), node_str(a, "y"));
+    }
+    node *inner_x = node_map(a), *inner_y = node_map(a);
+    map_set(a, inner_x, "a", node_str(a, "1"));
+    map_set(a, inner_y, "b", node_str(a, "2"));
+    map_set(a, x, "m", inner_x);
+    map_set(a, y, "m", inner_y);
+    size_t before = flux_merge_probes;
+    node *m = flux_merge_maps(a, x, y);
+    CHECK(flux_merge_probes - before < (size_t)40 * N);
+    CHECK(node_len(m) == N + N / 2 + 1);
+    CHECK_STR(scalar(map_key(m, 0)), "k0");
+    CHECK_STR(scalar(map_val(m, 0)), "x");
+    CHECK_STR(scalar(map_key(m, N / 2)), "k10000");
+    CHECK_STR(scalar(map_val(m, N / 2)), "y");
+    CHECK_STR(scalar(map_key(m, N)), "m");
+    CHECK_STR(json(a, map_val(m, N)), "{\"a\":\"1\",\"b\":\"2\"}");
+    CHECK_STR(scalar(map_key(m, N + 1)), "k20000");
+    CHECK(node_len(inner_x) == 1); /* the merged map is new: x's own is untouched */
+    arena_free(a);
+}
+
+/* runesUntil copies what it reads, not the rest of the text (review item D): a list value of 20,000 items costs
+ * kilobytes, not the 400 MB a copy of the remaining text per item took. */
+TEST(flux_replace_path_value_list_is_linear)
+{
+    arena *a = arena_new();
+    buf b = {0};
+    buf_putc(&b, '{');
+    for (int i = 0; i < 20000; i++)
+        buf_puts(&b, "1,");
+    buf_puts(&b, "2}");
+    size_t before = mem_used();
+    node *m = node_map(a);
+    const char *why = NULL;
+    CHECK(flux_replace_path_value(a, m, "list", buf_cstr(&b), false, &why) == 0);
+    CHECK(node_len(map_get(m, "list")) == 20001);
+    CHECK(mem_used() - before < (16u << 20));
+    buf_free(&b);
+    arena_free(a);
+}
+
+/* A list in a list counts toward helm's 30-level limit (review item D): "a[0][0]...[0]" 80,000 deep is an error
+ * naming the limit, not 13 GB of recursion; 30 levels still parse. */
+TEST(flux_replace_path_value_list_nesting_is_bounded)
+{
+    arena *a = arena_new();
+    buf b = {0};
+    buf_putc(&b, 'a');
+    for (int i = 0; i < 80000; i++)
+        buf_puts(&b, "[0]");
+    size_t before = mem_used();
+    const char *deep = replace(a, buf_cstr(&b), "1");
+    CHECK(!strncmp(deep, "ERR: ", 5) && strstr(deep, "maximum supported nested level of 30"));
+    CHECK(mem_used() - before < (16u << 20));
+    node *m = node_map(a);
+    const char *why = NULL;
+    CHECK(flux_replace_path_value(a, m, buf_cstr(&b), "1", true, &why) == -1 &&
+          strstr(why, "maximum supported nested level of 30"));
+    CHECK_STR(replace(a, "a[0][0][0].b[1]", "1"), "{\"a\":[[[{\"b\":[null,1]}]]]}");
+    b.len = 1 + 3 * 31; /* a and 31 indexes: the first and 30 lists in lists */
+    CHECK(!strncmp(replace(a, arena_strndup(a, b.data, b.len), "1"), "{\"a\":[[", 7));
+    buf_free(&b);
+    arena_free(a);
+}
+
+/* helm's "# Source:" paths of crds/ files, and templates that only look like them (review item E) */
+TEST(flux_source_in_crds_cases)
+{
+#define IN_CRDS(s) flux_source_in_crds(s, strlen(s))
+    CHECK(IN_CRDS("demo/crds/widget.yaml"));
+    CHECK(IN_CRDS("demo/crds/sub/widget.yaml"));
+    CHECK(IN_CRDS("demo/charts/sub/crds/widget.yaml"));
+    CHECK(IN_CRDS("demo/charts/sub/charts/deeper/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/templates/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/charts/sub/templates/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/templates/x/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/templates/objects.yaml"));
+    CHECK(!IN_CRDS("crds/widget.yaml"));
+    CHECK(!IN_CRDS("/crds/widget.yaml"));
+    CHECK(!IN_CRDS("demo/crds/"));
+    CHECK(!flux_source_in_crds("demo/crds/widget.yaml", 9)); /* the length bounds it */
+#undef IN_CRDS
+}
+
+/* The attacker's case of review item A end to end: 3,000 inline keys and 1,000 targetPath references (each merge
+ * of the inline values repeated, as fluxcd/pkg does) compare keys a bounded number of times per key merged, and the
+ * result is merged in place, not copied per reference (180 MB of copies, near the 192 MB budget). */
+TEST(flux_chart_values_many_target_paths_is_linear)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    enum { KEYS = 3000, REFS = 1000 };
+    node *inl = node_map(a);
+    for (int i = 0; i < KEYS; i++)
+        map_set(a, inl, arena_printf(a, "k%d", i), node_str(a, "v"));
+    flux_values_source src = {"ConfigMap", "c", "ns", data1(a, "v", "1")};
+    flux_values_ref *refs = arena_alloc(a, REFS * sizeof *refs);
+    for (int i = 0; i < REFS; i++)
+        refs[i] = (flux_values_ref){.kind = "ConfigMap", .name = "c", .key = "v",
+                                    .target_path = arena_printf(a, "t%d", i)};
+    node *out;
+    const char *why;
+    long bad;
+    size_t before = flux_merge_probes, mem = mem_used();
+    CHECK(flux_chart_values(a, st, &src, 1, "ns", inl, refs, REFS, &out, &why, &bad) == 0);
+    CHECK(flux_merge_probes - before < (size_t)40 * KEYS * (REFS + 1));
+    CHECK(node_len(out) == KEYS + REFS); /* the inline values, and every targetPath key (the inline values lack them) */
+    CHECK(mem_used() - mem < (16u << 20)); /* merged in place: a new map per reference took 180 MB */
+    strtab_release(st);
     arena_free(a);
 }

@@ -15,6 +15,7 @@
  *
  * Deviations: the catalog copies the set's annotations in Go's map order (a different order on every run); they keep
  * the set's order here. A name or namespace that would make a path leave the package is an error. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "functions/function.h"
@@ -56,6 +57,19 @@ typedef struct done_item {
     const char *key;   /* kind/namespace/name, to find a pruned Service that comes back */
     bool recreated;
 } done_item;
+
+/* An item that names an owner (blueprints.cloud.google.com/ownerReference), for finding a set's Services. */
+typedef struct owned {
+    const char *owner;
+    size_t i; /* its index in the items */
+} owned;
+
+static int by_owner(const void *x, const void *y)
+{
+    const owned *a = x, *b = y;
+    int c = strcmp(a->owner, b->owner);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
 
 static const char *service_key(arena *a, const char *ns, const char *name)
 {
@@ -148,6 +162,16 @@ static int run(fn_ctx *c)
     for (size_t i = 0; i < c->items->n; i++)
         if (c->items->v[i] && is_set(c->items->v[i]) && read_set(c, c->items->v[i], &sets[k++]) < 0)
             return -1;
+    /* the items by owner, indexed once: each set finds its own Services without reading every item (so many sets
+     * cost what they hold, not sets x items) */
+    size_t nowned = 0;
+    owned *own = arena_alloc(c->a, c->items->n * sizeof *own + 1);
+    for (size_t i = 0; i < c->items->n; i++) {
+        const char *owner = c->items->v[i] ? res_annotation(c->items->v[i], OWNER_ANNOTATION) : NULL;
+        if (owner)
+            own[nowned++] = (owned){owner, i};
+    }
+    qsort(own, nowned, sizeof *own, by_owner);
     rlist made = {0};
     int rc = -1;
     for (size_t s = 0; s < nsets; s++) {
@@ -158,15 +182,25 @@ static int run(fn_ctx *c)
             goto out;
         }
         /* prune what an earlier render made for this set (the Services made by this step are not among them) */
+        size_t lo = 0, hi = nowned; /* the first entry of this owner */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(own[mid].owner, p->owner) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t end = lo;
+        while (end < nowned && !strcmp(own[end].owner, p->owner))
+            end++;
         size_t npruned = 0;
-        done_item *pruned = arena_alloc(c->a, c->items->n * sizeof *pruned + 1);
-        for (size_t i = 0; i < c->items->n; i++) {
-            resource *r = c->items->v[i];
-            const char *owner = r ? res_annotation(r, OWNER_ANNOTATION) : NULL;
-            if (!owner || strcmp(owner, p->owner))
-                continue;
+        done_item *pruned = arena_alloc(c->a, (end - lo) * sizeof *pruned + 1);
+        for (size_t j = lo; j < end; j++) {
+            resource *r = c->items->v[own[j].i];
+            if (!r)
+                continue; /* pruned already, by an earlier set of the same owner */
             pruned[npruned++] = (done_item){r, service_key(c->a, res_namespace(r), res_name(r)), false};
-            c->items->v[i] = NULL;
+            c->items->v[own[j].i] = NULL;
         }
         size_t first = made.n;
         for (uint32_t i = 0; i < node_len(p->services); i++) {
