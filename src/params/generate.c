@@ -187,13 +187,21 @@ typedef struct builder {
     long long deadline_ms;
 } builder;
 
-static bool path_wanted(const builder *b, const char *path)
+/* 1: paths selects it and exclude does not; 0: not; -1: the globs cost more than PARAMS_MATCH_STEPS on it (each
+ * glob costs up to pattern x path bytes: 512 globs on a 4096-byte path would be billions of steps). */
+static int path_wanted(const builder *b, const char *path)
 {
-    bool in = false;
-    for (size_t i = 0; !in && i < b->r->npaths; i++)
-        in = params_glob_match(b->r->paths[i], path);
-    for (size_t i = 0; in && i < b->r->nexclude; i++)
-        in = !params_glob_match(b->r->exclude[i], path);
+    long long left = PARAMS_MATCH_STEPS;
+    int in = 0;
+    for (size_t i = 0; in == 0 && i < b->r->npaths; i++)
+        in = params_glob_match_steps(b->r->paths[i], path, &left);
+    for (size_t i = 0; in == 1 && i < b->r->nexclude; i++) {
+        int ex = params_glob_match_steps(b->r->exclude[i], path, &left);
+        in = ex < 0 ? -1 : !ex;
+    }
+    if (in < 0)
+        return fail(NULL, 0, "matching paths and exclude against \"%.200s%s\" takes more than %lld steps; use "
+                    "fewer or simpler globs", path, strlen(path) > 200 ? "..." : "", PARAMS_MATCH_STEPS);
     return in;
 }
 
@@ -386,13 +394,14 @@ static int take_kptfile(void *ud, const char *dir, const char *data, size_t len)
 {
     builder *b = ud;
     const char *path = *dir ? dir : ".";
-    if (!path_wanted(b, path))
-        return 0;
+    if (now_ms() > b->deadline_ms) /* before the matching, which may itself cost */
+        return fail(NULL, 0, "reading the Kptfiles ran past the time budget");
+    int want = path_wanted(b, path);
+    if (want <= 0)
+        return want;
     if (b->n >= b->o->s.max_packages)
         return fail(NULL, 0, "more than %u packages match (CMP_PARAMS_MAX_PACKAGES); narrow paths or exclude",
                     b->o->s.max_packages);
-    if (now_ms() > b->deadline_ms)
-        return fail(NULL, 0, "reading the Kptfiles ran past the time budget");
     /* each Kptfile in an arena of its own, gone once its element is made: memory holds one Kptfile's tree at a
      * time, whatever the number of packages */
     arena *fa = arena_new();
