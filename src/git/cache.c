@@ -154,6 +154,10 @@ static int fetch(arena *a, git_repository *repo, const pkg_source *src, const ch
     fo.update_fetchhead = 0;
     fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE; /* the refspecs below carry every tag */
     fo.proxy_opts.type = GIT_PROXY_AUTO;
+    /* no redirect to another host: libgit2 1.5 follows the first one to any host by default, so an allowed host
+     * answering 301 would serve another's repository; now that is an error naming the URL asked for. (A redirect
+     * within the same host 1.5 still follows: no option of it refuses those.) */
+    fo.follow_redirects = GIT_REMOTE_REDIRECT_NONE;
     fo.callbacks.credentials = cred_cb;
     fo.callbacks.payload = &cs;
     if (src->deadline_ms) {
