@@ -34,9 +34,30 @@ static int check_private(const char *dir)
     return 0;
 }
 
-/* "<last path component>-<16 hex of the URL's hash>": readable, and distinct per URL. */
-static const char *cache_name(arena *a, const char *key)
+/* The URL as the cache is keyed: repeated '/' after the scheme made one, then a trailing '/' and ".git" dropped,
+ * so that the spellings of one repository share one clone (https://h/o/r, https://h//o/r.git/ ...). */
+static const char *cache_key(arena *a, const char *url)
 {
+    char *k = arena_strdup(a, url);
+    const char *sep = strstr(k, "://");
+    size_t start = sep ? (size_t)(sep - k) + 3 : 0, n = start;
+    for (size_t i = start; k[i]; i++)
+        if (!(k[i] == '/' && n > start && k[n - 1] == '/'))
+            k[n++] = k[i];
+    k[n] = 0;
+    while (n > start + 1 && k[n - 1] == '/')
+        k[--n] = 0;
+    if (n > start + 5 && !strcmp(k + n - 4, ".git") && k[n - 5] != '/')
+        k[n -= 4] = 0;
+    while (n > start + 1 && k[n - 1] == '/')
+        k[--n] = 0;
+    return k;
+}
+
+/* "<last path component>-<16 hex of the normalised URL's hash>": readable, and distinct per repository. */
+static const char *cache_name(arena *a, const char *url)
+{
+    const char *key = cache_key(a, url);
     git_oid oid;
     char hex[GIT_OID_HEXSZ + 1];
     git_odb_hash(&oid, key, strlen(key), GIT_OBJECT_BLOB);
