@@ -34,9 +34,30 @@ static int check_private(const char *dir)
     return 0;
 }
 
-/* "<last path component>-<16 hex of the URL's hash>": readable, and distinct per URL. */
-static const char *cache_name(arena *a, const char *key)
+/* The URL as the cache is keyed: repeated '/' after the scheme made one, then a trailing '/' and ".git" dropped,
+ * so that the spellings of one repository share one clone (https://h/o/r, https://h//o/r.git/ ...). */
+static const char *cache_key(arena *a, const char *url)
 {
+    char *k = arena_strdup(a, url);
+    const char *sep = strstr(k, "://");
+    size_t start = sep ? (size_t)(sep - k) + 3 : 0, n = start;
+    for (size_t i = start; k[i]; i++)
+        if (!(k[i] == '/' && n > start && k[n - 1] == '/'))
+            k[n++] = k[i];
+    k[n] = 0;
+    while (n > start + 1 && k[n - 1] == '/')
+        k[--n] = 0;
+    if (n > start + 5 && !strcmp(k + n - 4, ".git") && k[n - 5] != '/')
+        k[n -= 4] = 0;
+    while (n > start + 1 && k[n - 1] == '/')
+        k[--n] = 0;
+    return k;
+}
+
+/* "<last path component>-<16 hex of the normalised URL's hash>": readable, and distinct per repository. */
+static const char *cache_name(arena *a, const char *url)
+{
+    const char *key = cache_key(a, url);
     git_oid oid;
     char hex[GIT_OID_HEXSZ + 1];
     git_odb_hash(&oid, key, strlen(key), GIT_OBJECT_BLOB);
@@ -154,6 +175,10 @@ static int fetch(arena *a, git_repository *repo, const pkg_source *src, const ch
     fo.update_fetchhead = 0;
     fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE; /* the refspecs below carry every tag */
     fo.proxy_opts.type = GIT_PROXY_AUTO;
+    /* no redirect to another host: libgit2 1.5 follows the first one to any host by default, so an allowed host
+     * answering 301 would serve another's repository; now that is an error naming the URL asked for. (A redirect
+     * within the same host 1.5 still follows: no option of it refuses those.) */
+    fo.follow_redirects = GIT_REMOTE_REDIRECT_NONE;
     fo.callbacks.credentials = cred_cb;
     fo.callbacks.payload = &cs;
     if (src->deadline_ms) {

@@ -1,6 +1,7 @@
 /* serve-params's view of a remote repository: its revision resolved through the fetch cache `pkg get` uses, and the
  * files of one name in the tree of a commit, read from the objects (nothing is checked out). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -54,8 +55,13 @@ int gitsrc_remote_commit(arena *a, const gitsrc_env *env, const pkg_source *src,
     return rc;
 }
 
+/* A tree path longer than this (a git tree name may be 64 KB, nested 60 deep) is an error naming it, never a skip:
+ * no file system a package is checked out to holds it, and the walk's work stays linear in the entries. */
+#define GITSRC_MAX_PATH 4096
+
 typedef struct walk {
     arena *a;
+    char path[GITSRC_MAX_PATH + 1]; /* the entry's path, built in place: one buffer for the whole walk */
     git_repository *repo;
     const pkg_source *src;
     const char *name;
@@ -65,25 +71,35 @@ typedef struct walk {
     void *ud;
 } walk;
 
-static int walk_tree(walk *w, const git_tree *tree, const char *dir, int depth)
+/* The entries of `tree`, whose path is w->path[0..dlen) ("" at the root). */
+static int walk_tree(walk *w, const git_tree *tree, size_t dlen, int depth)
 {
     if (depth > w->max_depth)
-        return fail(NULL, 0, "%s: %s: directories nested deeper than %d", w->src->key, dir, w->max_depth);
+        return fail(NULL, 0, "%s: %s: directories nested deeper than %d", w->src->key, w->path, w->max_depth);
+    char *dir = w->path;
     size_t n = git_tree_entrycount(tree);
     for (size_t i = 0; i < n; i++) {
+        dir[dlen] = 0;
         if (++w->entries > w->max_entries)
             return fail(NULL, 0, "%s: more than %zu files and directories in the tree", w->src->key, w->max_entries);
-        if ((w->entries & 255) == 0 && w->src->deadline_ms && now_ms() > w->src->deadline_ms)
+        if (w->src->deadline_ms && now_ms() > w->src->deadline_ms) /* each entry: one may be costly */
             return fail(NULL, 0, "%s: reading the tree ran past the time budget", w->src->key);
         const git_tree_entry *e = git_tree_entry_byindex(tree, i);
         const char *ename = git_tree_entry_name(e);
         git_filemode_t mode = git_tree_entry_filemode(e);
-        const char *path = *dir ? arena_printf(w->a, "%s/%s", dir, ename) : ename;
+        size_t el = strlen(ename), plen = dlen + (dlen > 0) + el;
+        if (plen > GITSRC_MAX_PATH)
+            return fail(NULL, 0, "%s: \"%.200s/%.200s...\": a path longer than %d bytes in the tree", w->src->key,
+                        dir, ename, GITSRC_MAX_PATH);
+        if (dlen)
+            dir[dlen] = '/';
+        memcpy(dir + dlen + (dlen > 0), ename, el + 1);
+        const char *path = dir;
         if (mode == GIT_FILEMODE_TREE) {
             git_tree *sub = NULL;
             if (git_tree_lookup(&sub, w->repo, git_tree_entry_id(e)) < 0)
                 return fail(NULL, 0, "%s: %s: %s", w->src->key, path, gitsrc_last_message());
-            int rc = walk_tree(w, sub, path, depth + 1);
+            int rc = walk_tree(w, sub, plen, depth + 1);
             git_tree_free(sub);
             if (rc < 0)
                 return rc;
@@ -100,7 +116,7 @@ static int walk_tree(walk *w, const git_tree *tree, const char *dir, int depth)
             return fail(path, 0, "%s: %s", w->src->key, gitsrc_last_message());
         size_t len = (size_t)git_blob_rawsize(b);
         int rc = len > w->max_bytes ? fail(path, 0, "%zu bytes, more than the %zu a %s may have", len, w->max_bytes, w->name)
-                                    : w->fn(w->ud, dir, git_blob_rawcontent(b), len);
+                                    : (dir[dlen] = 0, w->fn(w->ud, dir, git_blob_rawcontent(b), len));
         git_blob_free(b);
         if (rc < 0)
             return rc;
@@ -125,8 +141,13 @@ int gitsrc_tree_files(arena *a, const gitsrc_env *env, const pkg_source *src, co
                     git_commit_tree(&tree, cm) < 0))
         rc = fail(NULL, 0, "%s: commit %s: %s", src->key, commit, gitsrc_last_message());
     if (rc == 0) {
-        walk w = {a, c.repo, &s, name, max_depth, max_entries, max_bytes, 0, fn, ud};
-        rc = walk_tree(&w, tree, "", 0);
+        walk *w = calloc(1, sizeof *w);
+        if (!w)
+            abort();
+        *w = (walk){.a = a, .repo = c.repo, .src = &s, .name = name, .max_depth = max_depth,
+                    .max_entries = max_entries, .max_bytes = max_bytes, .fn = fn, .ud = ud};
+        rc = walk_tree(w, tree, 0, 0);
+        free(w);
     }
     git_tree_free(tree);
     git_commit_free(cm);

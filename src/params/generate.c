@@ -187,13 +187,21 @@ typedef struct builder {
     long long deadline_ms;
 } builder;
 
-static bool path_wanted(const builder *b, const char *path)
+/* 1: paths selects it and exclude does not; 0: not; -1: the globs cost more than PARAMS_MATCH_STEPS on it (each
+ * glob costs up to pattern x path bytes: 512 globs on a 4096-byte path would be billions of steps). */
+static int path_wanted(const builder *b, const char *path)
 {
-    bool in = false;
-    for (size_t i = 0; !in && i < b->r->npaths; i++)
-        in = params_glob_match(b->r->paths[i], path);
-    for (size_t i = 0; in && i < b->r->nexclude; i++)
-        in = !params_glob_match(b->r->exclude[i], path);
+    long long left = PARAMS_MATCH_STEPS;
+    int in = 0;
+    for (size_t i = 0; in == 0 && i < b->r->npaths; i++)
+        in = params_glob_match_steps(b->r->paths[i], path, &left);
+    for (size_t i = 0; in == 1 && i < b->r->nexclude; i++) {
+        int ex = params_glob_match_steps(b->r->exclude[i], path, &left);
+        in = ex < 0 ? -1 : !ex;
+    }
+    if (in < 0)
+        return fail(NULL, 0, "matching paths and exclude against \"%.200s%s\" takes more than %lld steps; use "
+                    "fewer or simpler globs", path, strlen(path) > 200 ? "..." : "", PARAMS_MATCH_STEPS);
     return in;
 }
 
@@ -214,6 +222,51 @@ static int cmp_label(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+/* Kubernetes' label rules (apimachinery validation.IsQualifiedName, IsValidLabelValue), which kpt applies too:
+ * why `s` is refused, or NULL. */
+static bool label_char(char c, bool inner)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (inner && (c == '-' || c == '_' || c == '.'));
+}
+
+static const char *label_name_invalid(const char *s, size_t n)
+{
+    if (n == 0)
+        return "has an empty name part";
+    if (n > 63)
+        return "has a name part longer than 63 bytes";
+    for (size_t i = 0; i < n; i++)
+        if (!label_char(s[i], i > 0 && i + 1 < n))
+            return "is not alphanumerics with '-', '_' or '.' inside";
+    return NULL;
+}
+
+static const char *label_key_invalid(const char *k)
+{
+    const char *slash = strchr(k, '/');
+    if (!slash)
+        return label_name_invalid(k, strlen(k));
+    size_t pl = (size_t)(slash - k);
+    if (pl == 0 || pl > 253)
+        return "has a prefix that is not 1 to 253 bytes";
+    for (size_t i = 0; i < pl; i++) {
+        char c = k[i];
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && !((c == '-' || c == '.') && i > 0 && i + 1 < pl))
+            return "has a prefix that is not a DNS subdomain";
+    }
+    return label_name_invalid(slash + 1, strlen(slash + 1));
+}
+
+static const char *label_value_invalid(const char *v)
+{
+    size_t n = strlen(v);
+    if (n > 63)
+        return "is longer than 63 bytes";
+    return n ? label_name_invalid(v, n) : NULL;
+}
+
 /* The element of one package; keys in byte order, every scalar a string, no empty map or list, no key with a dot
  * (the controller's flattening would make it ambiguous), never the reserved `generator` or `values`. */
 static int element(builder *b, pkg_rec *p, const char *display, const node *k)
@@ -230,6 +283,26 @@ static int element(builder *b, pkg_rec *p, const char *display, const node *k)
 
     /* labels: the selector sees them as written; the element with '.' in names made '_' */
     size_t nl = labels && is_map(labels) ? node_len(labels) : 0;
+    /* Refused first, as Kubernetes refuses them, before any copy: a value is at most 63 bytes, so a YAML alias (one
+     * node, any number of uses) cannot multiply a large string into the listing. */
+    size_t est = 256 + 4 * strlen(path) + strlen(b->r->repo_url) + (description ? strlen(description) : 0) +
+                 (name ? strlen(name) : 0);
+    for (uint32_t i = 0; i < nl; i++) {
+        const char *lk = scalar(map_key(labels, i));
+        const node *lv = map_val(labels, i);
+        const char *vs = is_null(lv) || !scalar(lv) ? "" : scalar(lv);
+        const char *why = label_key_invalid(lk ? lk : "");
+        if (why)
+            return fail(display, 0, "metadata.labels: the name \"%.80s%s\" %s (as Kubernetes validates labels)",
+                        lk ? lk : "", lk && strlen(lk) > 80 ? "..." : "", why);
+        if ((why = label_value_invalid(vs)))
+            return fail(display, 0, "metadata.labels.%s: the value \"%.80s%s\" %s (as Kubernetes validates labels)",
+                        lk, vs, strlen(vs) > 80 ? "..." : "", why);
+        est += 2 * (strlen(lk) + strlen(vs)) + 8;
+    }
+    if (b->bytes + est > PARAMS_MAX_LISTING)
+        return fail(NULL, 0, "the packages' elements pass %zu MiB (%zu packages so far); narrow paths or exclude",
+                    PARAMS_MAX_LISTING >> 20, b->n);
     p->lkeys = calloc(nl + 1, sizeof *p->lkeys);
     p->lvalues = calloc(nl + 1, sizeof *p->lvalues);
     char **shown = calloc(nl + 1, sizeof *shown);
@@ -321,13 +394,14 @@ static int take_kptfile(void *ud, const char *dir, const char *data, size_t len)
 {
     builder *b = ud;
     const char *path = *dir ? dir : ".";
-    if (!path_wanted(b, path))
-        return 0;
+    if (now_ms() > b->deadline_ms) /* before the matching, which may itself cost */
+        return fail(NULL, 0, "reading the Kptfiles ran past the time budget");
+    int want = path_wanted(b, path);
+    if (want <= 0)
+        return want;
     if (b->n >= b->o->s.max_packages)
         return fail(NULL, 0, "more than %u packages match (CMP_PARAMS_MAX_PACKAGES); narrow paths or exclude",
                     b->o->s.max_packages);
-    if (now_ms() > b->deadline_ms)
-        return fail(NULL, 0, "reading the Kptfiles ran past the time budget");
     /* each Kptfile in an arena of its own, gone once its element is made: memory holds one Kptfile's tree at a
      * time, whatever the number of packages */
     arena *fa = arena_new();

@@ -17,6 +17,7 @@ typedef struct json {
 } json;
 
 #define JSON_MAX_DEPTH 64
+#define JSON_MAX_MEMBERS 256 /* members of one object: the duplicate check is quadratic in them */
 
 /* Parses len bytes. NULL on an error, with err (cap bytes) saying where and what: "byte 17: expected ':'". A name
  * given twice in one object, a string holding NUL (\u0000) or bytes that are not UTF-8, and nesting deeper than

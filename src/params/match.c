@@ -1,4 +1,5 @@
 /* The generator's matching and naming: path globs (paths, exclude) and the basenameNormalized of an element. */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,11 +47,14 @@ static bool one(const char *p, size_t pn, size_t *i, unsigned char c)
     return (unsigned char)p[k] == c;
 }
 
-/* One segment, '*' within it: the classic single-star backtrack, at most pn x sn steps. */
-static bool seg_match(const char *p, size_t pn, const char *s, size_t sn)
+/* One segment, '*' within it: the classic single-star backtrack, at most pn x sn steps, each taken from *left
+ * (past zero the answer is false and the caller reports the budget spent). */
+static bool seg_match(const char *p, size_t pn, const char *s, size_t sn, long long *left)
 {
     size_t pi = 0, si = 0, star_p = SIZE_MAX, star_s = 0;
     while (si < sn) {
+        if (--*left < 0)
+            return false;
         if (pi < pn && p[pi] == '*') {
             star_p = ++pi;
             star_s = si;
@@ -93,6 +97,12 @@ static size_t split(const char *t, seg *out, size_t max)
 
 int params_glob_match(const char *pattern, const char *path)
 {
+    long long left = LLONG_MAX;
+    return params_glob_match_steps(pattern, path, &left);
+}
+
+int params_glob_match_steps(const char *pattern, const char *path, long long *left)
+{
     enum { MAX = 600 };
     seg P[MAX], S[MAX];
     size_t m = split(pattern, P, MAX), n = split(path, S, MAX);
@@ -103,14 +113,14 @@ int params_glob_match(const char *pattern, const char *path)
     next[n] = true;
     for (size_t i = m; i-- > 0;) {
         bool dstar = P[i].n == 2 && P[i].s[0] == '*' && P[i].s[1] == '*';
-        for (size_t j = n + 1; j-- > 0;)
+        for (size_t j = n + 1; j-- > 0 && --*left >= 0;)
             cur[j] = dstar ? next[j] || (j < n && cur[j + 1])
-                           : j < n && next[j + 1] && seg_match(P[i].s, P[i].n, S[j].s, S[j].n);
+                           : j < n && next[j + 1] && seg_match(P[i].s, P[i].n, S[j].s, S[j].n, left);
         bool *t = next;
         next = cur;
         cur = t;
     }
-    bool r = next[0];
+    int r = *left < 0 ? -1 : next[0];
     free(next);
     free(cur);
     return r;

@@ -67,8 +67,14 @@ static int parameters(const json *p, params_request *r, char *err, size_t cap)
             rc = text_field(v, name, &r->repo_url, err, cap);
         else if (!strcmp(k, "revision"))
             rc = text_field(v, name, &r->revision, err, cap);
-        else if (!strcmp(k, "paths"))
+        else if (!strcmp(k, "paths")) {
+            /* an empty list would answer an empty list, and Argo CD would delete every Application: most likely a
+             * templating slip, so refused; leaving paths out selects every package */
+            if (v->type == JSON_ARRAY && v->n == 0)
+                return bad(err, cap, "%s is empty: it would select no package (leave it out to select all)%s", name,
+                           "");
             rc = glob_list(v, name, &r->paths, &r->npaths, err, cap);
+        }
         else if (!strcmp(k, "exclude"))
             rc = glob_list(v, name, &r->exclude, &r->nexclude, err, cap);
         else if (!strcmp(k, "labelSelector")) {

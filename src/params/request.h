@@ -28,6 +28,9 @@ void params_request_free(params_request *r);
  * number of segments, [abc] [a-z] [!x] classes, '\' escapes. Work is bounded (segments x segments, characters x
  * characters), whatever the pattern. */
 int params_glob_match(const char *pattern, const char *path);
+/* The same, each step taken from *left: -1 once it is spent (the answer unknown). */
+int params_glob_match_steps(const char *pattern, const char *path, long long *left);
+#define PARAMS_MATCH_STEPS 16000000LL /* matching one path against all of paths and exclude: tens of ms */
 /* Argo CD's SanitizeName (applicationset/utils/template_functions.go): lower case; each code point outside
  * [-a-z0-9.] one '-'; cut to 253 bytes; '-' and '.' trimmed at both ends. Writes into out (cap >= 254). */
 void params_sanitize_name(const char *in, char *out, size_t cap);

@@ -45,6 +45,8 @@ typedef struct server {
     bool draining, stopping;
     conn *conns; /* under state */
     pthread_t reaper;
+    long long http_log_ns;     /* when libmicrohttpd's last line was written (under state) */
+    unsigned long http_held;   /* its lines held back since (under state) */
 } server;
 
 /* One request: arrival, the body read so far. */
@@ -74,12 +76,33 @@ static void say(server *s, const char *fmt, ...)
     pthread_mutex_unlock(&s->state);
 }
 
+/* libmicrohttpd's lines, at most one a second with the count of those held back: it writes one per connection
+ * refused at the limit, before any authentication, so anyone who can connect could otherwise fill the log. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+    server *s = cls;
     char text[512];
     vsnprintf(text, sizeof text, fmt, ap);
     text[strcspn(text, "\n")] = 0;
-    say(cls, "http: %s", text);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    long long now = (long long)t.tv_sec * 1000000000 + t.tv_nsec;
+    pthread_mutex_lock(&s->state);
+    bool hold = s->http_log_ns && now - s->http_log_ns < 1000000000;
+    unsigned long held = s->http_held;
+    if (hold) {
+        s->http_held++;
+    } else {
+        s->http_log_ns = now;
+        s->http_held = 0;
+    }
+    pthread_mutex_unlock(&s->state);
+    if (hold)
+        return;
+    if (held)
+        say(s, "http: %s (and %lu more lines from the HTTP server held back since the last one written)", text, held);
+    else
+        say(s, "http: %s", text);
 }
 
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, char *body, size_t len, bool close)

@@ -132,6 +132,43 @@ def slow(host, port, n, seconds, out, mode):
     open(out, "w").write("%d\n" % closed[0])
 
 
+def flood(host, port, hold, n):
+    """hold connections open (a request that never ends) until the server is at its limit, then open n more, each
+    refused; prints the whole seconds this took, rounded up (the log may hold one line a second of it)"""
+    start = time.time()
+    held = []
+    for _ in range(hold):
+        s = socket.create_connection((host, port))
+        s.sendall(b"POST /api/v1/getparams.execute HTTP/1.1\r\nHost: x\r\n")
+        held.append(s)
+    time.sleep(0.5)  # the server has taken them all (not a verdict: fewer only means fewer refusals)
+    for _ in range(n):
+        try:
+            s = socket.create_connection((host, port))
+            s.settimeout(5)
+            try:
+                s.recv(1)
+            except OSError:
+                pass
+            s.close()
+        except OSError:
+            pass
+    time.sleep(1.1)  # then one more, past the second: its line carries the count of those held back
+    try:
+        s = socket.create_connection((host, port))
+        s.settimeout(5)
+        try:
+            s.recv(1)
+        except OSError:
+            pass
+        s.close()
+    except OSError:
+        pass
+    for s in held:
+        s.close()
+    print(int(time.time() - start) + 1)
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "check":
@@ -143,3 +180,5 @@ if __name__ == "__main__":
         flat_lines(sys.argv[2])
     elif cmd == "slow":
         slow(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6], sys.argv[7])
+    elif cmd == "flood":
+        flood(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))

@@ -4,7 +4,7 @@ Python's threading HTTP server, on 127.0.0.1 only.  git-http.py ROOT PORT PIDFIL
 Repositories are the bare ones under ROOT (http://127.0.0.1:PORT/<name>.git). A repository named broken.git
 answers 500 to every request (a fetch that fails); one whose name starts with slow waits SLOW seconds (default 3)
 before each answer (a fetch that outlasts a budget, a request in flight at SIGTERM); one whose name starts with
-stuck waits 12 s."""
+stuck waits 12 s; /redirect/<name>.git/... answers 301 to http://localhost:PORT/<name>.git/... (another host)."""
 import http.server, os, subprocess, sys, time
 
 root, port, pidfile = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -20,6 +20,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path, _, query = self.path.partition("?")
         if path.startswith("/broken.git"):
             self.send_error(500, "broken on purpose")
+            return
+        if path.startswith("/redirect/"):  # a moved repository: 301 to another host name (libgit2 refuses only those)
+            self.send_response(301)
+            self.send_header("Location", "http://localhost:%d%s%s" % (port, path[len("/redirect"):], "?" + query if query else ""))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
             return
         if path.startswith("/stuck"):
             time.sleep(12)  # a remote that accepts and says nothing for long (libgit2 has no timeout)
