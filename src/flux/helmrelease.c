@@ -984,6 +984,8 @@ typedef struct unpack {
     bool values_written;
     int failed_errno;
     const char *outside; /* an entry whose name leaves the chart (absolute, or a ".." component): refused */
+    const char *hidden;  /* a templates/.x entry: helm reads it from the archive, but its directory loader leaves
+                          * it out (its default ignore rule templates/.?*): refused, never dropped in silence */
 } unpack;
 
 static int track_digest(run *R, release *rel, chart_src *cs, const char *digest, chart_meta *meta)
@@ -1140,7 +1142,7 @@ static int repackage(run *R, release *rel, chart_src *cs, const char *tgz, const
     /* a fixed name: the chart's own name comes from the archive's Chart.yaml, which only helm checks, later, so it
      * must never become a path (a name "../../x" made files outside the scratch directory); helm takes the name from
      * Chart.yaml, not from the directory */
-    unpack u = {R, arena_printf(a, "%s/chart", dir), NULL, values_yaml, false, 0, NULL};
+    unpack u = {R, arena_printf(a, "%s/chart", dir), NULL, values_yaml, false, 0, NULL, NULL};
     if (mkdir(u.dir, 0700) != 0)
         return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
     if (meta->chart_yaml && yaml_load_one(a, R->s->st, "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml), &cy) == 0 &&
@@ -1158,6 +1160,11 @@ static int repackage(run *R, release *rel, chart_src *cs, const char *tgz, const
     if (u.outside)
         return fn_fail(c, cs->at, "%s: the chart archive holds an entry outside the chart (%s), which is refused",
                        hr_id(R, rel), shown(a, u.outside));
+    if (u.hidden)
+        return fn_fail(c, cs->at, "%s: the chart holds %s, which helm reads from the archive but not from the chart "
+                                  "directory this step must write (valuesFiles, digest tracking): refused rather than "
+                                  "rendered without it",
+                       hr_id(R, rel), shown(a, u.hidden));
     if (values_yaml && !u.values_written) {
         int fd = open(arena_printf(a, "%s/values.yaml", u.dir), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0 || write_all(fd, values_yaml, strlen(values_yaml)) < 0)
@@ -1188,6 +1195,11 @@ static int write_entry(void *ud, const helm_archive_entry *e)
     if (dotdot) {
         if (!u->outside)
             u->outside = arena_strdup(a, e->name);
+        return 0;
+    }
+    if (!strncmp(e->name, "templates/.", 11) && e->name[11]) {
+        if (!u->hidden)
+            u->hidden = arena_strdup(a, e->name);
         return 0;
     }
     const char *path = arena_printf(a, "%s/%s", u->dir, e->name);

@@ -34,8 +34,9 @@ static int check_private(const char *dir)
     return 0;
 }
 
-/* The URL as the cache is keyed: repeated '/' after the scheme made one, then a trailing '/' and ".git" dropped,
- * so that the spellings of one repository share one clone (https://h/o/r, https://h//o/r.git/ ...). */
+/* The URL as the cache is keyed: repeated '/' after the scheme made one, then a trailing '/' dropped, so that the
+ * spellings of one repository share one clone (https://h/o/r.git, https://h//o/r.git/). ".git" stays: on a plain
+ * git server r and r.git are two repositories, and a commit fetched from one must never be served as the other's. */
 static const char *cache_key(arena *a, const char *url)
 {
     char *k = arena_strdup(a, url);
@@ -45,10 +46,6 @@ static const char *cache_key(arena *a, const char *url)
         if (!(k[i] == '/' && n > start && k[n - 1] == '/'))
             k[n++] = k[i];
     k[n] = 0;
-    while (n > start + 1 && k[n - 1] == '/')
-        k[--n] = 0;
-    if (n > start + 5 && !strcmp(k + n - 4, ".git") && k[n - 5] != '/')
-        k[n -= 4] = 0;
     while (n > start + 1 && k[n - 1] == '/')
         k[--n] = 0;
     return k;

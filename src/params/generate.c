@@ -285,8 +285,15 @@ static int element(builder *b, pkg_rec *p, const char *display, const node *k)
     size_t nl = labels && is_map(labels) ? node_len(labels) : 0;
     /* Refused first, as Kubernetes refuses them, before any copy: a value is at most 63 bytes, so a YAML alias (one
      * node, any number of uses) cannot multiply a large string into the listing. */
-    size_t est = 256 + 4 * strlen(path) + strlen(b->r->repo_url) + (description ? strlen(description) : 0) +
-                 (name ? strlen(name) : 0);
+    /* every text copied into the element, twice over for JSON escaping ("\"" for '"'): one node may be used by
+     * alias in several fields */
+    size_t est = 256 + 4 * strlen(path) + 2 * strlen(b->r->repo_url) + 2 * (description ? strlen(description) : 0) +
+                 2 * (name ? strlen(name) : 0);
+    static const char *const up_fields[] = {"repo", "directory", "ref", "commit"};
+    for (size_t i = 0; i < 4; i++) {
+        const char *u = path_str(path_get(k, "upstreamLock", "git", NULL), up_fields[i], NULL);
+        est += 2 * (u ? strlen(u) : 0) + 32;
+    }
     for (uint32_t i = 0; i < nl; i++) {
         const char *lk = scalar(map_key(labels, i));
         const node *lv = map_val(labels, i);
