@@ -13,6 +13,20 @@ with a non-empty `message` (what the controller shows).
 import json, socket, sys, threading, time
 
 
+def knock(host, port):
+    """One connection the server may refuse: open it, wait up to 5 s for a byte or the close, close it."""
+    try:
+        s = socket.create_connection((host, port))
+        s.settimeout(5)
+        try:
+            s.recv(1)
+        except OSError:
+            pass
+        s.close()
+    except OSError:
+        pass
+
+
 def go_v(v):
     # Go's fmt %v of what encoding/json decoded: strings as they are, float64 in shortest 'g' (1e+06), <nil>
     if v is None:
@@ -143,27 +157,9 @@ def flood(host, port, hold, n):
         held.append(s)
     time.sleep(0.5)  # the server has taken them all (not a verdict: fewer only means fewer refusals)
     for _ in range(n):
-        try:
-            s = socket.create_connection((host, port))
-            s.settimeout(5)
-            try:
-                s.recv(1)
-            except OSError:
-                pass
-            s.close()
-        except OSError:
-            pass
+        knock(host, port)
     time.sleep(1.1)  # then one more, past the second: its line carries the count of those held back
-    try:
-        s = socket.create_connection((host, port))
-        s.settimeout(5)
-        try:
-            s.recv(1)
-        except OSError:
-            pass
-        s.close()
-    except OSError:
-        pass
+    knock(host, port)
     for s in held:
         s.close()
     print(int(time.time() - start) + 1)
