@@ -526,10 +526,26 @@ static int check_verify(run *R, const release *rel, const node *v, const char *w
         return fn_fail(c, v, "%s: %sverify must be a map (provider, secretRef, matchOIDCIdentity)", hr_id(R, rel), where);
     if (check_fields(R, rel, v, vw, verify_fields) < 0 || text(R, rel, v, "provider", vw, &provider) < 0)
         return -1;
-    if (provider && strcmp(provider, "cosign"))
-        return fn_fail(c, map_get(v, "provider"), "%s: %sprovider %s is not supported (cosign is); not rendered "
-                                                  "unverified",
+    if (provider && strcmp(provider, "cosign") && strcmp(provider, "notation"))
+        return fn_fail(c, map_get(v, "provider"), "%s: %sprovider %s is not supported (cosign and notation are); not "
+                                                  "rendered unverified",
                        hr_id(R, rel), vw, shown(R->s->a, provider));
+    if (provider && !strcmp(provider, "notation")) {
+        const node *sr = map_get(v, "secretRef"), *ids = map_get(v, "matchOIDCIdentity");
+        const char *key_name = sr && !is_null(sr) ? path_str(sr, "name", NULL) : NULL;
+        if (ids && !is_null(ids))
+            return fn_fail(c, ids, "%s: %smatchOIDCIdentity is cosign's (keyless); notation verifies with the trust "
+                                   "policy verify.secretRef names",
+                           hr_id(R, rel), vw);
+        if (sr && !is_null(sr) && (!key_name || !dns_label(key_name)))
+            return fn_fail(c, sr, "%s: %ssecretRef.name must name the Secret of the trust policy", hr_id(R, rel), vw);
+        if (flux_notation_verify(c, hr_id(R, rel), v, key_name, NULL) < 0)
+            return -1;
+        cs->verify = v;
+        cs->verify_file = c->config_file;
+        cs->verify_line = c->config_line;
+        return 0;
+    }
     if (!R->s->host->cosign_bin)
         return fn_fail(c, v, "%s: %sverify needs the operator's cosign (CMP_COSIGN_BIN on the sidecar), which this "
                              "sidecar does not have; not rendered unverified",
@@ -715,6 +731,21 @@ static int resolve_git_repository(run *R, const release *rel, const node *chart_
     cs->name = clean;
     cs->source_url = url_strip_credentials(a, url);
     return 0;
+}
+
+/* verify's provider: cosign (the default), or notation (flux/notation.c) on the same reference. */
+static int verify_chart(run *R, const release *rel, const chart_src *cs, const char *digest)
+{
+    const char *provider = path_str(cs->verify, "provider", NULL);
+    if (!provider || strcmp(provider, "notation"))
+        return cosign_verify(R, rel, cs, digest);
+    fn_ctx ctx = R->c;
+    ctx.config_file = cs->verify_file;
+    ctx.config_line = cs->verify_line;
+    if (!digest)
+        return fn_fail(&ctx, cs->verify, "%s: helm reported no manifest digest to verify", hr_id(R, rel));
+    return flux_notation_verify(&ctx, hr_id(R, rel), cs->verify, path_str(cs->verify, "secretRef", "name", NULL),
+                                arena_printf(R->s->a, "%s/%s@%s", cs->repo + 6, cs->oci_chart, digest));
 }
 
 /* The fields of a chart template (spec.chart.spec, or a HelmChart's spec) and the HelmRepository it names. where
@@ -1804,7 +1835,7 @@ static int render_release(run *R, release *rel)
     if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
         return -1;
     digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
-    if (cs.verify && cosign_verify(R, rel, &cs, oci_digest) < 0)
+    if (cs.verify && verify_chart(R, rel, &cs, oci_digest) < 0)
         return -1;
     if (R->lock && check_lock(R, rel, locked, locked_version, locked_digest, meta.version, digest) < 0)
         return -1;

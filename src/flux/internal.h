@@ -92,4 +92,9 @@ int flux_git_path(arena *a, const char *root, const char *rel, const char **real
 /* The run's repository root (functions/tools/confine.h repo_root): where local charts are confined. */
 struct fn_ctx;
 const char *flux_repo_root(struct fn_ctx *c);
+
+/* notation.c: `notation verify -- ref` with the operator's notation and the trust policy mounted for key_name (the
+ * verify.secretRef name); who names the HelmRelease, at the verify field. ref NULL: only what the sidecar must have
+ * is checked (before the pull). 0, or -1 with fn_fail: without notation or the trust policy, never unverified. */
+int flux_notation_verify(struct fn_ctx *c, const char *who, const node *at, const char *key_name, const char *ref);
 #endif
