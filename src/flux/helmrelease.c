@@ -476,6 +476,10 @@ typedef struct chart_src {
     const char *git_chart;           /* a GitRepository's chart: its directory in the checkout (a real path) */
     const char *git_revision;        /* ... the commit it is read at (the Application's revision) */
     bool git_revision_version;       /* ... reconcileStrategy Revision: version +<first 12 of the revision> */
+    const char *semver_filter;       /* an OCIRepository's ref.semverFilter, checked on the tag helm picked */
+    const node *semver_filter_at;    /* ... the field, its file and line, for messages */
+    const char *semver_filter_file;
+    int semver_filter_line;
 } chart_src;
 
 /* A source object of the package: kind/namespace/name, an apiVersion source-controller serves. */
@@ -539,7 +543,7 @@ static int check_verify(run *R, const release *rel, const node *v, const char *w
                            hr_id(R, rel), vw);
         if (sr && !is_null(sr) && (!key_name || !dns_label(key_name)))
             return fn_fail(c, sr, "%s: %ssecretRef.name must name the Secret of the trust policy", hr_id(R, rel), vw);
-        if (flux_notation_verify(c, hr_id(R, rel), v, key_name, NULL) < 0)
+        if (flux_notation_verify(c, hr_id(R, rel), where, v, key_name, NULL) < 0)
             return -1;
         cs->verify = v;
         cs->verify_file = c->config_file;
@@ -744,7 +748,7 @@ static int verify_chart(run *R, const release *rel, const chart_src *cs, const c
     ctx.config_line = cs->verify_line;
     if (!digest)
         return fn_fail(&ctx, cs->verify, "%s: helm reported no manifest digest to verify", hr_id(R, rel));
-    return flux_notation_verify(&ctx, hr_id(R, rel), cs->verify, path_str(cs->verify, "secretRef", "name", NULL),
+    return flux_notation_verify(&ctx, hr_id(R, rel), "", cs->verify, path_str(cs->verify, "secretRef", "name", NULL),
                                 arena_printf(R->s->a, "%s/%s@%s", cs->repo + 6, cs->oci_chart, digest));
 }
 
@@ -993,8 +997,15 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
             return fn_fail(c, map_get(ref, "digest"), "%s: spec.ref.digest must be sha256:<64 hex digits>", who);
         cs->name = arena_printf(a, "%s@%s", chart, digest);
     } else if (semver && *semver) {
-        if (filter && *filter)
-            return fn_fail(c, map_get(ref, "semverFilter"), "%s: spec.ref.semverFilter is not rendered yet", who);
+        if (filter && *filter) {
+            const char *why;
+            if (flux_semver_filter_match(a, filter, NULL, &why) < 0)
+                return fn_fail(c, map_get(ref, "semverFilter"), "%s: spec.ref.semverFilter %s", who, why);
+            cs->semver_filter = filter;
+            cs->semver_filter_at = map_get(ref, "semverFilter");
+            cs->semver_filter_file = c->config_file;
+            cs->semver_filter_line = c->config_line;
+        }
         if (strlen(semver) > 256 || printable_check(semver, strlen(semver)) != strlen(semver))
             return fn_fail(c, map_get(ref, "semver"), "%s: spec.ref.semver is not a version constraint", who);
         cs->name = chart;
@@ -1739,6 +1750,33 @@ static int git_chart(run *R, release *rel, chart_src *cs, chart_meta *meta, cons
     return repackage(R, rel, cs, tgz, meta, values_yaml, chart_path);
 }
 
+/* source-controller filters the tags by semverFilter, then picks the highest that satisfies ref.semver; helm picked
+ * the highest of all tags. When that tag (the chart's version, '+' written '_') matches the filter it is
+ * source-controller's pick too; when it does not, source-controller's pick is a lower tag, which only the registry's
+ * tag list shows: an error, never another chart. */
+static int check_semver_filter(run *R, const release *rel, const chart_src *cs, const char *version)
+{
+    arena *a = R->s->a;
+    fn_ctx ctx = R->c;
+    ctx.config_file = cs->semver_filter_file;
+    ctx.config_line = cs->semver_filter_line;
+    char *tag = arena_strdup(a, version);
+    for (char *p = tag; *p; p++)
+        if (*p == '+')
+            *p = '_';
+    const char *why;
+    int rc = flux_semver_filter_match(a, cs->semver_filter, tag, &why);
+    if (rc < 0)
+        return fn_fail(&ctx, cs->semver_filter_at, "%s: spec.ref.semverFilter %s", hr_id(R, rel), why);
+    if (rc == 0)
+        return fn_fail(&ctx, cs->semver_filter_at,
+                       "%s: spec.ref.semverFilter does not match %s, the highest tag that satisfies spec.ref.semver: "
+                       "source-controller would pick a lower tag, which only the registry's tag list shows, and this "
+                       "step does not read it; pin the chart with spec.ref.tag or spec.ref.digest",
+                       hr_id(R, rel), shown(a, tag));
+    return 0;
+}
+
 static int render_release(run *R, release *rel)
 {
     arena *a = R->s->a;
@@ -1833,6 +1871,8 @@ static int render_release(run *R, release *rel)
     if (!tgz)
         return -1;
     if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
+        return -1;
+    if (cs.semver_filter && check_semver_filter(R, rel, &cs, meta.version) < 0)
         return -1;
     digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
     if (cs.verify && verify_chart(R, rel, &cs, oci_digest) < 0)

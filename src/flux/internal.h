@@ -94,7 +94,15 @@ struct fn_ctx;
 const char *flux_repo_root(struct fn_ctx *c);
 
 /* notation.c: `notation verify -- ref` with the operator's notation and the trust policy mounted for key_name (the
- * verify.secretRef name); who names the HelmRelease, at the verify field. ref NULL: only what the sidecar must have
+ * verify.secretRef name); who names the HelmRelease, where prefixes the field, at is it. ref NULL: only what the sidecar must have
  * is checked (before the pull). 0, or -1 with fn_fail: without notation or the trust policy, never unverified. */
-int flux_notation_verify(struct fn_ctx *c, const char *who, const node *at, const char *key_name, const char *ref);
+int flux_notation_verify(struct fn_ctx *c, const char *who, const char *where, const node *at, const char *key_name,
+                         const char *ref);
+
+/* semver_filter.c: an OCIRepository's ref.semverFilter. NULL when the pattern is within what Go's RE2 and pcre2 read
+ * alike, else why not. */
+const char *flux_re2_subset_problem(const char *pattern);
+/* Does the pattern match (unanchored, as Go's MatchString) in tag? 1 or 0; -1 with *why (not in that subset, not a
+ * regular expression, or a step limit hit). tag NULL: only the pattern is checked (0). */
+int flux_semver_filter_match(arena *a, const char *pattern, const char *tag, const char **why);
 #endif

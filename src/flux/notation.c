@@ -9,28 +9,29 @@
 #include "functions/tools/external.h"
 #include "util/diag.h"
 
-int flux_notation_verify(struct fn_ctx *c, const char *who, const node *at, const char *key_name, const char *ref)
+int flux_notation_verify(struct fn_ctx *c, const char *who, const char *where, const node *at, const char *key_name,
+                         const char *ref)
 {
     arena *a = c->a;
     const fn_host *h = c->host;
     if (!h || !h->notation_bin)
-        return fn_fail(c, at, "%s: verify.provider notation needs the operator's notation (CMP_NOTATION_BIN on the "
+        return fn_fail(c, at, "%s: %sverify.provider notation needs the operator's notation (CMP_NOTATION_BIN on the "
                               "sidecar), which this sidecar does not have; not rendered unverified",
-                       who);
+                       who, where);
     if (!key_name)
-        return fn_fail(c, at, "%s: verify.secretRef must name the trust policy notation verifies with; not rendered "
+        return fn_fail(c, at, "%s: %sverify.secretRef must name the trust policy notation verifies with; not rendered "
                               "unverified",
-                       who);
+                       who, where);
     if (!h->notation_config_dir)
-        return fn_fail(c, at, "%s: verify.secretRef names a trust policy, and the sidecar has none "
+        return fn_fail(c, at, "%s: %sverify.secretRef names a trust policy, and the sidecar has none "
                               "(CMP_NOTATION_CONFIG_DIR, set by the operator); not rendered unverified",
-                       who);
+                       who, where);
     const char *home = arena_printf(a, "%s/%s", h->notation_config_dir, key_name);
     struct stat st;
     if (stat(arena_printf(a, "%s/notation", home), &st) != 0 || !S_ISDIR(st.st_mode))
-        return fn_fail(c, at, "%s: no trust policy (notation/) for verify.secretRef %s in CMP_NOTATION_CONFIG_DIR; "
-                              "not rendered unverified",
-                       who, key_name);
+        return fn_fail(c, at, "%s: %sverify.secretRef %s: no trust policy (notation/) for it in "
+                              "CMP_NOTATION_CONFIG_DIR; not rendered unverified",
+                       who, where, key_name);
     if (!ref)
         return 0; /* checked before the pull: the digest comes after it */
     const char *env[] = {arena_printf(a, "XDG_CONFIG_HOME=%s", home),

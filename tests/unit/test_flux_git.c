@@ -49,3 +49,27 @@ TEST(flux_git_ref_against_revision)
     CHECK(flux_git_ref_problem(a, &branch, rev, NULL) != NULL);
     arena_free(a);
 }
+
+/* semver_filter.c: only patterns Go's RE2 and pcre2 read alike reach pcre2 */
+TEST(flux_semver_filter_re2_subset)
+{
+    arena *a = arena_new();
+    const char *why;
+    static const char *const same[] = {"^1\\.2", ".*-rc\\.[0-9]+$", "^v?(?:1|2)\\.\\d+\\.\\d+$", "(?i)^V1",
+                                       "^(?P<major>\\d+)\\.", "[[:digit:]]{1,3}", "^[^-]+$", "[]a]", "a{2,1000}"};
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        why = flux_re2_subset_problem(same[i]);
+        CHECK(why == NULL);
+    }
+    static const char *const refused[] = {"^(?=1)", "(?<=v)1", "(?!x)", "(?>a)", "(a)\\1", "a\\Z", "\\K",
+                                          "a*+", "a{,3}", "a{1001}", "(*UTF)a", "(?x) a", "[\\b]", "\\h", "[a"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        why = flux_re2_subset_problem(refused[i]);
+        CHECK(why != NULL);
+    }
+    CHECK(flux_semver_filter_match(a, "^1\\.2", "1.2.0", &why) == 1);
+    CHECK(flux_semver_filter_match(a, "rc", "2.0.0-rc.1", &why) == 1); /* unanchored, as Go's MatchString */
+    CHECK(flux_semver_filter_match(a, "^1\\.0", "1.2.0", &why) == 0);
+    CHECK(flux_semver_filter_match(a, "(", "1.2.0", &why) == -1);
+    arena_free(a);
+}
