@@ -65,6 +65,8 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
 {
     if (!revision || !*revision)
         return "the Application's revision is unknown (ARGOCD_APP_REVISION unset)";
+    if (!hex_sha(revision))
+        return "the Application's revision (ARGOCD_APP_REVISION) is not a commit SHA";
     /* source-controller's precedence: commit, name, semver, tag, branch (default master) */
     if (ref->commit && *ref->commit) {
         if (!hex_sha(ref->commit))
@@ -143,11 +145,12 @@ static bool has_pattern(const char *path)
 #define MAX_DEPTH 64
 
 /* The first .sourceignore with a pattern under dir (rel its path from the root), not following symlinks and not
- * entering .git, as LoadIgnorePatterns reads them; NULL when there is none. */
+ * entering .git, as LoadIgnorePatterns reads them; NULL when there is none (a directory deeper than MAX_DEPTH is
+ * returned as if it held one). */
 static const char *find_sourceignore(arena *a, const char *dir, const char *rel, int depth)
 {
     if (depth > MAX_DEPTH)
-        return NULL;
+        return rel; /* not looked at: refused, as one that holds a pattern would be */
     DIR *d = opendir(dir);
     if (!d)
         return NULL;
@@ -174,7 +177,7 @@ static const char *find_sourceignore(arena *a, const char *dir, const char *rel,
 static const char *find_excluded(arena *a, const char *dir, const char *rel, int depth)
 {
     if (depth > MAX_DEPTH)
-        return NULL;
+        return rel; /* not looked at: refused */
     DIR *d = opendir(dir);
     if (!d)
         return NULL;
@@ -217,7 +220,8 @@ const char *flux_git_artifact_problem(arena *a, const char *root, const char *re
         if (default_excluded(name, true) ||
             (lstat(arena_printf(a, "%s/%s", root, upto), &st) == 0 && !S_ISDIR(st.st_mode)))
             return arena_printf(a, "source-controller's artifact leaves out %s (%s), so Flux would not find the chart",
-                                shown(a, upto), default_excluded(name, true) ? "its default ignore rules" : "a symlink");
+                                shown(a, upto),
+                                default_excluded(name, true) ? "its default ignore rules" : "a symlink");
         p += n + (p[n] == '/');
     }
     const char *x = find_excluded(a, arena_printf(a, "%s/%s", root, rel_dir), rel_dir, 0);

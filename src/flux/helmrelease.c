@@ -687,15 +687,14 @@ static int resolve_git_repository(run *R, const release *rel, const node *chart_
         return fn_fail(c, map_get(sspec, "verify"), "%s: spec.verify asks for the commit's signature to be verified, "
                                                     "which this step cannot check; not rendered unverified",
                        who);
-    const app_meta *app = R->s->app;
     if (!url || !*url)
         return fn_fail(c, sspec, "%s: spec.url is required", who);
-    if (!app || !app->repo)
+    if (!R->s->app_repo)
         return fn_fail(c, map_get(sspec, "url"), "%s: " GIT_OUTSIDE ": the Application's repository is unknown "
                                                  "(ARGOCD_APP_SOURCE_REPO_URL unset)",
                        who);
     /* neither URL is repeated: either may carry credentials */
-    if (!flux_git_same_url(a, url, app->repo))
+    if (!flux_git_same_url(a, url, R->s->app_repo))
         return fn_fail(c, map_get(sspec, "url"), "%s: " GIT_OUTSIDE ": spec.url is not the Application's repository "
                                                  "(ARGOCD_APP_SOURCE_REPO_URL)",
                        who);
@@ -712,7 +711,7 @@ static int resolve_git_repository(run *R, const release *rel, const node *chart_
             text(R, rel, ref, "name", rw, &gr.name) < 0 || text(R, rel, ref, "commit", rw, &gr.commit) < 0)
             return -1;
     }
-    const char *why = flux_git_ref_problem(a, &gr, app->revision, app->target_revision);
+    const char *why = flux_git_ref_problem(a, &gr, R->s->app_revision, R->s->app_target_revision);
     if (why)
         return fn_fail(c, ref && !is_null(ref) ? ref : sspec, "%s: " GIT_OUTSIDE ": %s", who, why);
     *c = hr_ctx;
@@ -731,7 +730,7 @@ static int resolve_git_repository(run *R, const release *rel, const node *chart_
         return fn_fail(c, chart_at, "%s: %schart %s: %s", hr_id(R, rel), where, shown(a, path), why);
     cs->at = chart_at;
     cs->git_chart = dir;
-    cs->git_revision = app->revision;
+    cs->git_revision = R->s->app_revision;
     cs->name = clean;
     cs->source_url = url_strip_credentials(a, url);
     return 0;

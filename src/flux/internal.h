@@ -94,8 +94,9 @@ struct fn_ctx;
 const char *flux_repo_root(struct fn_ctx *c);
 
 /* notation.c: `notation verify -- ref` with the operator's notation and the trust policy mounted for key_name (the
- * verify.secretRef name); who names the HelmRelease, where prefixes the field, at is it. ref NULL: only what the sidecar must have
- * is checked (before the pull). 0, or -1 with fn_fail: without notation or the trust policy, never unverified. */
+ * verify.secretRef name); who names the HelmRelease, where prefixes the field, at is it. ref NULL: only what the
+ * sidecar must have is checked (before the pull). 0, or -1 with fn_fail: without notation or the trust policy,
+ * never unverified. */
 int flux_notation_verify(struct fn_ctx *c, const char *who, const char *where, const node *at, const char *key_name,
                          const char *ref);
 

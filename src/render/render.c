@@ -312,7 +312,8 @@ int render(const render_opts *o, buf *out)
         meta.revision = g.revision, meta.repo = g.repo, meta.target_revision = g.target_revision;
     }
     flux_step fs = {.a = a, .st = st, .host = &host, .results = &R.results, .mode = set.flux_helmrelease,
-                    .annotation_domain = set.annotation_domain, .lock = set.flux_lock, .dir = o->dir, .app = &meta};
+                    .annotation_domain = set.annotation_domain, .lock = set.flux_lock, .dir = o->dir,
+                    .app_repo = meta.repo, .app_revision = meta.revision, .app_target_revision = meta.target_revision};
     if (flux_helmreleases(&fs, &items) < 0)
         goto done;
     diag_set_step("parameters");

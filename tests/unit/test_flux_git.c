@@ -46,6 +46,7 @@ TEST(flux_git_ref_against_revision)
     CHECK(!flux_git_ref_problem(a, &none, rev, "master")); /* no ref: the master branch */
     CHECK(flux_git_ref_problem(a, &none, rev, "main") != NULL);
     CHECK(flux_git_ref_problem(a, &branch, NULL, "main") != NULL);
+    CHECK(flux_git_ref_problem(a, &branch, "main", "main") != NULL); /* a revision that is not a commit */
     CHECK(flux_git_ref_problem(a, &branch, rev, NULL) != NULL);
     arena_free(a);
 }
