@@ -25,6 +25,7 @@
 #include "functions/krm/nameref.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
+#include "util/url.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
@@ -472,6 +473,13 @@ typedef struct chart_src {
     bool ignore_missing_values;      /* ignoreMissingValuesFiles */
     size_t used[2];                  /* the source objects used, removed from the output */
     int nused;
+    const char *git_chart;           /* a GitRepository's chart: its directory in the checkout (a real path) */
+    const char *git_revision;        /* ... the commit it is read at (the Application's revision) */
+    bool git_revision_version;       /* ... reconcileStrategy Revision: version +<first 12 of the revision> */
+    const char *semver_filter;       /* an OCIRepository's ref.semverFilter, checked on the tag helm picked */
+    const node *semver_filter_at;    /* ... the field, its file and line, for messages */
+    const char *semver_filter_file;
+    int semver_filter_line;
 } chart_src;
 
 /* A source object of the package: kind/namespace/name, an apiVersion source-controller serves. */
@@ -522,10 +530,26 @@ static int check_verify(run *R, const release *rel, const node *v, const char *w
         return fn_fail(c, v, "%s: %sverify must be a map (provider, secretRef, matchOIDCIdentity)", hr_id(R, rel), where);
     if (check_fields(R, rel, v, vw, verify_fields) < 0 || text(R, rel, v, "provider", vw, &provider) < 0)
         return -1;
-    if (provider && strcmp(provider, "cosign"))
-        return fn_fail(c, map_get(v, "provider"), "%s: %sprovider %s is not supported (cosign is); not rendered "
-                                                  "unverified",
+    if (provider && strcmp(provider, "cosign") && strcmp(provider, "notation"))
+        return fn_fail(c, map_get(v, "provider"), "%s: %sprovider %s is not supported (cosign and notation are); not "
+                                                  "rendered unverified",
                        hr_id(R, rel), vw, shown(R->s->a, provider));
+    if (provider && !strcmp(provider, "notation")) {
+        const node *sr = map_get(v, "secretRef"), *ids = map_get(v, "matchOIDCIdentity");
+        const char *key_name = sr && !is_null(sr) ? path_str(sr, "name", NULL) : NULL;
+        if (ids && !is_null(ids))
+            return fn_fail(c, ids, "%s: %smatchOIDCIdentity is cosign's (keyless); notation verifies with the trust "
+                                   "policy verify.secretRef names",
+                           hr_id(R, rel), vw);
+        if (sr && !is_null(sr) && (!key_name || !dns_label(key_name)))
+            return fn_fail(c, sr, "%s: %ssecretRef.name must name the Secret of the trust policy", hr_id(R, rel), vw);
+        if (flux_notation_verify(c, hr_id(R, rel), where, v, key_name, NULL) < 0)
+            return -1;
+        cs->verify = v;
+        cs->verify_file = c->config_file;
+        cs->verify_line = c->config_line;
+        return 0;
+    }
     if (!R->s->host->cosign_bin)
         return fn_fail(c, v, "%s: %sverify needs the operator's cosign (CMP_COSIGN_BIN on the sidecar), which this "
                              "sidecar does not have; not rendered unverified",
@@ -618,6 +642,115 @@ static int cosign_verify(run *R, const release *rel, const chart_src *cs, const 
     return diag_raise(&last);
 }
 
+/* ---- a GitRepository: this Application's own repository, read from the checkout (flux/git_source.c) ---- */
+
+#define GIT_OUTSIDE "GitRepository outside this Application is not fetched"
+
+static const field git_repository_fields[] = {
+    {"url", K_USE, NULL},
+    {"ref", K_USE, NULL},
+    {"ignore", K_USE, NULL},
+    {"verify", K_USE, NULL},
+    {"interval", K_IGNORE, NULL},
+    {"timeout", K_IGNORE, NULL},
+    {"suspend", K_IGNORE, NULL},
+    /* how source-controller would fetch; the checkout is Argo CD's */
+    {"secretRef", K_IGNORE, NULL},
+    {"proxySecretRef", K_IGNORE, NULL},
+    {"provider", K_IGNORE, NULL},
+    {"recurseSubmodules", K_IGNORE, NULL},
+    {"include", K_ERROR, "adds other GitRepositories' artifacts to this one, which are not fetched; not rendered"},
+    {"sparseCheckout", K_ERROR, "narrows source-controller's checkout, which this step does not reproduce; not "
+                                "rendered"},
+    {NULL, K_USE, NULL},
+};
+
+/* The GitRepository src (sns/sname) and the chart at path in it (chart_at: the field, where: its prefix). */
+static int resolve_git_repository(run *R, const release *rel, const node *chart_at, const char *where, resource *src,
+                                  const char *sns, const char *sname, const char *path, chart_src *cs)
+{
+    arena *a = R->s->a;
+    fn_ctx *c = &R->c;
+    fn_ctx hr_ctx = *c;
+    c->config_file = res_file(a, src);
+    c->config_line = (int)src->line;
+    const char *who = arena_printf(a, "GitRepository %s/%s", sns, sname), *w = "(its GitRepository) spec.";
+    const node *sspec = map_get(src->root, "spec");
+    if (!is_map(sspec))
+        return fn_fail(c, NULL, "%s: spec must be a map", who);
+    const char *url, *ignore;
+    if (check_fields(R, rel, sspec, w, git_repository_fields) < 0 || text(R, rel, sspec, "url", w, &url) < 0 ||
+        text(R, rel, sspec, "ignore", w, &ignore) < 0)
+        return -1;
+    /* Flux checks the commit's OpenPGP signature with keys from a cluster Secret: never rendered unverified */
+    if (present(map_get(sspec, "verify")))
+        return fn_fail(c, map_get(sspec, "verify"), "%s: spec.verify asks for the commit's signature to be verified, "
+                                                    "which this step cannot check; not rendered unverified",
+                       who);
+    if (!url || !*url)
+        return fn_fail(c, sspec, "%s: spec.url is required", who);
+    if (!R->s->app_repo)
+        return fn_fail(c, map_get(sspec, "url"), "%s: " GIT_OUTSIDE ": the Application's repository is unknown "
+                                                 "(ARGOCD_APP_SOURCE_REPO_URL unset)",
+                       who);
+    /* neither URL is repeated: either may carry credentials */
+    if (!flux_git_same_url(a, url, R->s->app_repo))
+        return fn_fail(c, map_get(sspec, "url"), "%s: " GIT_OUTSIDE ": spec.url is not the Application's repository "
+                                                 "(ARGOCD_APP_SOURCE_REPO_URL)",
+                       who);
+    const node *ref = map_get(sspec, "ref");
+    flux_git_ref gr = {0};
+    if (ref && !is_null(ref)) {
+        static const field ref_fields[] = {{"branch", K_USE, NULL}, {"tag", K_USE, NULL}, {"semver", K_USE, NULL},
+                                           {"name", K_USE, NULL},   {"commit", K_USE, NULL}, {NULL, K_USE, NULL}};
+        const char *rw = "(its GitRepository) spec.ref.";
+        if (!is_map(ref))
+            return fn_fail(c, ref, "%s: spec.ref must be a map", who);
+        if (check_fields(R, rel, ref, rw, ref_fields) < 0 || text(R, rel, ref, "branch", rw, &gr.branch) < 0 ||
+            text(R, rel, ref, "tag", rw, &gr.tag) < 0 || text(R, rel, ref, "semver", rw, &gr.semver) < 0 ||
+            text(R, rel, ref, "name", rw, &gr.name) < 0 || text(R, rel, ref, "commit", rw, &gr.commit) < 0)
+            return -1;
+    }
+    const char *why = flux_git_ref_problem(a, &gr, R->s->app_revision, R->s->app_target_revision);
+    if (why)
+        return fn_fail(c, ref && !is_null(ref) ? ref : sspec, "%s: " GIT_OUTSIDE ": %s", who, why);
+    *c = hr_ctx;
+    /* the chart: a path from the repository's root, as source-controller joins it to its artifact */
+    const char *root = flux_repo_root(c), *dir, *clean, *yaml_real, *yaml_clean;
+    int rc = flux_git_path(a, root, path, &dir, &clean, &why);
+    if (rc == 0) {
+        rc = flux_git_path(a, root, arena_printf(a, "%s/Chart.yaml", clean), &yaml_real, &yaml_clean, &why);
+        if (rc == 1)
+            why = "has no Chart.yaml";
+    }
+    if (rc != 0)
+        return fn_fail(c, chart_at, "%s: %schart %s %s", hr_id(R, rel), where, shown(a, path), why);
+    why = flux_git_artifact_problem(a, root, clean, ignore && *ignore);
+    if (why)
+        return fn_fail(c, chart_at, "%s: %schart %s: %s", hr_id(R, rel), where, shown(a, path), why);
+    cs->at = chart_at;
+    cs->git_chart = dir;
+    cs->git_revision = R->s->app_revision;
+    cs->name = clean;
+    cs->source_url = url_strip_credentials(a, url);
+    return 0;
+}
+
+/* verify's provider: cosign (the default), or notation (flux/notation.c) on the same reference. */
+static int verify_chart(run *R, const release *rel, const chart_src *cs, const char *digest)
+{
+    const char *provider = path_str(cs->verify, "provider", NULL);
+    if (!provider || strcmp(provider, "notation"))
+        return cosign_verify(R, rel, cs, digest);
+    fn_ctx ctx = R->c;
+    ctx.config_file = cs->verify_file;
+    ctx.config_line = cs->verify_line;
+    if (!digest)
+        return fn_fail(&ctx, cs->verify, "%s: helm reported no manifest digest to verify", hr_id(R, rel));
+    return flux_notation_verify(&ctx, hr_id(R, rel), "", cs->verify, path_str(cs->verify, "secretRef", "name", NULL),
+                                arena_printf(R->s->a, "%s/%s@%s", cs->repo + 6, cs->oci_chart, digest));
+}
+
 /* The fields of a chart template (spec.chart.spec, or a HelmChart's spec) and the HelmRepository it names. where
  * prefixes the fields in messages; ref_ns is the namespace a sourceRef without one means. */
 static int resolve_chart_spec(run *R, const release *rel, const node *cspec, const char *where, const char *ref_ns,
@@ -631,7 +764,12 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
     if (text(R, rel, cspec, "chart", where, &chart_name_s) < 0 || text(R, rel, cspec, "version", where, &chart_version) < 0 ||
         text(R, rel, cspec, "reconcileStrategy", where, &strategy) < 0)
         return -1;
-    if (!chart_name_s || !chart_name(chart_name_s))
+    const char *ref_kind = path_str(cspec, "sourceRef", "kind", NULL);
+    bool git = ref_kind && !strcmp(ref_kind, "GitRepository");
+    if (git && (!chart_name_s || !*chart_name_s))
+        return fn_fail(c, map_get(cspec, "chart") ? map_get(cspec, "chart") : cspec,
+                       "%s: %schart must be the chart's path in the GitRepository", hr_id(R, rel), where);
+    if (!git && (!chart_name_s || !chart_name(chart_name_s)))
         return fn_fail(c, map_get(cspec, "chart") ? map_get(cspec, "chart") : cspec,
                        "%s: %schart must name a chart of the repository (letters, digits, '-', '_', '.')",
                        hr_id(R, rel), where);
@@ -680,12 +818,23 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
         return -1;
     if (!skind || !sname)
         return fn_fail(c, ref, "%s: %sneeds kind and name", hr_id(R, rel), rw);
-    if (strcmp(skind, "HelmRepository"))
-        return fn_fail(c, map_get(ref, "kind"), "%s: source kind %s is not rendered%s (a HelmRepository is)",
-                       hr_id(R, rel), shown(a, skind),
-                       !strcmp(skind, "GitRepository") || !strcmp(skind, "Bucket") ? " yet" : "");
+    if (strcmp(skind, "HelmRepository") && strcmp(skind, "GitRepository"))
+        return fn_fail(c, map_get(ref, "kind"), "%s: %skind %s: unsupported source kind (HelmRepository and "
+                                                "GitRepository are rendered)",
+                       hr_id(R, rel), rw, shown(a, skind));
     if (!sns || !*sns)
         sns = ref_ns;
+    if (git) {
+        resource *src = source_object(R, rel, ref, skind, sns, sname, cs);
+        if (!src)
+            return -1;
+        if (cs->verify)
+            return fn_fail(c, cs->verify, "%s: %sverify checks OCI artifacts only (as in Flux): the source is a "
+                                          "GitRepository",
+                           hr_id(R, rel), where);
+        cs->git_revision_version = strategy && !strcmp(strategy, "Revision");
+        return resolve_git_repository(R, rel, map_get(cspec, "chart"), where, src, sns, sname, chart_name_s, cs);
+    }
     resource *src = source_object(R, rel, ref, skind, sns, sname, cs);
     if (!src)
         return -1;
@@ -847,8 +996,15 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
             return fn_fail(c, map_get(ref, "digest"), "%s: spec.ref.digest must be sha256:<64 hex digits>", who);
         cs->name = arena_printf(a, "%s@%s", chart, digest);
     } else if (semver && *semver) {
-        if (filter && *filter)
-            return fn_fail(c, map_get(ref, "semverFilter"), "%s: spec.ref.semverFilter is not rendered yet", who);
+        if (filter && *filter) {
+            const char *why;
+            if (flux_semver_filter_match(a, filter, NULL, &why) < 0)
+                return fn_fail(c, map_get(ref, "semverFilter"), "%s: spec.ref.semverFilter %s", who, why);
+            cs->semver_filter = filter;
+            cs->semver_filter_at = map_get(ref, "semverFilter");
+            cs->semver_filter_file = c->config_file;
+            cs->semver_filter_line = c->config_line;
+        }
         if (strlen(semver) > 256 || printable_check(semver, strlen(semver)) != strlen(semver))
             return fn_fail(c, map_get(ref, "semver"), "%s: spec.ref.semver is not a version constraint", who);
         cs->name = chart;
@@ -902,8 +1058,8 @@ static int resolve_chart_ref(run *R, const release *rel, const node *ref, chart_
         R->c = hr_ctx;
         return 0;
     }
-    return fn_fail(&R->c, map_get(ref, "kind"), "%s: spec.chartRef kind %s is not rendered (OCIRepository and HelmChart "
-                                                "are)",
+    return fn_fail(&R->c, map_get(ref, "kind"), "%s: spec.chartRef.kind %s: unsupported source kind (OCIRepository "
+                                                "and HelmChart are rendered)",
                    hr_id(R, rel), shown(a, kind));
 }
 
@@ -1478,6 +1634,148 @@ static int crd_policy(run *R, const release *rel, const node *install, bool *inc
     return 0;
 }
 
+/* source-controller's mergeFileValues for a chart from a GitRepository: each valuesFiles path from the
+ * repository's root (not the chart's), MergeMaps over the last; a missing file is an error unless
+ * ignoreMissingValuesFiles. The result replaces the chart's default values, as YAML text in *out. */
+static int merge_git_values(run *R, release *rel, chart_src *cs, const char **out)
+{
+    arena *a = R->s->a;
+    const char *root = flux_repo_root(&R->c);
+    node *merged = node_map(a);
+    for (uint32_t i = 0; i < node_len(cs->values_files); i++) {
+        const node *at = seq_item(cs->values_files, i);
+        const char *real, *clean, *why;
+        int rc = flux_git_path(a, root, scalar(at), &real, &clean, &why);
+        if (rc == 1 && cs->ignore_missing_values)
+            continue;
+        struct stat st;
+        if (rc == 0 && (lstat(real, &st) != 0 || !S_ISREG(st.st_mode)))
+            rc = 1, why = "is not a file";
+        if (rc != 0)
+            return fn_fail(&R->c, at, "%s: valuesFiles[%u] %s %s", hr_id(R, rel), i, shown(a, scalar(at)), why);
+        char *text_;
+        size_t len;
+        if (read_text_file(real, clean, &text_, &len) < 0)
+            return -1;
+        node *v = NULL;
+        diag_detail d;
+        int lrc = yaml_load_one_into(a, R->s->st, clean, text_, len, &v, &d);
+        xfree(text_);
+        if (lrc < 0)
+            return fn_fail(&R->c, at, "%s: valuesFiles[%u] %s is not YAML: %s", hr_id(R, rel), i, shown(a, clean),
+                           d.message);
+        if (v && !is_null(v) && !is_map(v))
+            return fn_fail(&R->c, at, "%s: valuesFiles[%u] %s is not a map of values", hr_id(R, rel), i,
+                           shown(a, clean));
+        merged = flux_merge_maps(a, merged, v);
+    }
+    buf b = {0};
+    if (node_len(merged))
+        emit_yaml(&b, merged, NULL);
+    *out = arena_strndup(a, b.data ? b.data : "{}\n", b.data ? b.len : 3);
+    buf_free(&b);
+    return 0;
+}
+
+/* A chart from this Application's own repository: checked as every local chart is (confinement, its dependencies
+ * built: helm_dependency_build), then templated from the checkout; when source-controller would change it (new
+ * default values from valuesFiles, the version +<first 12 of the revision> under reconcileStrategy Revision), helm
+ * packages it and it is rewritten as a pulled chart is. Its digest is the revision ("sha1:<commit>", as Flux names
+ * a Git artifact's revision). */
+static int git_chart(run *R, release *rel, chart_src *cs, chart_meta *meta, const char **chart_path,
+                     const char **digest)
+{
+    arena *a = R->s->a;
+    fn_ctx *c = &R->c;
+    if (R->s->host->helm_verify_prov)
+        return fn_fail(c, cs->at, "%s: the chart %s is a directory of the repository, which helm cannot verify "
+                                  "(parameter helm-verify-prov is true: only charts pulled with a provenance file "
+                                  "are rendered)",
+                       hr_id(R, rel), shown(a, cs->name));
+    if (helm_dependency_build(c, R->helm, cs->git_chart, cs->at) < 0)
+        return -1;
+    const char *values_yaml = NULL;
+    if (cs->values_files && merge_git_values(R, rel, cs, &values_yaml) < 0)
+        return -1;
+    *digest = arena_printf(a, "%s:%s", strlen(cs->git_revision) == 64 ? "sha256" : "sha1", cs->git_revision);
+    if (!values_yaml && !cs->git_revision_version) {
+        char *t;
+        size_t len;
+        node *doc = NULL;
+        const char *f = arena_printf(a, "%s/Chart.yaml", cs->git_chart);
+        if (read_text_file(f, "Chart.yaml", &t, &len) < 0)
+            return -1;
+        int rc = yaml_load_one(a, R->s->st, "Chart.yaml", t, len, &doc);
+        xfree(t);
+        meta->name = rc == 0 ? path_str(doc, "name", NULL) : NULL;
+        meta->version = rc == 0 ? path_str(doc, "version", NULL) : NULL;
+        if (!meta->name || !meta->version)
+            return fn_fail(c, cs->at, "%s: the chart %s has no readable Chart.yaml (name, version)", hr_id(R, rel),
+                           shown(a, cs->name));
+        *chart_path = cs->git_chart;
+        return 0;
+    }
+    const char *s = scratch_dir(R->s->host);
+    static int seq;
+    const char *dir = s ? arena_printf(a, "%s/flux-git-%d", s, ++seq) : NULL;
+    if (!dir || mkdir(dir, 0700) != 0)
+        return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
+    const char *argv[] = {R->helm, "package", arena_printf(a, "--destination=%s", dir), "--", cs->git_chart, NULL};
+    if (run_tool(c, arena_printf(a, "helm package of %s's chart", hr_id(R, rel)), argv, helm_environment(R->s->host),
+                 dir) < 0)
+        return -1;
+    /* the archive's name comes from Chart.yaml, the package's text: found, never built from it */
+    const char *tgz = NULL;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            tgz = arena_printf(a, "%s/%s", dir, e->d_name);
+    if (d)
+        closedir(d);
+    if (!tgz)
+        return fn_fail(c, cs->at, "%s: helm package wrote no chart archive", hr_id(R, rel));
+    if (read_chart_meta(R, cs->at, tgz, meta) < 0)
+        return -1;
+    if (cs->git_revision_version) {
+        /* Masterminds' SetMetadata, then String(): major.minor.patch[-prerelease]+metadata */
+        semv v;
+        if (!semver_parse(meta->version, &v))
+            return fn_fail(c, cs->at, "%s: failed to parse version from chart metadata as SemVer: %s", hr_id(R, rel),
+                           shown(a, meta->version));
+        meta->version = arena_printf(a, "%llu.%llu.%llu%s%.*s+%.12s", v.n[0], v.n[1], v.n[2], v.pre_len ? "-" : "",
+                                     (int)v.pre_len, v.pre, cs->git_revision);
+    }
+    return repackage(R, rel, cs, tgz, meta, values_yaml, chart_path);
+}
+
+/* source-controller filters the tags by semverFilter, then picks the highest that satisfies ref.semver; helm picked
+ * the highest of all tags. When that tag (the chart's version, '+' written '_') matches the filter it is
+ * source-controller's pick too; when it does not, source-controller's pick is a lower tag, which only the registry's
+ * tag list shows: an error, never another chart. */
+static int check_semver_filter(run *R, const release *rel, const chart_src *cs, const char *version)
+{
+    arena *a = R->s->a;
+    fn_ctx ctx = R->c;
+    ctx.config_file = cs->semver_filter_file;
+    ctx.config_line = cs->semver_filter_line;
+    char *tag = arena_strdup(a, version);
+    for (char *p = tag; *p; p++)
+        if (*p == '+')
+            *p = '_';
+    const char *why;
+    int rc = flux_semver_filter_match(a, cs->semver_filter, tag, &why);
+    if (rc < 0)
+        return fn_fail(&ctx, cs->semver_filter_at, "%s: spec.ref.semverFilter %s", hr_id(R, rel), why);
+    if (rc == 0)
+        return fn_fail(&ctx, cs->semver_filter_at,
+                       "%s: spec.ref.semverFilter does not match %s, the highest tag that satisfies spec.ref.semver: "
+                       "source-controller would pick a lower tag, which only the registry's tag list shows, and this "
+                       "step does not read it; pin the chart with spec.ref.tag or spec.ref.digest",
+                       hr_id(R, rel), shown(a, tag));
+    return 0;
+}
+
 static int render_release(run *R, release *rel)
 {
     arena *a = R->s->a;
@@ -1556,6 +1854,13 @@ static int render_release(run *R, release *rel)
     if (rel->depends_on && !is_null(rel->depends_on) && !is_seq(rel->depends_on))
         return fn_fail(c, rel->depends_on, "%s: spec.dependsOn must be a list", hr_id(R, rel));
     /* fetch and template */
+    chart_meta meta = {.a = a, .st = s->st};
+    const char *digest = NULL, *chart_path = NULL, *values_yaml = NULL;
+    if (cs.git_chart) {
+        if (git_chart(R, rel, &cs, &meta, &chart_path, &digest) < 0)
+            return -1;
+        goto template;
+    }
     const node *locked = NULL;
     const char *locked_version = NULL, *locked_digest = NULL;
     if (R->lock && apply_lock(R, rel, &cs, &locked, &locked_version, &locked_digest) < 0)
@@ -1564,21 +1869,23 @@ static int render_release(run *R, release *rel)
     const char *tgz = helm_pull_digest(c, R->helm, cs.at, cs.repo, cs.name, cs.version, &oci_digest);
     if (!tgz)
         return -1;
-    chart_meta meta = {.a = a, .st = s->st};
     if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
         return -1;
-    const char *digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
-    if (cs.verify && cosign_verify(R, rel, &cs, oci_digest) < 0)
+    if (cs.semver_filter && check_semver_filter(R, rel, &cs, meta.version) < 0)
+        return -1;
+    digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
+    if (cs.verify && verify_chart(R, rel, &cs, oci_digest) < 0)
         return -1;
     if (R->lock && check_lock(R, rel, locked, locked_version, locked_digest, meta.version, digest) < 0)
         return -1;
-    const char *chart_path = tgz, *values_yaml = NULL;
+    chart_path = tgz;
     if (cs.track_digest && track_digest(R, rel, &cs, oci_digest, &meta) < 0)
         return -1;
     if (cs.values_files && merge_values_files(R, rel, &cs, tgz, &values_yaml) < 0)
         return -1;
     if ((cs.track_digest || values_yaml) && repackage(R, rel, &cs, tgz, &meta, values_yaml, &chart_path) < 0)
         return -1;
+template:;
     const char **argv = NULL;
     size_t n = 0, cap = 0;
     push(&argv, &n, &cap, R->helm);

@@ -60,4 +60,50 @@ int flux_post_render(struct fn_ctx *c, const char *who, const node *renderers, b
 
 /* Go's base64.StdEncoding (padding required) into a NUL-terminated arena string; NULL when it is not base64. */
 char *flux_base64_decode(arena *a, const char *s, size_t *len);
+/* ---- a GitRepository source (git_source.c) ---- */
+
+/* Do the two repository URLs name the same repository, as Argo CD compares them (util/git NormalizeGitURL:
+ * credentials removed, lowercased, "user@host:path" and "ssh://user@host/path" alike, ".git" trimmed)? */
+bool flux_git_same_url(arena *a, const char *x, const char *y);
+
+/* A GitRepository's spec.ref (NULL members: unset). */
+typedef struct flux_git_ref {
+    const char *branch, *tag, *semver, *name, *commit;
+} flux_git_ref;
+
+/* NULL when ref resolves to the Application's checkout: commit is revision (ARGOCD_APP_REVISION, full SHA); name
+ * (or refs/heads/, refs/tags/ and it), tag or branch (default master) is target (ARGOCD_APP_SOURCE_TARGET_REVISION,
+ * which Argo CD resolved to revision). Else why not (arena text). semver never resolves: the checkout cannot show
+ * the repository's tags. */
+const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *revision, const char *target);
+
+/* NULL when source-controller's artifact of the repository at root holds every file of the chart directory
+ * rel_dir (relative to root) that helm reads there; else why not (arena text): spec.ignore set (ignore_set), a
+ * .sourceignore with a pattern anywhere in the repository (rules not reproduced here), or a file or directory of
+ * the chart that its default ignore rules leave out. */
+const char *flux_git_artifact_problem(arena *a, const char *root, const char *rel_dir, bool ignore_set);
+
+/* rel, a path the HelmRelease gives in the repository at root (a real path), as source-controller reads it from
+ * its artifact: 0 with *real (resolved, inside root) and *clean (cleaned, relative); 1 when it does not exist; -1
+ * when it is empty, absolute, leaves the repository or passes a symlink (the artifact holds none). *why: what is
+ * wrong, after the field's name ("does not exist in the repository"). */
+int flux_git_path(arena *a, const char *root, const char *rel, const char **real, const char **clean, const char **why);
+
+/* The run's repository root (functions/tools/confine.h repo_root): where local charts are confined. */
+struct fn_ctx;
+const char *flux_repo_root(struct fn_ctx *c);
+
+/* notation.c: `notation verify -- ref` with the operator's notation and the trust policy mounted for key_name (the
+ * verify.secretRef name); who names the HelmRelease, where prefixes the field, at is it. ref NULL: only what the
+ * sidecar must have is checked (before the pull). 0, or -1 with fn_fail: without notation or the trust policy,
+ * never unverified. */
+int flux_notation_verify(struct fn_ctx *c, const char *who, const char *where, const node *at, const char *key_name,
+                         const char *ref);
+
+/* semver_filter.c: an OCIRepository's ref.semverFilter. NULL when the pattern is within what Go's RE2 and pcre2 read
+ * alike, else why not. */
+const char *flux_re2_subset_problem(const char *pattern);
+/* Does the pattern match (unanchored, as Go's MatchString) in tag? 1 or 0; -1 with *why (not in that subset, not a
+ * regular expression, or a step limit hit). tag NULL: only the pattern is checked (0). */
+int flux_semver_filter_match(arena *a, const char *pattern, const char *tag, const char **why);
 #endif

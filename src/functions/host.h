@@ -45,6 +45,10 @@ typedef struct fn_host {
     /* CMP_COSIGN_BIN: the operator's cosign, which checks the signatures Flux's `verify` asks for; CMP_COSIGN_KEYS_DIR:
      * <dir>/<secretRef name>/ holds the .pub files, the public keys a `verify.secretRef` names (NULL when unset) */
     const char *cosign_bin, *cosign_keys_dir;
+    /* CMP_NOTATION_BIN: the operator's notation, for a `verify` with provider notation; CMP_NOTATION_CONFIG_DIR:
+     * <dir>/<secretRef name>/ is notation's XDG_CONFIG_HOME (notation/trustpolicy.oci.json and notation/truststore/),
+     * the trust policy and certificates a `verify.secretRef` names (NULL when unset) */
+    const char *notation_bin, *notation_config_dir;
     /* kustomize: what the operator lets a package's kustomizations do (a package can only ask for less) */
     int kustomize_enable_helm;             /* CMP_KUSTOMIZE_ENABLE_HELM: 1 "true", 0 "false" or unset, -1 other */
     const char *kustomize_load_restrictor; /* CMP_KUSTOMIZE_LOAD_RESTRICTOR: LoadRestrictionsRootOnly unless set */

@@ -299,8 +299,21 @@ int render(const render_opts *o, buf *out)
     drop_unapplied(&items, o->keep_config);
     /* Flux HelmReleases become their manifests before the parameters' final steps, which then apply to them too */
     diag_set_step("flux-helmrelease");
+    /* a GitRepository source is read from the checkout only when it is the Application's own repository and
+     * revision: outside Argo CD, git's view of the checkout (as the stamps take it later) */
+    if (!host.app_name && !o->no_git_metadata && set.flux_helmrelease && !strcmp(set.flux_helmrelease, "render")) {
+        bool found;
+        gitsrc_env genv;
+        host_git_env(&genv);
+        gitsrc_meta g = {meta.name, meta.namespace, meta.project, meta.revision, meta.repo, meta.target_revision,
+                         meta.path};
+        if (gitsrc_app_meta(a, &genv, o->dir, meta_value_check, &g, &found) < 0)
+            goto done;
+        meta.revision = g.revision, meta.repo = g.repo, meta.target_revision = g.target_revision;
+    }
     flux_step fs = {.a = a, .st = st, .host = &host, .results = &R.results, .mode = set.flux_helmrelease,
-                    .annotation_domain = set.annotation_domain, .lock = set.flux_lock, .dir = o->dir};
+                    .annotation_domain = set.annotation_domain, .lock = set.flux_lock, .dir = o->dir,
+                    .app_repo = meta.repo, .app_revision = meta.revision, .app_target_revision = meta.target_revision};
     if (flux_helmreleases(&fs, &items) < 0)
         goto done;
     diag_set_step("parameters");

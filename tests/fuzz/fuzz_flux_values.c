@@ -1,6 +1,7 @@
 /* fuzz_flux_values: the HelmRelease step's own parsers (src/flux): helm's --set syntax as ReplacePathValue runs it
  * (flux_replace_path_value, plain, quoted and literal), fluxcd/pkg's composition of values (flux_chart_values)
- * and the base64 of a Secret's data. The values that come out must emit to YAML that our loader reads back.
+ * and the base64 of a Secret's data. The values that come out must emit to YAML that our loader reads back. The
+ * same two lines are also an OCIRepository's semverFilter and a tag, and two GitRepository URLs compared.
  *
  * Input format: the first line is a targetPath, the rest its value; the first byte's low bit picks literal. The
  * same text is also a Secret's base64 data and a ConfigMap's values.yaml. NUL bytes end the input; text that is
@@ -71,6 +72,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         reparse(a, st, out, "chart_values");
     diag_restore(outer);
     flux_shorten_name(a, text);
+    /* an OCIRepository's semverFilter (the first line) against a tag (the rest): a pattern inside the RE2 subset
+     * either compiles and matches or fails with a reason; one outside it never reaches pcre2 */
+    int mrc = flux_semver_filter_match(a, path, value, &why);
+    if (mrc < 0 && (!why || !*why))
+        fz_die("semver_filter", "an error without a reason");
+    if (flux_re2_subset_problem(path) && mrc >= 0)
+        fz_die("semver_filter", "a pattern outside the RE2 subset was matched");
+    /* a GitRepository's URL against the Application's: the comparison is symmetric */
+    if (flux_git_same_url(a, path, value) != flux_git_same_url(a, value, path))
+        fz_die("git_same_url", "the URL comparison is not symmetric");
     strtab_release(st);
     arena_free(a);
     free(text);
