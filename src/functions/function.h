@@ -72,8 +72,9 @@ const char *fn_basename(arena *a, const char *ref);
 char *fn_ref_split(arena *a, const char *ref, const char **tag);
 /* An exec: command line mapped to the built-in it stands for: `/path/cmp-generate fn NAME` gives NAME, a wrapper
  * named after a function (`./bin/set-labels`, `set-labels-v0.1.5`, no arguments) gives its own name. Anything else
- * is NULL with *why saying what is wrong. Nothing is ever run. */
-const char *fn_exec_ref(arena *a, const char *cmd, const char **why);
+ * is NULL, recorded with fail_here() ("exec \"<cmd>\" <what is wrong>; ...") for the caller to place (it knows
+ * the Kptfile's line: diag_locate). Nothing is ever run. */
+const char *fn_exec_ref(arena *a, const char *cmd);
 /* Comma-separated names of every built-in, for messages. */
 const char *fn_names(arena *a);
 const fn_def *const *fn_all(void);
