@@ -377,11 +377,9 @@ static int compute_values(run *R, const release *rel, const node *spec, node **o
     flux_values_source *srcs;
     size_t nsrcs;
     values_sources(R, &srcs, &nsrcs);
-    const char *why;
     long bad;
-    if (flux_chart_values(a, R->s->st, srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &why,
-                          &bad) < 0)
-        return fn_fail(&R->c, bad >= 0 ? seq_item(from, (uint32_t)bad) : from, "%s: %s", hr_id(R, rel), why);
+    if (flux_chart_values(a, R->s->st, srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &bad) < 0)
+        return fn_locate(&R->c, bad >= 0 ? seq_item(from, (uint32_t)bad) : from, "%s", hr_id(R, rel));
     return 0;
 }
 
