@@ -18,7 +18,11 @@
  *   2. errno: POSIX-shaped wrappers (src/util/fsutil.h, child, path) return -1 with errno set, as the call they wrap
  *      does; the caller, which knows the file and the step, turns errno into a message with fail().
  *   3. a pure validator: a function that checks one rule and returns the rule's text when it is broken, NULL when it
- *      holds (no side effect, nothing recorded); the caller words the error around it.
+ *      holds (no side effect, nothing recorded); the caller words the error around it (settings/value_rules.h,
+ *      kustomize/helm_guard.h).
+ * The one exception: serve-params' request parser (src/params/request.c, json.c) writes its message into a buffer
+ * the caller gives, for it runs in the server's connection threads, outside the work lock the record is shared
+ * under, and its message goes into an HTTP answer rather than to stderr.
  *
  * Format of the one line: "cmp-generate: <file>:<line>: <step>: <message>" with the parts that are known. */
 #ifndef CMP_UTIL_DIAG_H
