@@ -378,11 +378,9 @@ static int compute_values(run *R, const release *rel, const node *spec, node **o
     flux_values_source *srcs;
     size_t nsrcs;
     values_sources(R, &srcs, &nsrcs);
-    const char *why;
     long bad;
-    if (flux_chart_values(a, R->s->st, srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &why,
-                          &bad) < 0)
-        return fn_fail(&R->c, bad >= 0 ? seq_item(from, (uint32_t)bad) : from, "%s: %s", hr_id(R, rel), why);
+    if (flux_chart_values(a, R->s->st, srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &bad) < 0)
+        return fn_locate(&R->c, bad >= 0 ? seq_item(from, (uint32_t)bad) : from, "%s", hr_id(R, rel));
     return 0;
 }
 
@@ -444,13 +442,13 @@ static int read_chart_meta(run *R, const node *at, const char *tgz, chart_meta *
     sha256_init(&c);
     sha256_update(&c, bytes, got);
     sha256_hex(&c, m->digest);
-    const char *why = NULL;
     size_t max = R->s->host->max_chart_bytes ? R->s->host->max_chart_bytes : (size_t)100 << 20;
-    int rc = helm_archive_read(R->s->a, bytes, got, max, chart_yaml, m, &why);
+    int rc = helm_archive_read(R->s->a, bytes, got, max, chart_yaml, m);
     xfree(bytes);
+    if (rc == HELM_ARCHIVE_REFUSED)
+        return fn_locate(&R->c, at, "the chart archive helm pulled has no readable Chart.yaml");
     if (rc < 0 || !m->name || !m->version)
-        return fn_fail(&R->c, at, "the chart archive helm pulled has no readable Chart.yaml%s%s", why ? ": " : "",
-                       why ? why : "");
+        return fn_fail(&R->c, at, "the chart archive helm pulled has no readable Chart.yaml");
     return 0;
 }
 
@@ -1232,12 +1230,13 @@ static int read_archive(run *R, const node *at, const char *tgz, int (*fn)(void 
         got += (size_t)k;
     }
     close(fd);
-    const char *why = NULL;
     size_t max = R->s->host->max_chart_bytes ? R->s->host->max_chart_bytes : (size_t)100 << 20;
-    int rc = helm_archive_read(R->s->a, bytes, got, max, fn, ud, &why);
+    int rc = helm_archive_read(R->s->a, bytes, got, max, fn, ud);
     xfree(bytes);
+    if (rc == HELM_ARCHIVE_REFUSED)
+        return fn_locate(c, at, "cannot read the chart helm pulled");
     if (rc < 0 && rc != HELM_ARCHIVE_STOPPED)
-        return fn_fail(c, at, "cannot read the chart helm pulled: %s", why ? why : "unreadable archive");
+        return fn_fail(c, at, "cannot read the chart helm pulled: unreadable archive");
     return 0;
 }
 

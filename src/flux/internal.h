@@ -28,9 +28,8 @@ extern size_t flux_merge_probes;
 /* fluxcd/pkg's ReplacePathValue: "path=value" parsed into values with helm's --set rules (strvals.ParseInto); a
  * value wrapped in ' or " is a string with every leading and trailing quote trimmed (ParseIntoString). literal:
  * --set-literal rules (the value whole, as a string). Writes into the maps and lists values holds, in place. 0, or
- * -1 with *why (arena text). */
-int flux_replace_path_value(arena *a, node *values, const char *path, const char *value, bool literal,
-                            const char **why);
+ * -1 after fail_here() (helm's error, which may quote the value: a caller that must not show it captures it). */
+int flux_replace_path_value(arena *a, node *values, const char *path, const char *value, bool literal);
 
 /* One valuesFrom entry, read from the HelmRelease. */
 typedef struct flux_values_ref {
@@ -46,11 +45,12 @@ typedef struct flux_values_source {
 } flux_values_source;
 
 /* fluxcd/pkg's ChartValuesFromReferences: the valuesFrom entries in order over an empty map, then the inline
- * values. Objects are looked up among sources in namespace. 0 with *out (a map), or -1 with *why (arena text)
- * and *failed_ref (the index of the entry at fault, or -1). Every optional entry skipped is counted in *skipped. */
+ * values. Objects are looked up among sources in namespace. 0 with *out (a map), or -1 after fail_here() with
+ * *failed_ref the index of the entry at fault (or -1), whose line the caller places the error at (diag_locate).
+ * Every optional entry skipped is counted in *skipped. */
 int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, size_t nsources, const char *namespace,
                       const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
-                      const char **why, long *failed_ref);
+                      long *failed_ref);
 
 /* The HelmRelease's spec.postRenderers over objs, each kustomize entry one run of the real kustomize, objs
  * replaced by its output (objs NULL: the entries are only checked). v2beta: v2beta1 and v2beta2 also take

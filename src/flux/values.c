@@ -116,12 +116,12 @@ typedef struct sv {
     const char *s;
     size_t i, n;
     bool as_string; /* ParseIntoString: every value a string */
-    const char *why;
 } sv;
 
 static int sv_fail(sv *p, const char *msg)
 {
-    p->why = msg;
+    (void)p;
+    fail_here("%s", msg);
     return SV_ERR;
 }
 
@@ -484,8 +484,7 @@ static int literal_key(sv *p, node *data, int level)
     return e;
 }
 
-int flux_replace_path_value(arena *a, node *values, const char *path, const char *value, bool literal,
-                            const char **why)
+int flux_replace_path_value(arena *a, node *values, const char *path, const char *value, bool literal)
 {
     sv p = {.a = a};
     size_t vn = strlen(value);
@@ -508,11 +507,7 @@ int flux_replace_path_value(arena *a, node *values, const char *path, const char
         while ((rc = key(&p, values, 0)) == SV_OK)
             ;
     }
-    if (rc == SV_ERR) {
-        *why = p.why;
-        return -1;
-    }
-    return 0;
+    return rc == SV_ERR ? -1 : 0;
 }
 
 /* ---- ChartValuesFromReferences ---- */
@@ -527,30 +522,26 @@ static const flux_values_source *find_source(const flux_values_source *s, size_t
 }
 
 /* chartutil.ReadValues: a YAML map; empty or null is an empty map; anything else an error. */
-static int read_values(arena *a, strtab *st, const char *what, const char *text, node **out, const char **why)
+static int read_values(arena *a, strtab *st, const char *what, const char *text, node **out)
 {
     node *n = NULL;
     diag_detail d;
-    if (yaml_load_one_into(a, st, what, text, strlen(text), &n, &d) < 0) {
-        *why = arena_printf(a, "failed to read values data: %s%s%s", d.line ? arena_printf(a, "line %d: ", d.line) : "",
-                            d.message, "");
-        return -1;
-    }
+    if (yaml_load_one_into(a, st, what, text, strlen(text), &n, &d) < 0)
+        return fail_here("failed to read values data: %s%s", d.line ? arena_printf(a, "line %d: ", d.line) : "",
+                         d.message);
     if (!n || is_null(n)) {
         *out = node_map(a);
         return 0;
     }
-    if (!is_map(n)) {
-        *why = "failed to read values data: it is not a YAML map of values";
-        return -1;
-    }
+    if (!is_map(n))
+        return fail_here("failed to read values data: it is not a YAML map of values");
     *out = n;
     return 0;
 }
 
 int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, size_t nsources, const char *ns,
                       const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
-                      const char **why, long *failed_ref)
+                      long *failed_ref)
 {
     node *result = node_map(a);
     *failed_ref = -1;
@@ -560,52 +551,55 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
         const char *head = arena_printf(a, "could not resolve%s %s chart values reference '%s/%s' with key '%s'",
                                         r->optional ? " optional" : "", r->kind, ns, r->name, key);
         if (strcmp(r->kind, "ConfigMap") && strcmp(r->kind, "Secret")) {
-            *why = arena_printf(a, "%s: unsupported values reference kind", head);
             *failed_ref = (long)i;
-            return -1;
+            return fail_here("%s: unsupported values reference kind", head);
         }
         const flux_values_source *s = find_source(sources, nsources, r->kind, r->name, ns);
         if (!s) {
             if (r->optional)
                 continue;
-            *why = arena_printf(a, "%s: resource not found (not in the package)", head);
             *failed_ref = (long)i;
-            return -1;
+            return fail_here("%s: resource not found (not in the package)", head);
         }
         const char *data = path_str(s->data, key, NULL);
         bool secret = !strcmp(r->kind, "Secret");
         if (!data) {
             if (r->optional)
                 continue;
-            *why = arena_printf(a, "%s: key not found", head);
             *failed_ref = (long)i;
-            return -1;
+            return fail_here("%s: key not found", head);
         }
         if (r->target_path && *r->target_path) {
             result = merge_into_own(a, result, inline_values);
-            const char *e;
-            if (flux_replace_path_value(a, result, r->target_path, data, r->literal, &e) < 0) {
+            diag_detail e; /* captured: worded here, or not shown at all */
+            diag_detail *outer = diag_capture(&e);
+            int rc = flux_replace_path_value(a, result, r->target_path, data, r->literal);
+            diag_restore(outer);
+            if (rc < 0) {
+                *failed_ref = (long)i;
                 /* helm's --set parser reads "<targetPath>=<value>" as one text, so its error may quote the value:
                  * never a Secret's */
-                *why = secret ? arena_printf(a, "%s: failed to merge value: targetPath '%s' with the Secret's value is not "
-                                                "what helm's --set syntax takes (its error is not shown: it could quote the "
-                                                "value)",
-                                             head, shown(a, r->target_path))
-                              : arena_printf(a, "%s: failed to merge value: %s", head, e);
-                *failed_ref = (long)i;
-                return -1;
+                if (secret)
+                    return fail_here("%s: failed to merge value: targetPath '%s' with the Secret's value is not "
+                                     "what helm's --set syntax takes (its error is not shown: it could quote the "
+                                     "value)",
+                                     head, shown(a, r->target_path));
+                return fail_here("%s: failed to merge value: %s", head, e.message);
             }
             continue;
         }
-        node *v;
-        const char *e;
-        if (read_values(a, st, arena_printf(a, "%s %s/%s key %s", r->kind, ns, r->name, key), data, &v, &e) < 0) {
-            *why = secret ? arena_printf(a, "%s: the value is not a YAML map of Helm values (the error is not shown: it "
-                                            "could quote the Secret)",
-                                         head)
-                          : arena_printf(a, "%s: %s", head, e);
+        node *v = NULL;
+        diag_detail e;
+        diag_detail *outer = diag_capture(&e);
+        int rc = read_values(a, st, arena_printf(a, "%s %s/%s key %s", r->kind, ns, r->name, key), data, &v);
+        diag_restore(outer);
+        if (rc < 0) {
             *failed_ref = (long)i;
-            return -1;
+            if (secret)
+                return fail_here("%s: the value is not a YAML map of Helm values (the error is not shown: it could "
+                                 "quote the Secret)",
+                                 head);
+            return fail_here("%s: %s", head, e.message);
         }
         result = merge_into_own(a, result, v);
     }

@@ -72,8 +72,9 @@ const char *fn_basename(arena *a, const char *ref);
 char *fn_ref_split(arena *a, const char *ref, const char **tag);
 /* An exec: command line mapped to the built-in it stands for: `/path/cmp-generate fn NAME` gives NAME, a wrapper
  * named after a function (`./bin/set-labels`, `set-labels-v0.1.5`, no arguments) gives its own name. Anything else
- * is NULL with *why saying what is wrong. Nothing is ever run. */
-const char *fn_exec_ref(arena *a, const char *cmd, const char **why);
+ * is NULL, recorded with fail_here() ("exec \"<cmd>\" <what is wrong>; ...") for the caller to place (it knows
+ * the Kptfile's line: diag_locate). Nothing is ever run. */
+const char *fn_exec_ref(arena *a, const char *cmd);
 /* Comma-separated names of every built-in, for messages. */
 const char *fn_names(arena *a);
 const fn_def *const *fn_all(void);
@@ -100,6 +101,10 @@ void fn_failure_result(fn_ctx *c, enum severity sev, const resource *r, const ch
 int fn_fail_recorded(fn_ctx *c, bool record, const node *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A config error: names the config file and line. Returns -1. */
 int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A config error a callee recorded with fail_here() (a field path, a selector: text that does not know its file),
+ * placed as fn_fail would place it, with the formatted context in front of its message: "<context>: <message>".
+ * Returns -1. */
+int fn_locate(fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same naming the line of map m's key i (map_key_line: a key node may have no position of its own). */
 int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A warning (the step goes on) in the error line's form, naming the config file, the line of map m's key i and
@@ -107,6 +112,9 @@ int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...) __at
 void fn_warn_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A resource error: names the resource's file and line. Returns -1. */
 int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A resource error a callee recorded with fail_here(), placed as fn_fail_res would place it (fn_locate). */
+int fn_locate_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 int fn_fail_res_key(fn_ctx *c, const resource *r, const node *m, uint32_t i, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* The config's kind and apiVersion group checks. */

@@ -129,8 +129,7 @@ static int scan_archive(walk *w, const char *display, const unsigned char *gz, s
         return fn_fail(w->c, w->at, "chart \"%s\": archive %s nests archives more than %d deep", w->chart, display,
                        MAX_ARCHIVE_NESTING);
     scan s = {w, display, nesting};
-    const char *why = NULL;
-    switch (helm_archive_read(w->c->a, gz, len, w->max_bytes - w->bytes, scan_entry, &s, &why)) {
+    switch (helm_archive_read(w->c->a, gz, len, w->max_bytes - w->bytes, scan_entry, &s)) {
     case HELM_ARCHIVE_OK:
         return 0;
     case HELM_ARCHIVE_TOO_LARGE:
@@ -139,7 +138,7 @@ static int scan_archive(walk *w, const char *display, const unsigned char *gz, s
                        "with CMP_MAX_CHART_BYTES)",
                        w->chart, display, w->max_bytes);
     case HELM_ARCHIVE_REFUSED:
-        return fn_fail(w->c, w->at, "chart \"%s\": archive %s is refused: %s", w->chart, display, why);
+        return fn_locate(w->c, w->at, "chart \"%s\": archive %s is refused", w->chart, display);
     default:
         return -1;
     }

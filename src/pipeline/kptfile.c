@@ -265,11 +265,9 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
     s->is_exec = !(image && *image);
     const char *fnref = s->ref;
     if (s->is_exec) {
-        const char *why;
-        fnref = fn_exec_ref(a, exec, &why);
+        fnref = fn_exec_ref(a, exec);
         if (!fnref)
-            return fail(file, (int)node_line(n), "%s: exec \"%s\" %s; exec steps are never run, only mapped to built-in "
-                        "functions (built-in functions: %s)", s->label, exec, why, fn_names(a));
+            return diag_locate(file, (int)node_line(n), "%s", s->label);
     }
     const char *base = fn_basename(a, fnref);
     s->fn = fn_lookup(base);

@@ -53,8 +53,9 @@ uint64_t sl_steps_used(const sl_vm *vm);
 
 /* errors from builtins: records "file:line:col: message" at the running call and jumps out */
 _Noreturn void sl_fail(sl_vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Calls fn; on an error returns NULL and the message (without position) in *err, the VM usable afterwards. */
-sl_val sl_call_protected(sl_vm *vm, sl_val fn, int nargs, sl_val *args, const char **err);
+/* Calls fn; on an error returns NULL with the VM's record set (sl_error, and sl_error_message without the
+ * position), the VM usable afterwards. */
+sl_val sl_call_protected(sl_vm *vm, sl_val fn, int nargs, sl_val *args);
 sl_val sl_call(sl_vm *vm, sl_val fn, int nargs, sl_val *args, int nkw, sl_val *kw);
 
 /* values */

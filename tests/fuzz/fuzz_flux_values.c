@@ -48,10 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     yaml_load_one(a, st, "inline", inline_yaml, strlen(inline_yaml), &inl);
     /* ReplacePathValue over the inline values' maps, as the first targetPath of a HelmRelease meets them */
     node *m = flux_merge_maps(a, NULL, inl);
-    const char *why;
-    if (flux_replace_path_value(a, m, path, value, literal, &why) == 0)
+    diag_detail why;
+    diag_detail *outer = diag_capture(&why);
+    int rc = flux_replace_path_value(a, m, path, value, literal);
+    diag_restore(outer);
+    if (rc == 0)
         reparse(a, st, m, "replace_path_value");
-    else if (!why || !*why)
+    else if (!why.failed || !why.unplaced || !*why.message)
         fz_die("replace_path_value", "an error without a reason");
     /* the whole composition: a ConfigMap of this text, a Secret of it as base64, a targetPath */
     size_t dl;
@@ -67,8 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                               {.kind = "ConfigMap", .name = "c", .key = "v", .target_path = path, .literal = literal}};
     node *out;
     long bad;
-    diag_detail *outer = diag_capture(&(diag_detail){0});
-    if (flux_chart_values(a, st, src, 2, "ns", inl, refs, 3, &out, &why, &bad) == 0)
+    outer = diag_capture(&(diag_detail){0});
+    if (flux_chart_values(a, st, src, 2, "ns", inl, refs, 3, &out, &bad) == 0)
         reparse(a, st, out, "chart_values");
     diag_restore(outer);
     flux_shorten_name(a, text);

@@ -92,6 +92,78 @@ TEST(diag_captures_nest)
     CHECK_STR(outer_try.text, "outer: outer error");
 }
 
+/* A function that cannot know where its text came from fails with fail_here(); its caller gives the place and its
+ * own context, and the line reads as if the caller had failed with the whole message. */
+TEST(diag_locate_places_an_error_failed_here)
+{
+    diag_set_step("pipeline.mutators[0] (apply-replacements)");
+    CHECK(fail_here("field path `%s` has an empty element", "a..b") == -1);
+    CHECK(diag_failed());
+    CHECK_STR(diag_message(), "pipeline.mutators[0] (apply-replacements): field path `a..b` has an empty element");
+    diag_set_step("later"); /* the step is the one that failed, not the one running when the caller places it */
+    CHECK(diag_locate("fn-config.yaml", 7, "replacements[%d].source", 0) == -1);
+    CHECK_STR(diag_message(), "fn-config.yaml:7: pipeline.mutators[0] (apply-replacements): replacements[0].source: "
+                              "field path `a..b` has an empty element");
+    /* the same line fail() gives when the caller words it all */
+    char located[2048];
+    snprintf(located, sizeof located, "%s", diag_message());
+    diag_reset();
+    diag_set_step("pipeline.mutators[0] (apply-replacements)");
+    fail("fn-config.yaml", 7, "replacements[0].source: field path `a..b` has an empty element");
+    CHECK_STR(diag_message(), located);
+    /* placed once: a second diag_locate (an outer caller) leaves the place and the message alone */
+    diag_reset();
+    fail_here("bad");
+    diag_locate("inner.yaml", 2, "%s", "inner");
+    diag_locate("outer.yaml", 9, "%s", "outer");
+    CHECK_STR(diag_message(), "inner.yaml:2: inner: bad");
+}
+
+TEST(diag_locate_leaves_errors_recorded_with_their_place)
+{
+    /* fail(NULL, 0, ...) is an error that names no file on purpose: not one waiting for a place */
+    fail(NULL, 0, "parameter \"images\": bad");
+    CHECK(diag_locate("Kptfile", 3, "%s", "context") == -1);
+    CHECK_STR(diag_message(), "parameter \"images\": bad");
+    diag_reset();
+    fail("Chart.yaml", 4, "first");
+    fail_here("second: not recorded, the first error stays");
+    diag_locate("x.yaml", 1, "%s", "context");
+    CHECK_STR(diag_message(), "Chart.yaml:4: first");
+    /* a callee that returned -1 without recording anything: the caller's context is the error, never a success */
+    diag_reset();
+    CHECK(diag_locate("y.yaml", 5, "archive %s is refused", "c.tgz") == -1);
+    CHECK(diag_failed());
+    CHECK_STR(diag_message(), "y.yaml:5: archive c.tgz is refused");
+    /* no line without a file, as in fail() */
+    diag_reset();
+    fail_here("m");
+    diag_locate(NULL, 5, "%s", "c");
+    CHECK_STR(diag_message(), "c: m");
+}
+
+TEST(diag_locate_works_through_a_capture)
+{
+    fail("earlier.yaml", 1, "the render's error");
+    diag_detail why;
+    diag_detail *outer = diag_capture(&why);
+    fail_here("refused");
+    CHECK(diag_locate("t.yaml", 2, "%s", "try") == -1); /* the record in use: the capture */
+    diag_restore(outer);
+    CHECK(why.failed && !why.unplaced);
+    CHECK_STR(why.text, "t.yaml:2: try: refused");
+    CHECK_STR(diag_message(), "earlier.yaml:1: the render's error");
+    /* a captured error still waiting for its place is raised as it is, and placed after */
+    diag_reset();
+    outer = diag_capture(&why);
+    fail_here("refused");
+    diag_restore(outer);
+    CHECK(why.unplaced);
+    diag_raise(&why);
+    diag_locate("u.yaml", 3, "%s", "raised");
+    CHECK_STR(diag_message(), "u.yaml:3: raised: refused");
+}
+
 TEST(yaml_load_one_into_gives_the_caller_the_detail)
 {
     arena *a = arena_new();

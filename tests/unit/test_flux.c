@@ -83,9 +83,12 @@ static const char *json(arena *a, const node *n)
 static const char *replace(arena *a, const char *path, const char *value)
 {
     node *m = node_map(a);
-    const char *why;
-    if (flux_replace_path_value(a, m, path, value, false, &why) < 0)
-        return arena_printf(a, "ERR: %s", why);
+    diag_detail why;
+    diag_detail *outer = diag_capture(&why);
+    int rc = flux_replace_path_value(a, m, path, value, false);
+    diag_restore(outer);
+    if (rc < 0)
+        return arena_printf(a, "ERR: %s", why.unplaced ? why.message : "(not recorded with fail_here)");
     return json(a, m);
 }
 
@@ -120,13 +123,12 @@ TEST(flux_replace_path_value_cases)
     CHECK_STR(replace(a, "a", "{x,y"), "ERR: list must terminate with '}'");
     /* literal: the value whole, as a string */
     node *m = node_map(a);
-    const char *why;
-    CHECK(flux_replace_path_value(a, m, "a.b", "1,c={d}", true, &why) == 0);
+    CHECK(flux_replace_path_value(a, m, "a.b", "1,c={d}", true) == 0);
     CHECK_STR(json(a, m), "{\"a\":{\"b\":\"1,c={d}\"}}");
     /* a name under a value that is not a map: helm's parser panics on the conversion and reports it */
     m = node_map(a);
     map_set(a, m, "a", node_str(a, "text"));
-    CHECK(flux_replace_path_value(a, m, "a.b", "1", false, &why) == -1);
+    CHECK(flux_replace_path_value(a, m, "a.b", "1", false) == -1);
     arena_free(a);
 }
 
@@ -141,11 +143,14 @@ typedef struct values_case {
 static const char *values(arena *a, strtab *st, const values_case *vc)
 {
     node *out;
-    const char *why;
     long bad;
-    if (flux_chart_values(a, st, vc->src, vc->nsrc, "ns", vc->inline_yaml ? yaml(a, st, vc->inline_yaml) : NULL,
-                          vc->refs, vc->nrefs, &out, &why, &bad) < 0)
-        return arena_printf(a, "ERR[%ld]: %s", bad, why);
+    diag_detail why;
+    diag_detail *outer = diag_capture(&why);
+    int rc = flux_chart_values(a, st, vc->src, vc->nsrc, "ns", vc->inline_yaml ? yaml(a, st, vc->inline_yaml) : NULL,
+                               vc->refs, vc->nrefs, &out, &bad);
+    diag_restore(outer);
+    if (rc < 0)
+        return arena_printf(a, "ERR[%ld]: %s", bad, why.unplaced ? why.message : "(not recorded with fail_here)");
     return json(a, out);
 }
 
@@ -329,8 +334,7 @@ TEST(flux_replace_path_value_list_is_linear)
     buf_puts(&b, "2}");
     size_t before = mem_used();
     node *m = node_map(a);
-    const char *why = NULL;
-    CHECK(flux_replace_path_value(a, m, "list", buf_cstr(&b), false, &why) == 0);
+    CHECK(flux_replace_path_value(a, m, "list", buf_cstr(&b), false) == 0);
     CHECK(node_len(map_get(m, "list")) == 20001);
     CHECK(mem_used() - before < (16u << 20));
     buf_free(&b);
@@ -351,9 +355,8 @@ TEST(flux_replace_path_value_list_nesting_is_bounded)
     CHECK(!strncmp(deep, "ERR: ", 5) && strstr(deep, "maximum supported nested level of 30"));
     CHECK(mem_used() - before < (16u << 20));
     node *m = node_map(a);
-    const char *why = NULL;
-    CHECK(flux_replace_path_value(a, m, buf_cstr(&b), "1", true, &why) == -1 &&
-          strstr(why, "maximum supported nested level of 30"));
+    CHECK(flux_replace_path_value(a, m, buf_cstr(&b), "1", true) == -1 &&
+          strstr(diag_message(), "maximum supported nested level of 30"));
     CHECK_STR(replace(a, "a[0][0][0].b[1]", "1"), "{\"a\":[[[{\"b\":[null,1]}]]]}");
     b.len = 1 + 3 * 31; /* a and 31 indexes: the first and 30 lists in lists */
     CHECK(!strncmp(replace(a, arena_strndup(a, b.data, b.len), "1"), "{\"a\":[[", 7));
@@ -397,10 +400,9 @@ TEST(flux_chart_values_many_target_paths_is_linear)
         refs[i] = (flux_values_ref){.kind = "ConfigMap", .name = "c", .key = "v",
                                     .target_path = arena_printf(a, "t%d", i)};
     node *out;
-    const char *why;
     long bad;
     size_t before = flux_merge_probes, mem = mem_used();
-    CHECK(flux_chart_values(a, st, &src, 1, "ns", inl, refs, REFS, &out, &why, &bad) == 0);
+    CHECK(flux_chart_values(a, st, &src, 1, "ns", inl, refs, REFS, &out, &bad) == 0);
     CHECK(flux_merge_probes - before < (size_t)40 * KEYS * (REFS + 1));
     CHECK(node_len(out) == KEYS + REFS); /* the inline values, and every targetPath key (the inline values lack them) */
     CHECK(mem_used() - mem < (16u << 20)); /* merged in place: a new map per reference took 180 MB */

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "helm/archive.h"
+#include "util/diag.h"
 
 typedef struct tarbuf {
     unsigned char b[1 << 16];
@@ -96,14 +97,20 @@ static int record(void *ctx, const helm_archive_entry *e)
 
 static unsigned char zbuf[1 << 17];
 
-/* t as one gzip member (or two, split at the byte split when nonzero), read; the rc, entries in s, why. */
+/* t as one gzip member (or two, split at the byte split when nonzero), read; the rc, entries in s, and in *why the
+ * refusal helm_archive_read recorded (captured here; NULL when none). A refusal, and nothing else, is recorded, with
+ * fail_here() (waiting for the caller to place it): otherwise the rc is 99. */
 static int read_tar(tarbuf *t, size_t split, seen *s, const char **why, arena *a)
 {
     size_t z = split ? gz(t->b, split, zbuf, sizeof zbuf) : 0;
     z += gz(t->b + split, t->n - split, zbuf + z, sizeof zbuf - z);
     memset(s, 0, sizeof *s);
-    *why = NULL;
-    return helm_archive_read(a, zbuf, z, 1 << 20, record, s, why);
+    diag_detail d;
+    diag_detail *outer = diag_capture(&d);
+    int rc = helm_archive_read(a, zbuf, z, 1 << 20, record, s);
+    diag_restore(outer);
+    *why = d.failed ? arena_strdup(a, d.message) : NULL;
+    return (rc == HELM_ARCHIVE_REFUSED) == (d.failed && d.unplaced) ? rc : 99;
 }
 
 TEST(helm_archive_numbers_as_go_reads_them)

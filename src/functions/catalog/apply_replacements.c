@@ -157,17 +157,17 @@ static int read_selector(fn_ctx *c, const node *m, const char *where, bool with_
             text = arena_printf(c->a, "%s%s%s: %s", text, *text ? ", " : "", id_keys[i], *fields[i]);
     }
     if (with_labels) {
-        const char *ls, *as, *err;
+        const char *ls, *as;
         if (str_field(c, m, "labelSelector", where, &ls) < 0 || str_field(c, m, "annotationSelector", where, &as) < 0)
             return -1;
         if (ls && *ls) {
-            if (!(s->labels = label_selector_parse(c->a, ls, &err)))
-                return fn_fail(c, map_get(m, "labelSelector"), "%s.labelSelector: %s", where, err);
+            if (!(s->labels = label_selector_parse(c->a, ls)))
+                return fn_locate(c, map_get(m, "labelSelector"), "%s.labelSelector", where);
             text = arena_printf(c->a, "%s%slabelSelector: %s", text, *text ? ", " : "", ls);
         }
         if (as && *as) {
-            if (!(s->annotations = label_selector_parse(c->a, as, &err)))
-                return fn_fail(c, map_get(m, "annotationSelector"), "%s.annotationSelector: %s", where, err);
+            if (!(s->annotations = label_selector_parse(c->a, as)))
+                return fn_locate(c, map_get(m, "annotationSelector"), "%s.annotationSelector", where);
             text = arena_printf(c->a, "%s%sannotationSelector: %s", text, *text ? ", " : "", as);
         }
     }
@@ -211,9 +211,8 @@ static int read_options(fn_ctx *c, const node *m, const char *where, bool is_tar
 
 static int read_path(fn_ctx *c, const node *at, const char *text, bool regex, const char *where, fieldpath *fp)
 {
-    const char *err;
-    if (fieldpath_parse(c->a, text, regex, fp, &err) < 0)
-        return fn_fail(c, at, "%s: %s", where, err);
+    if (fieldpath_parse(c->a, text, regex, fp) < 0)
+        return fn_locate(c, at, "%s", where);
     if (!kustomize_0_10(c))
         return 0;
     /* kustomize 0.10.1 knew no `*` (kyaml took it for a key, an error on a list); its path splitter (api
@@ -609,10 +608,9 @@ static int source_value(fn_ctx *c, const replacement *rp, node **out)
     if (second)
         return fn_fail(c, rp->at, "%s.source: {%s} selects more than one object (%s and %s); it must select exactly one",
                        rp->where, rp->source.text, res_id(c->a, src), res_id(c->a, second));
-    const char *err;
     node *v;
-    if (fieldpath_get(c->a, src->root, &rp->source_path, &v, &err) < 0)
-        return fn_fail_res(c, src, NULL, "%s.source: %s", rp->where, err);
+    if (fieldpath_get(c->a, src->root, &rp->source_path, &v) < 0)
+        return fn_locate_res(c, src, NULL, "%s.source", rp->where);
     if (empty_value(v))
         return fn_fail_res(c, src, NULL, "%s.source: fieldPath `%s` is missing or empty", rp->where,
                            rp->source_path.text);
@@ -712,14 +710,13 @@ static int apply_target(fn_ctx *c, const replacement *rp, size_t ti, const node 
             continue;
         for (size_t p = 0; p < t->npaths; p++) {
             nodelist found = {0};
-            const char *err;
             /* kustomize 0.10.1 walked a target with kyaml's PathGetter ([k=v] exact, first item only), newer
              * kustomize with its PathMatcher ([k=v] an unanchored regex over every item) */
             int frc = kustomize_0_10(c)
-                          ? fieldpath_find_first(c->a, r->root, &t->paths[p], t->opts.create, &found, &err)
-                          : fieldpath_find(c->a, r->root, &t->paths[p], t->opts.create, &found, &err);
+                          ? fieldpath_find_first(c->a, r->root, &t->paths[p], t->opts.create, &found)
+                          : fieldpath_find(c->a, r->root, &t->paths[p], t->opts.create, &found);
             if (frc < 0)
-                return fn_fail_res(c, r, NULL, "%s: %s", where, err);
+                return fn_locate_res(c, r, NULL, "%s", where);
             /* kustomize 0.10.1 skips a target whose path is not there; newer kustomize fails, so a typo in a path or
              * a renamed field does not quietly leave the old value in place */
             if (!found.n && !kustomize_0_10(c))
