@@ -1,15 +1,8 @@
 #include "functions/tools/external.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util/diag.h"
 #include "util/fsutil.h"
