@@ -46,7 +46,7 @@ SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 
 SRCS       := $(sort $(shell find src -name '*.c'))
 LIB_SRCS   := $(filter-out src/main.c,$(SRCS))
-UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c))
+UNIT_SRCS  := $(sort $(shell find tests/unit -name '*.c')) # tests/unit/<folder>/ mirrors src/<folder>/
 
 REL_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o)
 SAN_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
@@ -84,6 +84,9 @@ $(BUILD)/rel/%.o: %.c
 $(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(SAN) $(CFLAGS_ALL) -c -o $@ $<
+
+# check.h and the fixtures stay in tests/unit, beside the runner (main.c), for the tests in its folders
+$(UNIT_SRCS:%.c=$(BUILD)/rel/%.o) $(UNIT_SRCS:%.c=$(BUILD)/san/%.o): CFLAGS_ALL += -Itests/unit
 
 $(BUILD)/rel/unit-tests: $(UNIT_SRCS:%.c=$(BUILD)/rel/%.o) $(REL_OBJS)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lyaml

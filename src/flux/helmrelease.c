@@ -862,7 +862,7 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
     if (!url || (oci ? strncmp(url, "oci://", 6) : strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
         return fn_fail(c, url ? map_get(sspec, "url") : sspec, "HelmRepository %s/%s: spec.url must be %s", sns, sname,
                        oci ? "an oci:// registry URL (type oci)" : "an http(s) chart repository URL (or type oci)");
-    if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
+    if (helm_check_repo_url(fn_engine(c), map_get(sspec, "url"), "spec.url", url) < 0)
         return -1;
     *c = hr_ctx;
     if (cs->verify && !oci)
@@ -970,7 +970,7 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
     const char *repo = arena_strndup(a, url, (size_t)(slash - url)), *chart = slash + 1;
     if (!chart_name(chart))
         return fn_fail(c, map_get(sspec, "url"), "%s: spec.url must end in a chart name", who);
-    if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
+    if (helm_check_repo_url(fn_engine(c), map_get(sspec, "url"), "spec.url", url) < 0)
         return -1;
     const node *ref = map_get(sspec, "ref");
     const char *digest = NULL, *semver = NULL, *filter = NULL, *tag = NULL;
@@ -1865,7 +1865,7 @@ static int render_release(run *R, release *rel)
     if (R->lock && apply_lock(R, rel, &cs, &locked, &locked_version, &locked_digest) < 0)
         return -1;
     const char *oci_digest = NULL;
-    const char *tgz = helm_pull_digest(c, R->helm, cs.at, cs.repo, cs.name, cs.version, &oci_digest);
+    const char *tgz = helm_pull_digest(fn_engine(c), R->helm, cs.at, cs.repo, cs.name, cs.version, &oci_digest);
     if (!tgz)
         return -1;
     if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
@@ -1922,7 +1922,7 @@ template:;
     push(&argv, &n, &cap, rel->release);
     push(&argv, &n, &cap, chart_path);
     int rc = run_tool_into_items_fds(c, arena_printf(a, "helm template of %s (chart %s)", hr_id(R, rel), meta.name),
-                                     argv, helm_environment(s->host), step_dir(c), &fds);
+                                     argv, helm_environment(s->host->tmpdir), step_dir(c), &fds);
     xfree(argv);
     if (rc < 0)
         return -1;
@@ -2068,7 +2068,7 @@ int flux_helmreleases(const flux_step *s, rlist *items)
     R.helm = arena_strdup(a, helm);
     if (s->lock && load_lock(&R) < 0)
         goto done;
-    if (!helm_environment(s->host)) {
+    if (!helm_environment(s->host->tmpdir)) {
         fail(NULL, 0, "cannot create a temporary directory for helm");
         goto done;
     }

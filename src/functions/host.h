@@ -77,7 +77,7 @@ typedef struct fn_host {
     const char *const *child_env;
     /* CMP_CHILD_MAX_MEMORY_MB, when the operator set it (0: no limit). Unset (child_memory_shared), a child gets
      * 3/4 of what the render's memory budget has free when it starts, at most CHILD_MEMORY_MAX_SHARE_MB, held from
-     * the budget while it runs (functions/tools/external.c): the render and its child together stay within the budget. */
+     * the budget while it runs (engine/run.c): the render and its child together stay within the budget. */
     long child_max_memory_mb;
     bool child_memory_shared;
     long child_max_cpu_seconds;       /* CMP_CHILD_MAX_CPU_SECONDS (default 60; 0: no limit) */
@@ -85,6 +85,4 @@ typedef struct fn_host {
     long child_max_procs;             /* CMP_CHILD_MAX_PROCS (default 0: no limit) */
     const char *child_settings_error; /* a CMP_CHILD_* value that does not parse: the error when a child would run */
 } fn_host;
-
-#define CHILD_MEMORY_MAX_SHARE_MB 1024L
 #endif

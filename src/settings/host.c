@@ -319,7 +319,7 @@ long long host_cgroup_memory_limit(const char *path)
 /* The render and its children share the sidecar container's cgroup, with argocd-cmp-server: whatever goes past the
  * container's limit meets the kernel's OOM killer, a bare SIGKILL instead of our error, possibly for
  * argocd-cmp-server too. So the render's memory (and a child's, held from it while the child runs: see
- * functions/tools/external.c) is 3/4 of the container's; the other quarter holds argocd-cmp-server with the repository it
+ * engine/run.c) is 3/4 of the container's; the other quarter holds argocd-cmp-server with the repository it
  * unpacked, what the budget does not count (our code, stacks and the heap's own overhead) and helm's own children. */
 size_t host_memory_budget(unsigned long long explicit_mb, const char *v2_path, const char *v1_path, char *why,
                           size_t cap)
@@ -352,7 +352,7 @@ size_t host_total_bytes_default(size_t budget)
 void host_children_from_env(fn_host *h)
 {
     h->child_settings_error = NULL;
-    /* Unset, a child's memory comes out of the render's budget when it starts (functions/tools/external.c), so the two
+    /* Unset, a child's memory comes out of the render's budget when it starts (engine/run.c), so the two
      * together stay within it. An explicit value wins and is not held against the budget: the operator may know
      * better (swap, a limit raised later), and sizes CMP_MAX_MEMORY_MB beside it. */
     bool explicit_memory = env("CMP_CHILD_MAX_MEMORY_MB") != NULL;

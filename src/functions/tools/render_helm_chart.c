@@ -448,7 +448,7 @@ static int check_fields(fn_ctx *c, const chart *ch, const char *release, const c
         if (strncmp(ch->repo, "oci://", 6) && !is_url(ch->repo))
             return fn_fail(c, ch->repo_at, "%srepo must be an https:// or http:// chart repository or an oci:// registry",
                            ch->args);
-        if (helm_check_repo_url(c, ch->repo_at, arena_printf(c->a, "%srepo", ch->args), ch->repo) < 0)
+        if (helm_check_repo_url(fn_engine(c), ch->repo_at, arena_printf(c->a, "%srepo", ch->args), ch->repo) < 0)
             return -1;
         if (!chart_name(ch->name))
             return fn_fail(c, ch->name_at,
@@ -564,10 +564,10 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
                        ch->name);
     if (!repo) {
         const char *chart_dir = local_chart(c, ch);
-        if (!chart_dir || helm_dependency_build(c, helm, chart_dir, ch->at) < 0)
+        if (!chart_dir || helm_dependency_build(fn_engine(c), helm, chart_dir, ch->at) < 0)
             return -1;
         chart_ref = chart_dir;
-    } else if (!(chart_ref = helm_pull(c, helm, ch->at, ch->repo, ch->name, ch->version))) {
+    } else if (!(chart_ref = helm_pull(fn_engine(c), helm, ch->at, ch->repo, ch->name, ch->version))) {
         return -1;
     }
     push(&argv, &n, &cap, helm);
@@ -673,7 +673,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     push(&argv, &n, &cap, release && *release ? release : "release-name");
     push(&argv, &n, &cap, chart_ref);
     int rc = run_tool_into_items_fds(c, arena_printf(c->a, "helm template of chart %s", ch->name), argv,
-                                     helm_environment(c->host), step_dir(c), &fds);
+                                     helm_environment(c->host->tmpdir), step_dir(c), &fds);
     xfree(argv);
     return rc;
 }
@@ -750,7 +750,7 @@ static int run(fn_ctx *c)
     if (!helm)
         return fn_fail(c, NULL, "helm is not installed (not on PATH; set HELM_BIN to its path)");
     helm = arena_strdup(c->a, helm);
-    if (!helm_environment(c->host))
+    if (!helm_environment(c->host->tmpdir))
         return fn_fail(c, NULL, "cannot create a temporary directory for helm");
     if (config_is(c->config, "ConfigMap", "")) {
         chart ch;
@@ -811,7 +811,7 @@ static void chart_source(fn_ctx *c, const node *m, const node *args, const node 
         ch.chart_home = path_str(globals, "chartHome", NULL);
     const char *dir = local_chart(c, &ch);
     if (dir)
-        helm_chart_dirs(c, dir, add, ud);
+        helm_chart_dirs(fn_engine(c), dir, add, ud);
 }
 
 /* The chart directories a step renders from the package's repository: its local charts and the charts their

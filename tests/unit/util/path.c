@@ -1,4 +1,4 @@
-/* functions/tools/confine.c: resolving a path inside a root without ever looking outside it, and Go's filepath.Clean
+/* util/path.c: resolving a path inside a root without ever looking outside it, and Go's filepath.Clean
  * (how helm joins a file:// dependency to its chart). The attacks themselves: tests/security/cases/helm-*.sh. */
 #include <limits.h>
 #include <stdio.h>
