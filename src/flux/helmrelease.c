@@ -1691,7 +1691,7 @@ static int git_chart(run *R, release *rel, chart_src *cs, chart_meta *meta, cons
                                   "(parameter helm-verify-prov is true: only charts pulled with a provenance file "
                                   "are rendered)",
                        hr_id(R, rel), shown(a, cs->name));
-    if (helm_dependency_build(c, R->helm, cs->git_chart, cs->at) < 0)
+    if (helm_dependency_build(fn_engine(c), R->helm, cs->git_chart, cs->at) < 0)
         return -1;
     const char *values_yaml = NULL;
     if (cs->values_files && merge_git_values(R, rel, cs, &values_yaml) < 0)
@@ -1720,7 +1720,7 @@ static int git_chart(run *R, release *rel, chart_src *cs, chart_meta *meta, cons
     if (!dir || mkdir(dir, 0700) != 0)
         return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
     const char *argv[] = {R->helm, "package", arena_printf(a, "--destination=%s", dir), "--", cs->git_chart, NULL};
-    if (run_tool(c, arena_printf(a, "helm package of %s's chart", hr_id(R, rel)), argv, helm_environment(R->s->host),
+    if (run_tool(c, arena_printf(a, "helm package of %s's chart", hr_id(R, rel)), argv, helm_environment(R->s->host->tmpdir),
                  dir) < 0)
         return -1;
     /* the archive's name comes from Chart.yaml, the package's text: found, never built from it */
