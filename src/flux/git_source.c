@@ -232,16 +232,18 @@ const char *flux_git_artifact_problem(arena *a, const char *root, const char *re
     return NULL;
 }
 
-int flux_git_path(arena *a, const char *root, const char *rel, const char **real, const char **clean, const char **why)
+const char *flux_git_path(arena *a, const char *root, const char *rel, const char **real, const char **clean,
+                          bool *missing)
 {
     *real = *clean = NULL;
+    *missing = false;
     if (!rel || !*rel)
-        return *why = "is empty", -1;
+        return "is empty";
     if (rel[0] == '/')
-        return *why = "must be a path relative to the repository's root, not absolute", -1;
+        return "must be a path relative to the repository's root, not absolute";
     const char *cl = clean_path(a, rel);
     if (!strcmp(cl, "..") || !strncmp(cl, "../", 3))
-        return *why = "leads outside the repository (by \"..\"); only files inside it may be read", -1;
+        return "leads outside the repository (by \"..\"); only files inside it may be read";
     /* source-controller's artifact holds regular files and directories only: a symlink on the way is not there */
     char *walk = arena_strdup(a, cl);
     for (char *p = walk; *p;) {
@@ -252,10 +254,9 @@ int flux_git_path(arena *a, const char *root, const char *rel, const char **real
         int rc = lstat(arena_printf(a, "%s/%s", root, walk), &st);
         p[n] = save;
         if (rc == 0 && S_ISLNK(st.st_mode))
-            return *why = arena_printf(a, "is reached through a symlink (%s), which source-controller's artifact "
-                                          "leaves out; symlinks are not followed",
-                                       shown(a, arena_strndup(a, walk, (size_t)(p - walk) + n))),
-                   -1;
+            return arena_printf(a, "is reached through a symlink (%s), which source-controller's artifact leaves "
+                                   "out; symlinks are not followed",
+                                shown(a, arena_strndup(a, walk, (size_t)(p - walk) + n)));
         if (rc != 0)
             break; /* missing: resolve_beneath says so */
         p += n + (save == '/');
@@ -263,15 +264,16 @@ int flux_git_path(arena *a, const char *root, const char *rel, const char **real
     char out[PATH_MAX];
     switch (resolve_beneath(root, arena_printf(a, "%s/%s", root, cl), out)) {
     case CONFINED_OUTSIDE:
-        return *why = "leads outside the repository (by \"..\" or a symlink); only files inside it may be read", -1;
+        return "leads outside the repository (by \"..\" or a symlink); only files inside it may be read";
     case CONFINED_MISSING:
-        return *why = "does not exist in the repository", 1;
+        *missing = true;
+        return "does not exist in the repository";
     case CONFINED_OK:
         break;
     }
     *real = arena_strdup(a, out);
     *clean = cl;
-    return 0;
+    return NULL;
 }
 
 const char *flux_repo_root(struct fn_ctx *c)

@@ -715,13 +715,14 @@ static int resolve_git_repository(run *R, const release *rel, const node *chart_
     *c = hr_ctx;
     /* the chart: a path from the repository's root, as source-controller joins it to its artifact */
     const char *root = flux_repo_root(c), *dir, *clean, *yaml_real, *yaml_clean;
-    int rc = flux_git_path(a, root, path, &dir, &clean, &why);
-    if (rc == 0) {
-        rc = flux_git_path(a, root, arena_printf(a, "%s/Chart.yaml", clean), &yaml_real, &yaml_clean, &why);
-        if (rc == 1)
+    bool missing;
+    why = flux_git_path(a, root, path, &dir, &clean, &missing);
+    if (!why) {
+        why = flux_git_path(a, root, arena_printf(a, "%s/Chart.yaml", clean), &yaml_real, &yaml_clean, &missing);
+        if (why && missing)
             why = "has no Chart.yaml";
     }
-    if (rc != 0)
+    if (why)
         return fn_fail(c, chart_at, "%s: %schart %s %s", hr_id(R, rel), where, shown(a, path), why);
     why = flux_git_artifact_problem(a, root, clean, ignore && *ignore);
     if (why)
@@ -995,8 +996,8 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
         cs->name = arena_printf(a, "%s@%s", chart, digest);
     } else if (semver && *semver) {
         if (filter && *filter) {
-            const char *why;
-            if (flux_semver_filter_match(a, filter, NULL, &why) < 0)
+            const char *why = flux_semver_filter_problem(a, filter);
+            if (why)
                 return fn_fail(c, map_get(ref, "semverFilter"), "%s: spec.ref.semverFilter %s", who, why);
             cs->semver_filter = filter;
             cs->semver_filter_at = map_get(ref, "semverFilter");
@@ -1643,14 +1644,15 @@ static int merge_git_values(run *R, release *rel, chart_src *cs, const char **ou
     node *merged = node_map(a);
     for (uint32_t i = 0; i < node_len(cs->values_files); i++) {
         const node *at = seq_item(cs->values_files, i);
-        const char *real, *clean, *why;
-        int rc = flux_git_path(a, root, scalar(at), &real, &clean, &why);
-        if (rc == 1 && cs->ignore_missing_values)
+        const char *real, *clean;
+        bool missing;
+        const char *why = flux_git_path(a, root, scalar(at), &real, &clean, &missing);
+        if (why && missing && cs->ignore_missing_values)
             continue;
         struct stat st;
-        if (rc == 0 && (lstat(real, &st) != 0 || !S_ISREG(st.st_mode)))
-            rc = 1, why = "is not a file";
-        if (rc != 0)
+        if (!why && (lstat(real, &st) != 0 || !S_ISREG(st.st_mode)))
+            why = "is not a file";
+        if (why)
             return fn_fail(&R->c, at, "%s: valuesFiles[%u] %s %s", hr_id(R, rel), i, shown(a, scalar(at)), why);
         char *text_;
         size_t len;
@@ -1762,10 +1764,9 @@ static int check_semver_filter(run *R, const release *rel, const chart_src *cs, 
     for (char *p = tag; *p; p++)
         if (*p == '+')
             *p = '_';
-    const char *why;
-    int rc = flux_semver_filter_match(a, cs->semver_filter, tag, &why);
+    int rc = flux_semver_filter_match(a, cs->semver_filter, tag);
     if (rc < 0)
-        return fn_fail(&ctx, cs->semver_filter_at, "%s: spec.ref.semverFilter %s", hr_id(R, rel), why);
+        return fn_locate(&ctx, cs->semver_filter_at, "%s: spec.ref.semverFilter", hr_id(R, rel));
     if (rc == 0)
         return fn_fail(&ctx, cs->semver_filter_at,
                        "%s: spec.ref.semverFilter does not match %s, the highest tag that satisfies spec.ref.semver: "

@@ -84,10 +84,11 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
 const char *flux_git_artifact_problem(arena *a, const char *root, const char *rel_dir, bool ignore_set);
 
 /* rel, a path the HelmRelease gives in the repository at root (a real path), as source-controller reads it from
- * its artifact: 0 with *real (resolved, inside root) and *clean (cleaned, relative); 1 when it does not exist; -1
- * when it is empty, absolute, leaves the repository or passes a symlink (the artifact holds none). *why: what is
- * wrong, after the field's name ("does not exist in the repository"). */
-int flux_git_path(arena *a, const char *root, const char *rel, const char **real, const char **clean, const char **why);
+ * its artifact: NULL with *real (resolved, inside root) and *clean (cleaned, relative), or what is wrong, after the
+ * field's name ("does not exist in the repository", with *missing set; "leads outside the repository" when it is
+ * empty, absolute, leaves the repository or passes a symlink, as the artifact holds none). */
+const char *flux_git_path(arena *a, const char *root, const char *rel, const char **real, const char **clean,
+                          bool *missing);
 
 /* The run's repository root (functions/tools/confine.h repo_root): where local charts are confined. */
 struct fn_ctx;
@@ -103,7 +104,10 @@ int flux_notation_verify(struct fn_ctx *c, const char *who, const char *where, c
 /* semver_filter.c: an OCIRepository's ref.semverFilter. NULL when the pattern is within what Go's RE2 and pcre2 read
  * alike, else why not. */
 const char *flux_re2_subset_problem(const char *pattern);
-/* Does the pattern match (unanchored, as Go's MatchString) in tag? 1 or 0; -1 with *why (not in that subset, not a
- * regular expression, or a step limit hit). tag NULL: only the pattern is checked (0). */
-int flux_semver_filter_match(arena *a, const char *pattern, const char *tag, const char **why);
+/* What is wrong with a semverFilter pattern (outside that subset, or not a regular expression), after the field's
+ * name; NULL when it can be matched. */
+const char *flux_semver_filter_problem(arena *a, const char *pattern);
+/* Does the pattern match (unanchored, as Go's MatchString) in tag? 1 or 0; -1 after fail_here() (the pattern's
+ * problem, or a step limit hit). */
+int flux_semver_filter_match(arena *a, const char *pattern, const char *tag);
 #endif

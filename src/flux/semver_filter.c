@@ -7,6 +7,7 @@
 
 #include "flux/internal.h"
 #include "functions/krm/regex.h"
+#include "util/diag.h"
 
 /* Escapes RE2 and pcre2 read alike (ASCII classes, assertions, the usual control characters), beside escaped
  * punctuation. Not: backreferences (\1...), \K \G \Z \R \X \h \v \e \c \g \k \Q \C \N \o, which RE2 refuses or reads
@@ -96,29 +97,36 @@ const char *flux_re2_subset_problem(const char *p)
     return in_class ? "has an unterminated [ class" : NULL;
 }
 
-int flux_semver_filter_match(arena *a, const char *pattern, const char *tag, const char **why)
+const char *flux_semver_filter_problem(arena *a, const char *pattern)
 {
-    *why = flux_re2_subset_problem(pattern);
-    if (*why)
-        return -1;
+    const char *why = flux_re2_subset_problem(pattern);
+    if (why)
+        return why;
     int code;
     PCRE2_SIZE off;
     pcre2_code *re = regex_compile(pattern, &code, &off);
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
-        *why = arena_printf(a, "is not a regular expression: %s", (const char *)msg);
-        return -1;
+        return arena_printf(a, "is not a regular expression: %s", (const char *)msg);
     }
-    if (!tag) {
-        pcre2_code_free(re);
-        return 0;
-    }
+    pcre2_code_free(re);
+    return NULL;
+}
+
+int flux_semver_filter_match(arena *a, const char *pattern, const char *tag)
+{
+    const char *why = flux_semver_filter_problem(a, pattern);
+    if (why)
+        return fail_here("%s", why);
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *re = regex_compile(pattern, &code, &off);
+    if (!re)
+        return fail_here("is not a regular expression");
     int rc = regex_search(re, NULL, tag, strlen(tag));
     pcre2_code_free(re);
-    if (rc < 0) {
-        *why = regex_failure(a, rc);
-        return -1;
-    }
+    if (rc < 0)
+        return fail_here("%s", regex_failure(a, rc));
     return rc > 0 ? 1 : 0;
 }
