@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "package/resource.h"
+#include "util/limits.h"
 #include "yaml/tree.h"
 
 /* helm-controller's release name before shortening (GetReleaseName): spec.releaseName, else
@@ -22,8 +23,8 @@ bool flux_source_in_crds(const char *path, size_t len);
  * in-place write through one map shows in the other (flux_values relies on it, as helm-controller does). a or b
  * may be NULL or not a map (nothing to take from it). */
 node *flux_merge_maps(arena *a, const node *x, const node *y);
-/* Key comparisons the merges made so far (the unit tests' check that a merge is linear in its keys). */
-extern size_t flux_merge_probes;
+/* For tests only: key comparisons the merges made so far (the unit tests' check that a merge is linear in its keys). */
+size_t flux_merge_probes(void);
 
 /* fluxcd/pkg's ReplacePathValue: "path=value" parsed into values with helm's --set rules (strvals.ParseInto); a
  * value wrapped in ' or " is a string with every leading and trailing quote trimmed (ParseIntoString). literal:
@@ -47,9 +48,10 @@ typedef struct flux_values_source {
 
 /* fluxcd/pkg's ChartValuesFromReferences: the valuesFrom entries in order over an empty map, then the inline
  * values. Objects are looked up among sources in namespace. 0 with *out (a map), or -1 with *why (arena text)
- * and *failed_ref (the index of the entry at fault, or -1). Every optional entry skipped is counted in *skipped. */
-int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, size_t nsources, const char *namespace,
-                      const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
+ * and *failed_ref (the index of the entry at fault, or -1). Every optional entry skipped is counted in *skipped.
+ * lim: the operator's loader limits for the valuesFrom texts (NULL: the defaults). */
+int flux_chart_values(arena *a, strtab *st, const load_limits *lim, const flux_values_source *sources, size_t nsources,
+                      const char *namespace, const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
                       const char **why, long *failed_ref);
 
 /* The HelmRelease's spec.postRenderers over objs, each kustomize entry one run of the real kustomize, objs

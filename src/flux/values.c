@@ -14,7 +14,12 @@
 #include "util/diag.h"
 #include "yaml/load.h"
 
-size_t flux_merge_probes;
+static size_t merge_probes;
+
+size_t flux_merge_probes(void)
+{
+    return merge_probes;
+}
 
 static uint64_t key_hash(const char *k)
 {
@@ -31,7 +36,7 @@ static long merge_find(const node *out, const uint32_t *tab, size_t mask, const 
 {
     size_t s = key_hash(k) & mask;
     for (; tab[s]; s = (s + 1) & mask) {
-        flux_merge_probes++;
+        merge_probes++;
         if (!strcmp(scalar(map_key(out, tab[s] - 1)), k))
             return tab[s] - 1;
     }
@@ -527,11 +532,12 @@ static const flux_values_source *find_source(const flux_values_source *s, size_t
 }
 
 /* chartutil.ReadValues: a YAML map; empty or null is an empty map; anything else an error. */
-static int read_values(arena *a, strtab *st, const char *what, const char *text, node **out, const char **why)
+static int read_values(arena *a, strtab *st, const load_limits *lim, const char *what, const char *text, node **out,
+                       const char **why)
 {
     node *n = NULL;
     diag_detail d;
-    if (yaml_load_one_into(a, st, what, text, strlen(text), &n, &d) < 0) {
+    if (yaml_load_one_into(a, st, lim, what, text, strlen(text), &n, &d) < 0) {
         *why = arena_printf(a, "failed to read values data: %s%s%s", d.line ? arena_printf(a, "line %d: ", d.line) : "",
                             d.message, "");
         return -1;
@@ -548,8 +554,8 @@ static int read_values(arena *a, strtab *st, const char *what, const char *text,
     return 0;
 }
 
-int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, size_t nsources, const char *ns,
-                      const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
+int flux_chart_values(arena *a, strtab *st, const load_limits *lim, const flux_values_source *sources, size_t nsources,
+                      const char *ns, const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
                       const char **why, long *failed_ref)
 {
     node *result = node_map(a);
@@ -599,7 +605,7 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
         }
         node *v;
         const char *e;
-        if (read_values(a, st, arena_printf(a, "%s %s/%s key %s", r->kind, ns, r->name, key), data, &v, &e) < 0) {
+        if (read_values(a, st, lim, arena_printf(a, "%s %s/%s key %s", r->kind, ns, r->name, key), data, &v, &e) < 0) {
             *why = secret ? arena_printf(a, "%s: the value is not a YAML map of Helm values (the error is not shown: it "
                                             "could quote the Secret)",
                                          head)

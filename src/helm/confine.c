@@ -77,7 +77,7 @@ static const node *foreign_ref(const node *n)
 static int check_schema(walk *w, const char *display, const char *text, size_t len)
 {
     node *doc = NULL;
-    if (yaml_load_one(w->c->a, w->c->st, display, text, len, &doc) < 0)
+    if (yaml_load_one(w->c->a, w->c->st, limits_yaml(fn_limits(w->c)), display, text, len, &doc) < 0)
         return -1;
     const node *ref = foreign_ref(doc);
     if (ref)
@@ -167,7 +167,7 @@ static int check_file(walk *w, const char *path, const char *rel, size_t size)
     if (!strcmp(b, "values.schema.json")) {
         char *text;
         size_t len;
-        if (read_text_file(path, repo_relative(w->c, path), &text, &len) < 0)
+        if (read_text_file(fn_limits(w->c), path, repo_relative(w->c, path), &text, &len) < 0)
             return -1;
         int rc = check_schema(w, repo_relative(w->c, path), text, len);
         xfree(text);
@@ -275,10 +275,10 @@ static int each_file_dependency(fn_ctx *c, const char *root, const char *chart_r
         char *text;
         size_t len;
         node *doc = NULL;
-        if (read_text_file(path, display, &text, &len) < 0)
+        if (read_text_file(fn_limits(c), path, display, &text, &len) < 0)
             return -1;
-        int rc = as_helm ? go_load_chart_file(c->a, c->st, display, files[f], text, len, &doc)
-                         : yaml_load_one(c->a, c->st, display, text, len, &doc);
+        int rc = as_helm ? go_load_chart_file(c->a, c->st, limits_yaml(fn_limits(c)), display, files[f], text, len, &doc)
+                         : yaml_load_one(c->a, c->st, limits_yaml(fn_limits(c)), display, text, len, &doc);
         xfree(text);
         if (rc < 0)
             return -1;

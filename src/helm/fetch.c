@@ -151,10 +151,10 @@ static int load_credentials(fetch *f)
     char *text;
     size_t len;
     node *doc = NULL;
-    if (read_text_file(repos, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", &text, &len) < 0)
+    if (read_text_file(fn_limits(c), repos, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", &text, &len) < 0)
         return -1;
     diag_detail parse_error; /* dropped (and wiped, as the text is): the parser's message may quote the file */
-    int rc = yaml_load_one_into(c->a, c->st, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", text, len, &doc,
+    int rc = yaml_load_one_into(c->a, c->st, limits_yaml(fn_limits(c)), "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", text, len, &doc,
                                 &parse_error);
     memset(text, 0, len);
     xfree(text);
@@ -516,9 +516,9 @@ static int load_dep_files(fn_ctx *c, const char *chart_dir, dep_files *d)
         size_t len;
         node *doc = NULL;
         d->display[i] = repo_relative(c, path);
-        if (read_text_file(path, d->display[i], &text, &len) < 0)
+        if (read_text_file(fn_limits(c), path, d->display[i], &text, &len) < 0)
             return -1;
-        int rc = go_load_chart_file(c->a, c->st, d->display[i], dep_file_names[i], text, len, &doc);
+        int rc = go_load_chart_file(c->a, c->st, limits_yaml(fn_limits(c)), d->display[i], dep_file_names[i], text, len, &doc);
         xfree(text);
         if (rc < 0)
             return -1;
@@ -690,9 +690,9 @@ bool helm_chart_has_dependencies(fn_ctx *c, const char *dir)
     node *doc = NULL;
     diag_detail why; /* dropped: the render reports it, with the chart it belongs to */
     diag_detail *outer = diag_capture(&why);
-    int rc = read_text_file(real, repo_relative(c, real), &text, &len);
+    int rc = read_text_file(fn_limits(c), real, repo_relative(c, real), &text, &len);
     if (rc == 0) {
-        rc = go_load_chart_file(c->a, c->st, "Chart.yaml", "Chart.yaml", text, len, &doc);
+        rc = go_load_chart_file(c->a, c->st, limits_yaml(fn_limits(c)), "Chart.yaml", "Chart.yaml", text, len, &doc);
         xfree(text);
     }
     diag_restore(outer);

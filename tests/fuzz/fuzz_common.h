@@ -294,7 +294,7 @@ static void fz_check_stream_as(arena *a, strtab *st, node *const *docs, const in
     }
     struct fz_docs back = {0};
     diag_reset();
-    int rc = yaml_load(a, st, "emitted.yaml", b.data ? b.data : "", b.len, fz_collect, &back);
+    int rc = yaml_load(a, st, NULL, "emitted.yaml", b.data ? b.data : "", b.len, fz_collect, &back);
     if (rc < 0)
         fz_die(what, "the emitted YAML (comments %s) does not parse: %s\n--- emitted ---\n%.*s\n--- end ---",
                comments ? "on" : "off", diag_message(), (int)(b.len > 4000 ? 4000 : b.len), b.data ? b.data : "");

@@ -19,7 +19,7 @@ static void reparse(arena *a, strtab *st, const node *n, const char *what)
     emit_yaml(&b, n, NULL);
     node *back = NULL;
     diag_detail d;
-    if (yaml_load_one_into(a, st, "emitted", b.data ? b.data : "", b.len, &back, &d) < 0)
+    if (yaml_load_one_into(a, st, NULL, "emitted", b.data ? b.data : "", b.len, &back, &d) < 0)
         fz_die(what, "the values emitted do not load back: %s\n%s", d.message, buf_cstr(&b));
     buf_free(&b);
 }
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool literal = n && (data[0] & 1);
     node *inl = NULL;
     const char *inline_yaml = "image:\n  tag: inline\nlist: [a, b, c]\nnested: {a: {b: [1, {c: d}]}}\n";
-    yaml_load_one(a, st, "inline", inline_yaml, strlen(inline_yaml), &inl);
+    yaml_load_one(a, st, NULL, "inline", inline_yaml, strlen(inline_yaml), &inl);
     /* ReplacePathValue over the inline values' maps, as the first targetPath of a HelmRelease meets them */
     node *m = flux_merge_maps(a, NULL, inl);
     const char *why;
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     node *out;
     long bad;
     diag_detail *outer = diag_capture(&(diag_detail){0});
-    if (flux_chart_values(a, st, src, 2, "ns", inl, refs, 3, &out, &why, &bad) == 0)
+    if (flux_chart_values(a, st, NULL, src, 2, "ns", inl, refs, 3, &out, &why, &bad) == 0)
         reparse(a, st, out, "chart_values");
     diag_restore(outer);
     flux_shorten_name(a, text);

@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the input: config, then extra objects */
     struct fz_docs docs = {0};
     diag_reset();
-    int rc = yaml_load(a, st, "fn-config.yaml", yaml, (size_t)(end - yaml), fz_collect, &docs);
+    int rc = yaml_load(a, st, NULL, "fn-config.yaml", yaml, (size_t)(end - yaml), fz_collect, &docs);
     diag_reset();
     node *config = NULL;
     if (rc == 0 && docs.n) {

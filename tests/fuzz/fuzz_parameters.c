@@ -146,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* every scalar of the parameters, read on their own, as image overrides */
     if (plen) {
         node *p = NULL;
-        if (yaml_load_one(a, st, "params", text, plen, &p) == 0)
+        if (yaml_load_one(a, st, NULL, "params", text, plen, &p) == 0)
             override_every_scalar(a, p, 0);
         diag_reset();
     }

@@ -8,17 +8,17 @@
 
 TEST(glob_doublestar)
 {
-    CHECK(glob_match("**/setters.yaml", "setters.yaml"));
-    CHECK(glob_match("**/setters.yaml", "sub/pkg/setters.yaml"));
-    CHECK(glob_match("*.yaml", "a.yaml") && !glob_match("*.yaml", "d/a.yaml"));
-    CHECK(glob_match("a/**", "a/b/c") && glob_match("a/**/c", "a/c") && glob_match("a/**/c", "a/x/y/c"));
-    CHECK(glob_match("file-[0-9].y?ml", "file-3.yaml") && !glob_match("file-[!0-9].yaml", "file-3.yaml"));
+    CHECK(glob_match(NULL, "**/setters.yaml", "setters.yaml"));
+    CHECK(glob_match(NULL, "**/setters.yaml", "sub/pkg/setters.yaml"));
+    CHECK(glob_match(NULL, "*.yaml", "a.yaml") && !glob_match(NULL, "*.yaml", "d/a.yaml"));
+    CHECK(glob_match(NULL, "a/**", "a/b/c") && glob_match(NULL, "a/**/c", "a/c") && glob_match(NULL, "a/**/c", "a/x/y/c"));
+    CHECK(glob_match(NULL, "file-[0-9].y?ml", "file-3.yaml") && !glob_match(NULL, "file-[!0-9].yaml", "file-3.yaml"));
 }
 
 TEST(krmignore_rules)
 {
     arena *a = arena_new();
-    krmignore *k = krmignore_parse(a, ".krmignore",
+    krmignore *k = krmignore_parse(a, NULL, ".krmignore",
                                    "# c\n.expected\n/top.yaml\ndrafts/\n*.tmp.yaml\n!keep.tmp.yaml\nsub/*.json\n");
     CHECK(krmignore_match(k, ".expected", true));
     CHECK(krmignore_match(k, "x/.expected", true));
@@ -98,7 +98,7 @@ TEST(krmignore_as_kpt_matches)
         {"*[/x]*y", "x/y", false, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        krmignore *k = krmignore_parse(a, ".krmignore", cases[i].patterns);
+        krmignore *k = krmignore_parse(a, NULL, ".krmignore", cases[i].patterns);
         CHECK(k != NULL);
         int m = k ? krmignore_match(k, cases[i].path, cases[i].dir) : -2;
         if (m != cases[i].ignored)
@@ -116,19 +116,19 @@ TEST(krmignore_lines_kpt_cannot_take)
     const char *bad[] = {"a.yaml\n!\n", "/\n", "!/", " ! \n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         diag_reset();
-        CHECK(krmignore_parse(a, ".krmignore", bad[i]) == NULL);
+        CHECK(krmignore_parse(a, NULL, ".krmignore", bad[i]) == NULL);
         CHECK(strstr(diag_message(), "empty pattern") != NULL);
     }
     diag_reset();
-    CHECK(krmignore_parse(a, ".krmignore", "//\n") != NULL);
+    CHECK(krmignore_parse(a, NULL, ".krmignore", "//\n") != NULL);
     char *long_line = arena_alloc(a, 70000);
     memset(long_line, 'q', 65536);
     strcpy(long_line + 65536, "\nb\n");
-    CHECK(krmignore_parse(a, ".krmignore", long_line) == NULL);
+    CHECK(krmignore_parse(a, NULL, ".krmignore", long_line) == NULL);
     CHECK(strstr(diag_message(), ".krmignore:1:") != NULL || strstr(diag_message(), "65536 bytes") != NULL);
     diag_reset();
     long_line[65535] = '\n'; /* 65,535 bytes: kpt takes it */
-    CHECK(krmignore_parse(a, ".krmignore", long_line) != NULL);
+    CHECK(krmignore_parse(a, NULL, ".krmignore", long_line) != NULL);
     arena_free(a);
     diag_reset();
 }
@@ -155,7 +155,7 @@ TEST(function_names_resolve_by_basename)
 static resource *res(arena *a, strtab *st, const char *yaml)
 {
     node *n = NULL;
-    yaml_load_one(a, st, "t.yaml", yaml, strlen(yaml), &n);
+    yaml_load_one(a, st, NULL, "t.yaml", yaml, strlen(yaml), &n);
     return resource_new(a, n, NULL, "t.yaml", 0);
 }
 
@@ -166,7 +166,7 @@ TEST(selectors_match_exactly_and_by_subset)
     resource *r = res(a, st, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\n"
                              "  labels: {tier: web, team: a}\n");
     node *labels = NULL;
-    yaml_load_one(a, st, "s", "tier: web", 9, &labels);
+    yaml_load_one(a, st, NULL, "s", "tier: web", 9, &labels);
     selector s1 = {.kind = "Deployment"};
     selector s2 = {.api_version = "apps/v1", .name = "web", .namespace = "prod", .labels = labels};
     selector s3 = {.api_version = "apps"};

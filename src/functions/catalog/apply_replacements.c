@@ -214,6 +214,7 @@ static int read_path(fn_ctx *c, const node *at, const char *text, bool regex, co
     const char *err;
     if (fieldpath_parse(c->a, text, regex, fp, &err) < 0)
         return fn_fail(c, at, "%s: %s", where, err);
+    fp->limits = fn_limits(c);
     if (!kustomize_0_10(c))
         return 0;
     /* kustomize 0.10.1 knew no `*` (kyaml took it for a key, an error on a list); its path splitter (api

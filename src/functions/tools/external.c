@@ -149,7 +149,7 @@ static int child_failed(fn_ctx *c, const char *what, const child_result *r, cons
     if (r->outcome == CHILD_OUTPUT_LIMIT && total_limit)
         return fn_fail(c, NULL, "%s wrote more than the %zu bytes left of the input limit and was killed "
                        "(max-total-bytes %zu; raise it with CMP_MAX_TOTAL_BYTES)",
-                       what, o->max_output, cmp_limits.max_total_bytes);
+                       what, o->max_output, fn_limits(c)->max_total_bytes);
     if (r->outcome == CHILD_OUTPUT_LIMIT)
         return fn_fail(c, NULL, "%s wrote more than %zu bytes and was killed (max-file-bytes; raise it with "
                        "CMP_MAX_FILE_BYTES)", what, o->max_output);
@@ -158,7 +158,7 @@ static int child_failed(fn_ctx *c, const char *what, const child_result *r, cons
     if (r->out_of_memory && h && h->child_memory_shared)
         return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB, 3/4 of what the render's memory budget "
                        "of %zu MB had free when it started (%s; or the operator sets CMP_CHILD_MAX_MEMORY_MB)", what,
-                       memory_mb, mem_budget_limit() >> 20, cmp_limits.memory_why ? cmp_limits.memory_why : "no limit");
+                       memory_mb, mem_budget_limit() >> 20, fn_limits(c)->memory_why ? fn_limits(c)->memory_why : "no limit");
     if (r->out_of_memory && memory_mb > 0)
         return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB (raise it with CMP_CHILD_MAX_MEMORY_MB)",
                        what, memory_mb);
@@ -211,8 +211,9 @@ static int run(fn_ctx *c, const char *what, const char *const *argv, const char 
                        h && h->tmpdir ? h->tmpdir : "/tmp", strerror(errno));
     }
     /* a child's output is input like any file: one file's worth at most, and what is left of the total */
-    size_t left = cmp_limits.max_total_bytes > bytes_read_total() ? cmp_limits.max_total_bytes - bytes_read_total() : 0;
-    bool total_limit = left < cmp_limits.max_file_bytes;
+    const limits *L = fn_limits(c);
+    size_t left = L->max_total_bytes > bytes_read_total() ? L->max_total_bytes - bytes_read_total() : 0;
+    bool total_limit = left < L->max_file_bytes;
     /* Unless the operator set the child's memory limit, the child shares the render's budget: it gets 3/4 of what
      * the budget has free now, held from the budget until it ends, and the render keeps the other quarter to parse
      * its output (which helm needs several times more memory to write than we need to read: 80 MB of helm for
@@ -227,7 +228,7 @@ static int run(fn_ctx *c, const char *what, const char *const *argv, const char 
     }
     child_opts o = {.argv = argv, .env = child_environment(c, s, env, memory_mb), .cwd = cwd,
                     .timeout_ms = h ? h->child_timeout_ms : 30000,
-                    .max_output = total_limit ? left : cmp_limits.max_file_bytes,
+                    .max_output = total_limit ? left : L->max_file_bytes,
                     .pass_fds = fds ? fds->fd : NULL, .npass = fds ? fds->n : 0};
     if (h)
         o.limits = (child_limits){memory_mb, h->child_max_cpu_seconds, h->child_max_file_mb, h->child_max_procs};
@@ -319,7 +320,7 @@ int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv
 {
     /* parsed while the tool writes: a document that breaks a rule stops the tool there (and nothing of a tool
      * that fails is kept, whatever it wrote before) */
-    load_ctx lc = {.a = c->a, .st = c->st};
+    load_ctx lc = {.a = c->a, .st = c->st, .limits = fn_limits(c)};
     rlist got = {0};
     struct output out = {load_resources_stream(&lc, c->pkg, "", what, &got), 0, NULL, NULL};
     int rc = run(c, what, argv, env, cwd, fds, &out);
