@@ -363,8 +363,8 @@ int go_check_text(const go_reader *r, const char *text, size_t len)
     return 0;
 }
 
-int go_load_chart_file(arena *a, strtab *st, const load_limits *lim, const char *display, const char *base_name, const char *text, size_t len,
-                       node **out)
+int go_load_chart_file(arena *a, strtab *st, const load_limits *lim, const char *display, const char *base_name,
+                       const char *text, size_t len, node **out)
 {
     go_reader r = {a, display, "helm", 0, ""};
     *out = NULL;

@@ -95,6 +95,6 @@ const go_struct *go_helm_chart_file(const char *base_name);
  * document (*out, NULL when empty) and checked as helm reads it: go_check_text, then the loader with merge keys
  * kept, then go_check_doc. For every reader of those files, before it looks at any field. lim: the operator's loader
  * limits (NULL: the defaults). 0 or -1. */
-int go_load_chart_file(arena *a, strtab *st, const load_limits *lim, const char *display, const char *base_name, const char *text, size_t len,
-                       node **out);
+int go_load_chart_file(arena *a, strtab *st, const load_limits *lim, const char *display, const char *base_name,
+                       const char *text, size_t len, node **out);
 #endif

@@ -385,8 +385,8 @@ static int compute_values(run *R, const release *rel, const node *spec, node **o
     values_sources(R, &srcs, &nsrcs);
     const char *why;
     long bad;
-    if (flux_chart_values(a, R->s->st, run_yaml_limits(R), srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &why,
-                          &bad) < 0)
+    if (flux_chart_values(a, R->s->st, run_yaml_limits(R), srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs,
+                          out, &why, &bad) < 0)
         return fn_fail(&R->c, bad >= 0 ? seq_item(from, (uint32_t)bad) : from, "%s: %s", hr_id(R, rel), why);
     return 0;
 }
@@ -1119,7 +1119,8 @@ static int merge_values_files(run *R, release *rel, chart_src *cs, const char *t
         }
         node *v = NULL;
         diag_detail why;
-        if (yaml_load_one_into(a, R->s->st, run_yaml_limits(R), w.names[i], w.texts[i], strlen(w.texts[i]), &v, &why) < 0)
+        if (yaml_load_one_into(a, R->s->st, run_yaml_limits(R), w.names[i], w.texts[i], strlen(w.texts[i]), &v,
+                               &why) < 0)
             return fn_fail(&R->c, at, "%s: the chart's %s is not YAML: %s", hr_id(R, rel), w.names[i], why.message);
         if (v && !is_null(v) && !is_map(v))
             return fn_fail(&R->c, at, "%s: the chart's %s is not a map of values", hr_id(R, rel), w.names[i]);
@@ -1152,7 +1153,9 @@ static int repackage(run *R, release *rel, chart_src *cs, const char *tgz, const
     unpack u = {R, arena_printf(a, "%s/chart", dir), NULL, values_yaml, false, 0, NULL, NULL};
     if (mkdir(u.dir, 0700) != 0)
         return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
-    if (meta->chart_yaml && yaml_load_one(a, R->s->st, run_yaml_limits(R), "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml), &cy) == 0 &&
+    if (meta->chart_yaml &&
+        yaml_load_one(a, R->s->st, run_yaml_limits(R), "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml),
+                      &cy) == 0 &&
         is_map(cy)) {
         map_set(a, cy, "version", node_str(a, meta->version));
         buf b = {0};

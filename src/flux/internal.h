@@ -51,8 +51,8 @@ typedef struct flux_values_source {
  * and *failed_ref (the index of the entry at fault, or -1). Every optional entry skipped is counted in *skipped.
  * lim: the operator's loader limits for the valuesFrom texts (NULL: the defaults). */
 int flux_chart_values(arena *a, strtab *st, const load_limits *lim, const flux_values_source *sources, size_t nsources,
-                      const char *namespace, const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
-                      const char **why, long *failed_ref);
+                      const char *namespace, const node *inline_values, const flux_values_ref *refs, size_t nrefs,
+                      node **out, const char **why, long *failed_ref);
 
 /* The HelmRelease's spec.postRenderers over objs, each kustomize entry one run of the real kustomize, objs
  * replaced by its output (objs NULL: the entries are only checked). v2beta: v2beta1 and v2beta2 also take

@@ -277,8 +277,9 @@ static int each_file_dependency(fn_ctx *c, const char *root, const char *chart_r
         node *doc = NULL;
         if (read_text_file(fn_limits(c), path, display, &text, &len) < 0)
             return -1;
-        int rc = as_helm ? go_load_chart_file(c->a, c->st, limits_yaml(fn_limits(c)), display, files[f], text, len, &doc)
-                         : yaml_load_one(c->a, c->st, limits_yaml(fn_limits(c)), display, text, len, &doc);
+        const load_limits *lim = limits_yaml(fn_limits(c));
+        int rc = as_helm ? go_load_chart_file(c->a, c->st, lim, display, files[f], text, len, &doc)
+                         : yaml_load_one(c->a, c->st, lim, display, text, len, &doc);
         xfree(text);
         if (rc < 0)
             return -1;

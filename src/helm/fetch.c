@@ -154,8 +154,8 @@ static int load_credentials(fetch *f)
     if (read_text_file(fn_limits(c), repos, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", &text, &len) < 0)
         return -1;
     diag_detail parse_error; /* dropped (and wiped, as the text is): the parser's message may quote the file */
-    int rc = yaml_load_one_into(c->a, c->st, limits_yaml(fn_limits(c)), "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", text, len, &doc,
-                                &parse_error);
+    int rc = yaml_load_one_into(c->a, c->st, limits_yaml(fn_limits(c)), "CMP_HELM_CREDENTIALS_DIR/repositories.yaml",
+                                text, len, &doc, &parse_error);
     memset(text, 0, len);
     xfree(text);
     /* a limit's message quotes nothing of the file: it is the one kept */
@@ -518,7 +518,8 @@ static int load_dep_files(fn_ctx *c, const char *chart_dir, dep_files *d)
         d->display[i] = repo_relative(c, path);
         if (read_text_file(fn_limits(c), path, d->display[i], &text, &len) < 0)
             return -1;
-        int rc = go_load_chart_file(c->a, c->st, limits_yaml(fn_limits(c)), d->display[i], dep_file_names[i], text, len, &doc);
+        int rc = go_load_chart_file(c->a, c->st, limits_yaml(fn_limits(c)), d->display[i], dep_file_names[i], text, len,
+                                    &doc);
         xfree(text);
         if (rc < 0)
             return -1;

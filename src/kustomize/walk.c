@@ -321,7 +321,8 @@ static int scan_config_file(walk *w, const char *real, const char *base, const a
     docs_ud d = {w, disp, base, &here, depth};
     go_reader r = {w->a, disp, "kustomize", 0, ""};
     int rc = go_check_text(&r, text, len) < 0 ? -1
-             : yaml_load_flags(w->a, w->st, limits_yaml(w->p->limits), disp, text, len, YAML_KEEP_MERGE_KEYS, config_doc, &d);
+             : yaml_load_flags(w->a, w->st, limits_yaml(w->p->limits), disp, text, len, YAML_KEEP_MERGE_KEYS,
+                               config_doc, &d);
     xfree(text);
     return rc;
 }
@@ -383,7 +384,8 @@ static int inline_yaml(walk *w, const at *where, const char *v, node **out)
         return 0;
     diag_detail not_yaml; /* dropped, unless over a limit: then it is a path */
     diag_detail *outer = diag_capture(&not_yaml);
-    int rc = yaml_load_one_flags(w->a, w->st, limits_yaml(w->p->limits), "inline", v, strlen(v), YAML_KEEP_MERGE_KEYS, &n);
+    int rc = yaml_load_one_flags(w->a, w->st, limits_yaml(w->p->limits), "inline", v, strlen(v), YAML_KEEP_MERGE_KEYS,
+                                 &n);
     diag_restore(outer);
     if (rc < 0)
         return yaml_over_limit(&not_yaml) ? bad(w, where, "inline YAML, line %d: %s", not_yaml.line, not_yaml.message)

@@ -21,6 +21,20 @@
 #include "yaml/scalar.h"
 #include "yaml/tree.h"
 
+/* The limits a fuzz target passes in its contexts: the defaults, but alias expansion stops at 20,000 nodes (a fuzz
+ * run is one process over many inputs, and a small input must not take seconds). */
+static inline const limits *fz_limits(void)
+{
+    static limits L;
+    static bool made;
+    if (!made) {
+        L = limits_default;
+        L.yaml.max_alias_nodes = 20000;
+        made = true;
+    }
+    return &L;
+}
+
 static void fz_die(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 static void fz_die(const char *what, const char *fmt, ...)
 {

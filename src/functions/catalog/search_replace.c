@@ -329,8 +329,8 @@ static int value_match(struct search *S, node *n, const char *path)
     S->match_rc = regex_search(fn_limits(S->c), S->re, S->md, scalar(n), scalar_len(n));
     if (S->match_rc < 0)
         return fn_fail(S->c, S->opt_at[BY_REGEX], "by-value-regex \"%s\" %s on the value of %s in %s (%s:%u)",
-                       S->opt[BY_REGEX], regex_failure(fn_limits(S->c), S->c->a, S->match_rc), *path == '.' ? path + 1 : path,
-                       res_id(S->c->a, S->r), S->r->path ? S->r->path : "?", node_line(n));
+                       S->opt[BY_REGEX], regex_failure(fn_limits(S->c), S->c->a, S->match_rc),
+                       *path == '.' ? path + 1 : path, res_id(S->c->a, S->r), S->r->path ? S->r->path : "?", node_line(n));
     return S->match_rc;
 }
 

@@ -158,7 +158,8 @@ static int child_failed(fn_ctx *c, const char *what, const child_result *r, cons
     if (r->out_of_memory && h && h->child_memory_shared)
         return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB, 3/4 of what the render's memory budget "
                        "of %zu MB had free when it started (%s; or the operator sets CMP_CHILD_MAX_MEMORY_MB)", what,
-                       memory_mb, mem_budget_limit() >> 20, fn_limits(c)->memory_why ? fn_limits(c)->memory_why : "no limit");
+                       memory_mb, mem_budget_limit() >> 20,
+                       fn_limits(c)->memory_why ? fn_limits(c)->memory_why : "no limit");
     if (r->out_of_memory && memory_mb > 0)
         return fn_fail(c, NULL, "%s ran out of memory: a child may use %ld MB (raise it with CMP_CHILD_MAX_MEMORY_MB)",
                        what, memory_mb);
