@@ -49,8 +49,8 @@ static node *values_file(arena *a, strtab *st, const char *dir, const char *rel)
     node *n = NULL;
     diag_detail unreadable; /* dropped: the file is left out of the announcement */
     diag_detail *outer = diag_capture(&unreadable);
-    if (file_exists(path) && inside(dir, path) && read_text_file(path, rel, &text, &len) == 0) {
-        if (yaml_load_one(a, st, rel, text, len, &n) < 0)
+    if (file_exists(path) && inside(dir, path) && read_text_file(host_limits(), path, rel, &text, &len) == 0) {
+        if (yaml_load_one(a, st, limits_yaml(host_limits()), rel, text, len, &n) < 0)
             n = NULL;
         xfree(text);
     }
@@ -235,8 +235,8 @@ int print_parameters(const char *dir, buf *out)
     host_from_env(&host);
     host_find_repo_root(a, &host, dir);
     step_sources sources = {.host = &host};
-    load_ctx lc = {.a = a, .st = st, .defer_non_krm = true, .keep_lists = true, .step_source = step_source,
-                   .step_source_ud = &sources};
+    load_ctx lc = {.a = a, .st = st, .limits = host.limits, .defer_non_krm = true, .keep_lists = true,
+                   .step_source = step_source, .step_source_ud = &sources};
     node *setters = node_map(a);
     announced_values hv = {0};
     bool ordered = false; /* an object asks for kpt's ordering: the ordering parameter is announced */

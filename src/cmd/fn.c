@@ -23,10 +23,10 @@ static int read_stdin(char **out, size_t *len)
     char *d = xmalloc(cap);
     for (;;) {
         /* checked on what was read, not on the buffer's size: the limit holds to the byte */
-        if (n > cmp_limits.max_file_bytes) {
+        if (n > host_limits()->max_file_bytes) {
             xfree(d);
             return fail("stdin", 0, "input is over %zu bytes (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
-                        cmp_limits.max_file_bytes);
+                        host_limits()->max_file_bytes);
         }
         if (n + 1 >= cap)
             d = xrealloc(d, cap *= 2);
@@ -81,7 +81,7 @@ static int krm_function(const char *name, buf *out)
         fail(NULL, 0, "unknown function \"%s\"; built-in functions: %s", name, fn_names(a));
         goto done;
     }
-    if (read_stdin(&text, &len) < 0 || yaml_load_one(a, st, "stdin", text, len, &rl) < 0)
+    if (read_stdin(&text, &len) < 0 || yaml_load_one(a, st, limits_yaml(host_limits()), "stdin", text, len, &rl) < 0)
         goto done;
     if (!rl || !is_map(rl) || !scalar_is(map_get(rl, "kind"), "ResourceList")) {
         fail("stdin", (int)node_line(rl), "expected a ResourceList (kind: ResourceList)");

@@ -78,6 +78,12 @@ typedef struct run {
     const char *lock_file; /* its path, for messages */
 } run;
 
+/* The loader's limits of the operator (through the step's host), for every text a release brings. */
+static const load_limits *run_yaml_limits(const run *R)
+{
+    return limits_yaml(R->s->host ? R->s->host->limits : NULL);
+}
+
 /* An object's namespace as Argo CD applies it: its own, else the Application's destination, else "default". */
 static const char *obj_ns(const run *R, const resource *r)
 {
@@ -379,7 +385,7 @@ static int compute_values(run *R, const release *rel, const node *spec, node **o
     size_t nsrcs;
     values_sources(R, &srcs, &nsrcs);
     long bad;
-    if (flux_chart_values(a, R->s->st, srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &bad) < 0)
+    if (flux_chart_values(a, R->s->st, run_yaml_limits(R), srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &bad) < 0)
         return fn_locate(&R->c, bad >= 0 ? seq_item(from, (uint32_t)bad) : from, "%s", hr_id(R, rel));
     return 0;
 }
@@ -400,6 +406,7 @@ static void push(const char ***argv, size_t *n, size_t *cap, const char *s)
 typedef struct chart_meta {
     arena *a;
     strtab *st;
+    const load_limits *lim;
     const char *name, *version;
     const char *chart_yaml; /* its text */
     char digest[65];
@@ -413,7 +420,7 @@ static int chart_yaml(void *ud, const helm_archive_entry *e)
     node *doc = NULL;
     diag_detail why;
     m->chart_yaml = arena_strndup(m->a, (const char *)e->data, e->size);
-    if (yaml_load_one_into(m->a, m->st, "Chart.yaml", (const char *)e->data, e->size, &doc, &why) == 0) {
+    if (yaml_load_one_into(m->a, m->st, m->lim, "Chart.yaml", (const char *)e->data, e->size, &doc, &why) == 0) {
         m->name = path_str(doc, "name", NULL);
         m->version = path_str(doc, "version", NULL);
     }
@@ -1268,7 +1275,8 @@ static int merge_values_files(run *R, release *rel, chart_src *cs, const char *t
         }
         node *v = NULL;
         diag_detail why;
-        if (yaml_load_one_into(a, R->s->st, w.names[i], w.texts[i], strlen(w.texts[i]), &v, &why) < 0)
+        if (yaml_load_one_into(a, R->s->st, run_yaml_limits(R), w.names[i], w.texts[i], strlen(w.texts[i]), &v,
+                               &why) < 0)
             return fn_fail(&R->c, at, "%s: the chart's %s is not YAML: %s", hr_id(R, rel), w.names[i], why.message);
         if (v && !is_null(v) && !is_map(v))
             return fn_fail(&R->c, at, "%s: the chart's %s is not a map of values", hr_id(R, rel), w.names[i]);
@@ -1301,7 +1309,9 @@ static int repackage(run *R, release *rel, chart_src *cs, const char *tgz, const
     unpack u = {R, arena_printf(a, "%s/chart", dir), NULL, values_yaml, false, 0, NULL, NULL};
     if (mkdir(u.dir, 0700) != 0)
         return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
-    if (meta->chart_yaml && yaml_load_one(a, R->s->st, "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml), &cy) == 0 &&
+    if (meta->chart_yaml &&
+        yaml_load_one(a, R->s->st, run_yaml_limits(R), "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml),
+                      &cy) == 0 &&
         is_map(cy)) {
         map_set(a, cy, "version", node_str(a, meta->version));
         buf b = {0};
@@ -1449,10 +1459,10 @@ static int load_lock(run *R)
         return fail(s->lock, 0, "flux-lock: the lock file is not a file of the package");
     char *text;
     size_t len;
-    if (read_text_file(path, s->lock, &text, &len) < 0)
+    if (read_text_file(s->host ? s->host->limits : NULL, path, s->lock, &text, &len) < 0)
         return -1;
     node *n = NULL;
-    int rc = yaml_load_one(a, s->st, s->lock, text, len, &n);
+    int rc = yaml_load_one(a, s->st, run_yaml_limits(R), s->lock, text, len, &n);
     xfree(text);
     if (rc < 0)
         return -1;
@@ -1656,11 +1666,11 @@ static int merge_git_values(run *R, release *rel, chart_src *cs, const char **ou
             return fn_fail(&R->c, at, "%s: valuesFiles[%u] %s %s", hr_id(R, rel), i, shown(a, scalar(at)), why);
         char *text_;
         size_t len;
-        if (read_text_file(real, clean, &text_, &len) < 0)
+        if (read_text_file(R->s->host ? R->s->host->limits : NULL, real, clean, &text_, &len) < 0)
             return -1;
         node *v = NULL;
         diag_detail d;
-        int lrc = yaml_load_one_into(a, R->s->st, clean, text_, len, &v, &d);
+        int lrc = yaml_load_one_into(a, R->s->st, run_yaml_limits(R), clean, text_, len, &v, &d);
         xfree(text_);
         if (lrc < 0)
             return fn_fail(&R->c, at, "%s: valuesFiles[%u] %s is not YAML: %s", hr_id(R, rel), i, shown(a, clean),
@@ -1704,9 +1714,9 @@ static int git_chart(run *R, release *rel, chart_src *cs, chart_meta *meta, cons
         size_t len;
         node *doc = NULL;
         const char *f = arena_printf(a, "%s/Chart.yaml", cs->git_chart);
-        if (read_text_file(f, "Chart.yaml", &t, &len) < 0)
+        if (read_text_file(R->s->host ? R->s->host->limits : NULL, f, "Chart.yaml", &t, &len) < 0)
             return -1;
-        int rc = yaml_load_one(a, R->s->st, "Chart.yaml", t, len, &doc);
+        int rc = yaml_load_one(a, R->s->st, run_yaml_limits(R), "Chart.yaml", t, len, &doc);
         xfree(t);
         meta->name = rc == 0 ? path_str(doc, "name", NULL) : NULL;
         meta->version = rc == 0 ? path_str(doc, "version", NULL) : NULL;
@@ -1764,7 +1774,7 @@ static int check_semver_filter(run *R, const release *rel, const chart_src *cs, 
     for (char *p = tag; *p; p++)
         if (*p == '+')
             *p = '_';
-    int rc = flux_semver_filter_match(a, cs->semver_filter, tag);
+    int rc = flux_semver_filter_match(R->s->host ? R->s->host->limits : NULL, a, cs->semver_filter, tag);
     if (rc < 0)
         return fn_locate(&ctx, cs->semver_filter_at, "%s: spec.ref.semverFilter", hr_id(R, rel));
     if (rc == 0)
@@ -1854,7 +1864,7 @@ static int render_release(run *R, release *rel)
     if (rel->depends_on && !is_null(rel->depends_on) && !is_seq(rel->depends_on))
         return fn_fail(c, rel->depends_on, "%s: spec.dependsOn must be a list", hr_id(R, rel));
     /* fetch and template */
-    chart_meta meta = {.a = a, .st = s->st};
+    chart_meta meta = {.a = a, .st = s->st, .lim = run_yaml_limits(R)};
     const char *digest = NULL, *chart_path = NULL, *values_yaml = NULL;
     if (cs.git_chart) {
         if (git_chart(R, rel, &cs, &meta, &chart_path, &digest) < 0)

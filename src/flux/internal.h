@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "package/resource.h"
+#include "util/limits.h"
 #include "yaml/tree.h"
 
 /* helm-controller's release name before shortening (GetReleaseName): spec.releaseName, else
@@ -22,8 +23,8 @@ bool flux_source_in_crds(const char *path, size_t len);
  * in-place write through one map shows in the other (flux_values relies on it, as helm-controller does). a or b
  * may be NULL or not a map (nothing to take from it). */
 node *flux_merge_maps(arena *a, const node *x, const node *y);
-/* Key comparisons the merges made so far (the unit tests' check that a merge is linear in its keys). */
-extern size_t flux_merge_probes;
+/* For tests only: key comparisons the merges made so far (the unit tests' check that a merge is linear in its keys). */
+size_t flux_merge_probes(void);
 
 /* fluxcd/pkg's ReplacePathValue: "path=value" parsed into values with helm's --set rules (strvals.ParseInto); a
  * value wrapped in ' or " is a string with every leading and trailing quote trimmed (ParseIntoString). literal:
@@ -47,8 +48,9 @@ typedef struct flux_values_source {
 /* fluxcd/pkg's ChartValuesFromReferences: the valuesFrom entries in order over an empty map, then the inline
  * values. Objects are looked up among sources in namespace. 0 with *out (a map), or -1 after fail_here() with
  * *failed_ref the index of the entry at fault (or -1), whose line the caller places the error at (diag_locate).
- * Every optional entry skipped is counted in *skipped. */
-int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, size_t nsources, const char *namespace,
+ * Every optional entry skipped is counted in *skipped. lim: the operator's loader limits for the valuesFrom texts
+ * (NULL: the defaults). */
+int flux_chart_values(arena *a, strtab *st, const load_limits *lim, const flux_values_source *sources, size_t nsources, const char *namespace,
                       const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
                       long *failed_ref);
 
@@ -107,7 +109,7 @@ const char *flux_re2_subset_problem(const char *pattern);
 /* What is wrong with a semverFilter pattern (outside that subset, or not a regular expression), after the field's
  * name; NULL when it can be matched. */
 const char *flux_semver_filter_problem(arena *a, const char *pattern);
-/* Does the pattern match (unanchored, as Go's MatchString) in tag? 1 or 0; -1 after fail_here() (the pattern's
- * problem, or a step limit hit). */
-int flux_semver_filter_match(arena *a, const char *pattern, const char *tag);
+/* Does the pattern match (unanchored, as Go's MatchString) in tag, within lim's regex steps (NULL: the defaults)?
+ * 1 or 0; -1 after fail_here() (the pattern's problem, or a step limit hit). */
+int flux_semver_filter_match(const limits *lim, arena *a, const char *pattern, const char *tag);
 #endif

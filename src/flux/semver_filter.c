@@ -114,7 +114,7 @@ const char *flux_semver_filter_problem(arena *a, const char *pattern)
     return NULL;
 }
 
-int flux_semver_filter_match(arena *a, const char *pattern, const char *tag)
+int flux_semver_filter_match(const limits *lim, arena *a, const char *pattern, const char *tag)
 {
     const char *why = flux_semver_filter_problem(a, pattern);
     if (why)
@@ -124,9 +124,9 @@ int flux_semver_filter_match(arena *a, const char *pattern, const char *tag)
     pcre2_code *re = regex_compile(pattern, &code, &off);
     if (!re)
         return fail_here("is not a regular expression");
-    int rc = regex_search(re, NULL, tag, strlen(tag));
+    int rc = regex_search(lim, re, NULL, tag, strlen(tag));
     pcre2_code_free(re);
     if (rc < 0)
-        return fail_here("%s", regex_failure(a, rc));
+        return fail_here("%s", regex_failure(lim, a, rc));
     return rc > 0 ? 1 : 0;
 }

@@ -14,7 +14,12 @@
 #include "util/diag.h"
 #include "yaml/load.h"
 
-size_t flux_merge_probes;
+static size_t merge_probes;
+
+size_t flux_merge_probes(void)
+{
+    return merge_probes;
+}
 
 static uint64_t key_hash(const char *k)
 {
@@ -31,7 +36,7 @@ static long merge_find(const node *out, const uint32_t *tab, size_t mask, const 
 {
     size_t s = key_hash(k) & mask;
     for (; tab[s]; s = (s + 1) & mask) {
-        flux_merge_probes++;
+        merge_probes++;
         if (!strcmp(scalar(map_key(out, tab[s] - 1)), k))
             return tab[s] - 1;
     }
@@ -522,11 +527,11 @@ static const flux_values_source *find_source(const flux_values_source *s, size_t
 }
 
 /* chartutil.ReadValues: a YAML map; empty or null is an empty map; anything else an error. */
-static int read_values(arena *a, strtab *st, const char *what, const char *text, node **out)
+static int read_values(arena *a, strtab *st, const load_limits *lim, const char *what, const char *text, node **out)
 {
     node *n = NULL;
     diag_detail d;
-    if (yaml_load_one_into(a, st, what, text, strlen(text), &n, &d) < 0)
+    if (yaml_load_one_into(a, st, lim, what, text, strlen(text), &n, &d) < 0)
         return fail_here("failed to read values data: %s%s", d.line ? arena_printf(a, "line %d: ", d.line) : "",
                          d.message);
     if (!n || is_null(n)) {
@@ -539,7 +544,7 @@ static int read_values(arena *a, strtab *st, const char *what, const char *text,
     return 0;
 }
 
-int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, size_t nsources, const char *ns,
+int flux_chart_values(arena *a, strtab *st, const load_limits *lim, const flux_values_source *sources, size_t nsources, const char *ns,
                       const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
                       long *failed_ref)
 {
@@ -591,7 +596,7 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
         node *v = NULL;
         diag_detail e;
         diag_detail *outer = diag_capture(&e);
-        int rc = read_values(a, st, arena_printf(a, "%s %s/%s key %s", r->kind, ns, r->name, key), data, &v);
+        int rc = read_values(a, st, lim, arena_printf(a, "%s %s/%s key %s", r->kind, ns, r->name, key), data, &v);
         diag_restore(outer);
         if (rc < 0) {
             *failed_ref = (long)i;

@@ -79,6 +79,12 @@ const char *fn_exec_ref(arena *a, const char *cmd);
 const char *fn_names(arena *a);
 const fn_def *const *fn_all(void);
 
+/* The operator's limits for c's step: those its host carries, or the defaults (no host, or a host made by hand). */
+static inline const limits *fn_limits(const fn_ctx *c)
+{
+    return limits_or_default(c->host ? c->host->limits : NULL);
+}
+
 /* Does the operator's CMP_SKIP_VALIDATORS list (h->skip_validators: names separated by commas or spaces, or "*")
  * name the validator fn? False without a host. */
 bool fn_host_skips_validator(const fn_host *h, const char *fn);

@@ -7,8 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/limits.h"
+
 typedef struct fn_host {
     /* operator settings (the sidecar's environment) */
+    /* the operator's limits (settings/host.h host_limits); NULL in a host made by hand: the defaults (fn_limits) */
+    const limits *limits;
     const char *helm_bin, *kustomize_bin, *kubectl_bin; /* HELM_BIN, ...: NULL when unset (look on path) */
     const char *path;                                   /* PATH, where tools are looked up */
     const char *tmpdir;                                 /* TMPDIR, or /tmp */

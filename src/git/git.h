@@ -8,12 +8,14 @@
 
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/limits.h"
 
 /* What git reads from the sidecar's environment, handed in by the caller that reads it (settings/host.h). */
 typedef struct gitsrc_env {
     const char *ceiling_directories; /* GIT_CEILING_DIRECTORIES: repository discovery stops below these; NULL: none */
     const char *cache_home;          /* XDG_CACHE_HOME: where `pkg get` caches fetches; NULL or relative: tmpdir */
     const char *tmpdir;              /* TMPDIR; NULL or relative: /tmp */
+    const limits *limits;            /* the operator's (the fetched Kptfile's loader limits); NULL: the defaults */
 } gitsrc_env;
 
 /* Argo CD's ARGOCD_APP_* values as git knows them: plain fields, copied to and from the caller's own record. */

@@ -23,6 +23,7 @@ typedef struct getctx {
     arena *a;
     git_repository *repo;
     const char *display; /* "<repo><directory>@<ref>" for messages */
+    const limits *limits;
 } getctx;
 
 static int write_file(const char *path, const void *data, size_t n, mode_t mode)
@@ -184,7 +185,7 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
             if (strlen(text) != len)
                 rc = fail("Kptfile", 0, "%s: the package's Kptfile is not text", g->display);
             else
-                rc = yaml_load(a, st, "Kptfile", text, len, take_doc, &d);
+                rc = yaml_load(a, st, limits_yaml(g->limits), "Kptfile", text, len, take_doc, &d);
             if (git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB_EXECUTABLE)
                 mode = 0755;
         }
@@ -349,7 +350,8 @@ int pkg_get(arena *a, const gitsrc_env *env, const char *src_arg, const char *de
         if (git_commit_lookup(&commit, c.repo, &oid) < 0 || git_commit_tree(&top, commit) < 0)
             rc = fail(NULL, 0, "%s@%s: %s", s.key, ref, gitsrc_last_message());
     }
-    getctx g = {.a = a, .repo = c.repo, .display = arena_printf(a, "%s%s@%s", s.key, s.directory, ref)};
+    getctx g = {.a = a, .repo = c.repo, .display = arena_printf(a, "%s%s@%s", s.key, s.directory, ref),
+                .limits = env->limits};
     if (rc == 0 && !strcmp(s.directory, "/")) {
         tree = top;
         top = NULL;

@@ -77,7 +77,7 @@ static const node *foreign_ref(const node *n)
 static int check_schema(walk *w, const char *display, const char *text, size_t len)
 {
     node *doc = NULL;
-    if (yaml_load_one(w->c->a, w->c->st, display, text, len, &doc) < 0)
+    if (yaml_load_one(w->c->a, w->c->st, limits_yaml(w->c->lim), display, text, len, &doc) < 0)
         return -1;
     const node *ref = foreign_ref(doc);
     if (ref)
@@ -166,7 +166,7 @@ static int check_file(walk *w, const char *path, const char *rel, size_t size)
     if (!strcmp(b, "values.schema.json")) {
         char *text;
         size_t len;
-        if (read_text_file(path, engine_repo_relative(w->c, path), &text, &len) < 0)
+        if (read_text_file(w->c->lim, path, engine_repo_relative(w->c, path), &text, &len) < 0)
             return -1;
         int rc = check_schema(w, engine_repo_relative(w->c, path), text, len);
         xfree(text);
@@ -275,10 +275,11 @@ static int each_file_dependency(const engine_ctx *c, const char *root, const cha
         char *text;
         size_t len;
         node *doc = NULL;
-        if (read_text_file(path, display, &text, &len) < 0)
+        if (read_text_file(c->lim, path, display, &text, &len) < 0)
             return -1;
-        int rc = as_helm ? go_load_chart_file(c->a, c->st, display, files[f], text, len, &doc)
-                         : yaml_load_one(c->a, c->st, display, text, len, &doc);
+        const load_limits *lim = limits_yaml(c->lim);
+        int rc = as_helm ? go_load_chart_file(c->a, c->st, lim, display, files[f], text, len, &doc)
+                         : yaml_load_one(c->a, c->st, lim, display, text, len, &doc);
         xfree(text);
         if (rc < 0)
             return -1;

@@ -152,11 +152,11 @@ static int load_credentials(fetch *f)
     char *text;
     size_t len;
     node *doc = NULL;
-    if (read_text_file(repos, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", &text, &len) < 0)
+    if (read_text_file(c->lim, repos, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", &text, &len) < 0)
         return -1;
     diag_detail parse_error; /* dropped (and wiped, as the text is): the parser's message may quote the file */
-    int rc = yaml_load_one_into(c->a, c->st, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", text, len, &doc,
-                                &parse_error);
+    int rc = yaml_load_one_into(c->a, c->st, limits_yaml(c->lim), "CMP_HELM_CREDENTIALS_DIR/repositories.yaml",
+                                text, len, &doc, &parse_error);
     memset(text, 0, len);
     xfree(text);
     /* a limit's message quotes nothing of the file: it is the one kept */
@@ -519,9 +519,10 @@ static int load_dep_files(const engine_ctx *c, const char *chart_dir, dep_files 
         size_t len;
         node *doc = NULL;
         d->display[i] = engine_repo_relative(c, path);
-        if (read_text_file(path, d->display[i], &text, &len) < 0)
+        if (read_text_file(c->lim, path, d->display[i], &text, &len) < 0)
             return -1;
-        int rc = go_load_chart_file(c->a, c->st, d->display[i], dep_file_names[i], text, len, &doc);
+        int rc = go_load_chart_file(c->a, c->st, limits_yaml(c->lim), d->display[i], dep_file_names[i], text, len,
+                                    &doc);
         xfree(text);
         if (rc < 0)
             return -1;
@@ -694,9 +695,9 @@ bool helm_chart_has_dependencies(const engine_ctx *c, const char *dir)
     node *doc = NULL;
     diag_detail why; /* dropped: the render reports it, with the chart it belongs to */
     diag_detail *outer = diag_capture(&why);
-    int rc = read_text_file(real, engine_repo_relative(c, real), &text, &len);
+    int rc = read_text_file(c->lim, real, engine_repo_relative(c, real), &text, &len);
     if (rc == 0) {
-        rc = go_load_chart_file(c->a, c->st, "Chart.yaml", "Chart.yaml", text, len, &doc);
+        rc = go_load_chart_file(c->a, c->st, limits_yaml(c->lim), "Chart.yaml", "Chart.yaml", text, len, &doc);
         xfree(text);
     }
     diag_restore(outer);

@@ -315,13 +315,14 @@ static int scan_config_file(walk *w, const char *real, const char *base, const a
     const char *disp = display(w, real);
     char *text;
     size_t len;
-    if (read_text_file(real, disp, &text, &len) < 0)
+    if (read_text_file(w->p->limits, real, disp, &text, &len) < 0)
         return -1;
     at here = {disp, NULL, ""};
     docs_ud d = {w, disp, base, &here, depth};
     go_reader r = {w->a, disp, "kustomize", 0, ""};
     int rc = go_check_text(&r, text, len) < 0 ? -1
-             : yaml_load_flags(w->a, w->st, disp, text, len, YAML_KEEP_MERGE_KEYS, config_doc, &d);
+             : yaml_load_flags(w->a, w->st, limits_yaml(w->p->limits), disp, text, len, YAML_KEEP_MERGE_KEYS,
+                               config_doc, &d);
     xfree(text);
     return rc;
 }
@@ -355,13 +356,13 @@ static int walk_dir(walk *w, const char *dir, int depth, const char *cfg_base, c
         return -1;
     char *text;
     size_t len;
-    if (read_text_file(real, disp, &text, &len) < 0)
+    if (read_text_file(w->p->limits, real, disp, &text, &len) < 0)
         return -1;
     /* read as kustomize reads it before any field is looked at (src/decode) */
     node *k = NULL;
     go_reader r = {w->a, disp, "kustomize", 0, ""};
     int rc = go_check_text(&r, text, len) < 0 ? -1
-             : yaml_load_one_flags(w->a, w->st, disp, text, len, YAML_KEEP_MERGE_KEYS, &k);
+             : yaml_load_one_flags(w->a, w->st, limits_yaml(w->p->limits), disp, text, len, YAML_KEEP_MERGE_KEYS, &k);
     xfree(text);
     if (rc < 0 || go_check_doc(&r, k, &go_kustomization) < 0)
         return -1;
@@ -383,7 +384,8 @@ static int inline_yaml(walk *w, const at *where, const char *v, node **out)
         return 0;
     diag_detail not_yaml; /* dropped, unless over a limit: then it is a path */
     diag_detail *outer = diag_capture(&not_yaml);
-    int rc = yaml_load_one_flags(w->a, w->st, "inline", v, strlen(v), YAML_KEEP_MERGE_KEYS, &n);
+    int rc = yaml_load_one_flags(w->a, w->st, limits_yaml(w->p->limits), "inline", v, strlen(v), YAML_KEEP_MERGE_KEYS,
+                                 &n);
     diag_restore(outer);
     if (rc < 0)
         return yaml_over_limit(&not_yaml) ? bad(w, where, "inline YAML, line %d: %s", not_yaml.line, not_yaml.message)

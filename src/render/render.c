@@ -52,20 +52,20 @@ static int write_fd(int fd, const char *p, size_t n)
     return write_all(fd, p, n) < 0 ? write_failed() : 0;
 }
 
-static int over_limit(void)
+static int over_limit(size_t max_output)
 {
     return fail(NULL, 0, "output is over %zu bytes (max-output-bytes; Argo CD rejects responses over its gRPC limit; raise it with CMP_MAX_OUTPUT_BYTES)",
-                cmp_limits.max_output_bytes);
+                max_output);
 }
 
 /* The one emit, into a buffer (out_fd < 0: callers that want the output in memory). */
-static int emit_to_buf(const rlist *items, bool json, buf *out)
+static int emit_to_buf(const rlist *items, bool json, size_t max_output, buf *out)
 {
     size_t start = out->len;
     for (size_t i = 0; i < items->n; i++) {
         emit_one(out, items->v[i], json, i == 0);
-        if (out->len - start > cmp_limits.max_output_bytes)
-            return over_limit();
+        if (out->len - start > max_output)
+            return over_limit(max_output);
     }
     return 0;
 }
@@ -78,13 +78,13 @@ static int emit_to_buf(const rlist *items, bool json, buf *out)
  * tree is alive), so every byte of memory it keeps adds to the peak RSS (1 MiB measured +0.9 MB at 30,000 objects).
  * An output that fits (about 70 objects) never touches the disk; a larger one costs one temporary file. */
 enum { EMIT_MEMORY = 64 * 1024 };
-static int emit_stage(const rlist *items, bool json, spool *s)
+static int emit_stage(const rlist *items, bool json, size_t max_output, spool *s)
 {
     for (size_t i = 0; i < items->n; i++) {
         emit_one(spool_buf(s), items->v[i], json, i == 0);
         spool_settle(s);
-        if (s->total > cmp_limits.max_output_bytes)
-            return over_limit();
+        if (s->total > max_output)
+            return over_limit(max_output);
     }
     spool_finish(s);
     return 0;
@@ -280,7 +280,7 @@ int render(const render_opts *o, buf *out)
     /* the Application's value files are values, not resources, wherever they are; the charts and overlays a step
      * renders are that step's */
     step_sources sources = {.host = &host};
-    load_ctx lc = {.a = a, .st = st, .keep_lists = true, .values_files = host.helm_value_files,
+    load_ctx lc = {.a = a, .st = st, .limits = host.limits, .keep_lists = true, .values_files = host.helm_value_files,
                    .step_source = step_source, .step_source_ud = &sources};
     inplace_before *before = NULL;
     rc = load_or_convention(&lc, &R, o, &root, &items, &before);
@@ -346,7 +346,8 @@ int render(const render_opts *o, buf *out)
     diag_set_step("emit");
     spool sp;
     spool_init(&sp, host.tmpdir, EMIT_MEMORY);
-    rc = o->out_fd >= 0 ? emit_stage(&items, o->json, &sp) : emit_to_buf(&items, o->json, out);
+    size_t max_output = host.limits->max_output_bytes;
+    rc = o->out_fd >= 0 ? emit_stage(&items, o->json, max_output, &sp) : emit_to_buf(&items, o->json, max_output, out);
     /* the results file goes before the output: once the output is out, nothing may fail any more */
     if (rc == 0 && results_dir && write_results(&R, results_dir, 0) < 0)
         rc = -1, results_dir = NULL;
@@ -399,7 +400,8 @@ int eval_in_place(const eval_opts *o)
     /* written back in place: a List stays a List; the charts and overlays the package's steps render are left
      * alone, as a render leaves them */
     step_sources sources = {.host = &host};
-    load_ctx lc = {.a = a, .st = st, .keep_lists = true, .step_source = step_source, .step_source_ud = &sources};
+    load_ctx lc = {.a = a, .st = st, .limits = host.limits, .keep_lists = true, .step_source = step_source,
+                   .step_source_ud = &sources};
     rc = package_load(&lc, o->dir, false, &root);
     step_sources_free(&sources);
     if (rc < 0)
@@ -418,9 +420,9 @@ int eval_in_place(const eval_opts *o)
     if (o->fn_config) {
         char *text;
         size_t len;
-        if (read_text_file(o->fn_config, o->fn_config, &text, &len) < 0)
+        if (read_text_file(host.limits, o->fn_config, o->fn_config, &text, &len) < 0)
             goto done;
-        int lrc = yaml_load_one(a, st, o->fn_config, text, len, &config);
+        int lrc = yaml_load_one(a, st, limits_yaml(host.limits), o->fn_config, text, len, &config);
         xfree(text);
         if (lrc < 0)
             goto done;

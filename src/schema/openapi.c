@@ -75,14 +75,14 @@ static char *read_all(const char *path, size_t max_bytes, size_t *len)
     return d;
 }
 
-openapi *openapi_load(arena *a, strtab *st, const char *path, size_t max_bytes)
+openapi *openapi_load(arena *a, strtab *st, const load_limits *lim, const char *path, size_t max_bytes)
 {
     size_t len = 0;
     char *text = read_all(path, max_bytes, &len);
     if (!text)
         return NULL;
     node *root = NULL;
-    int rc = yaml_load_one(a, st, path, text, len, &root);
+    int rc = yaml_load_one(a, st, lim, path, text, len, &root);
     xfree(text);
     if (rc < 0)
         return NULL;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "settings/helm_parameters.h"
+#include "settings/host.h"
 #include "settings/value_rules.h"
 #include "kustomize/helm_guard.h"
 #include "order/order.h"
@@ -215,7 +216,7 @@ static int parse_text(struct reader *R, const char *what, const char *text, enum
     /* a one-line block map ("team: web") is YAML too, when it cannot be the short form (no '=') */
     if (text[0] == '[' || text[0] == '{' || strchr(text, '\n') ||
         (kind == SETTING_MAP && !strchr(text, '=') && strstr(text, ": "))) {
-        if (yaml_load_one_into(R->a, R->st, what, text, strlen(text), &n, &not_yaml) == 0 && n &&
+        if (yaml_load_one_into(R->a, R->st, limits_yaml(host_limits()), what, text, strlen(text), &n, &not_yaml) == 0 && n &&
             ((kind == SETTING_ARRAY && is_seq(n)) || (kind == SETTING_MAP && is_map(n)))) {
             *out = n;
             return 0;
@@ -602,7 +603,7 @@ static int read_app_parameters(struct reader *R, struct unknown *unknown)
         return 0;
     node *p = NULL;
     diag_detail why;
-    if (yaml_load_one_into(R->a, R->st, "ARGOCD_APP_PARAMETERS", raw, strlen(raw), &p, &why) < 0) {
+    if (yaml_load_one_into(R->a, R->st, limits_yaml(host_limits()), "ARGOCD_APP_PARAMETERS", raw, strlen(raw), &p, &why) < 0) {
         const char *m = why.message;
         return fail(NULL, 0, "ARGOCD_APP_PARAMETERS is not valid JSON: %.511s", strncmp(m, "invalid YAML: ", 14) ? m : m + 14);
     }
@@ -691,7 +692,7 @@ static int read_settings(struct reader *R, settings *out)
             if (s && *s) {
                 node *v = NULL;
                 diag_detail why; /* reworded: the text is a parameter's, not a file's */
-                if (yaml_load_one_into(a, st, "helm-values", s, strlen(s), &v, &why) < 0)
+                if (yaml_load_one_into(a, st, limits_yaml(host_limits()), "helm-values", s, strlen(s), &v, &why) < 0)
                     return why.line > 0 ? fail(NULL, 0, "parameter \"helm-values\", line %d: %s", why.line, why.message)
                                         : fail(NULL, 0, "parameter \"helm-values\": %s", why.message);
                 if (v && !is_null(v) && !is_map(v))

@@ -210,10 +210,11 @@ uint32_t int_hash(sl_vm *vm, sl_val a);
 uint64_t int_bitlen(sl_val a);
 
 /* values (value.c) */
-extern struct sl_obj sl_none_o, sl_true_o, sl_false_o;
-#define NONE (&sl_none_o)
-#define TRUE_V (&sl_true_o)
-#define FALSE_V (&sl_false_o)
+/* The three singletons are constant (read-only memory): a value is an sl_val, so the const goes here, once. */
+extern const struct sl_obj sl_none_o, sl_true_o, sl_false_o;
+#define NONE ((sl_val)&sl_none_o)
+#define TRUE_V ((sl_val)&sl_true_o)
+#define FALSE_V ((sl_val)&sl_false_o)
 static inline int TYPE(sl_val v) { return IS_SMALL(v) ? SL_INT : v->type; }
 sl_val mk_str(sl_vm *vm, const char *s, size_t n, bool bytes);
 sl_val mk_tuple(sl_vm *vm, size_t n);

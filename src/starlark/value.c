@@ -8,7 +8,8 @@
 #include "starlark/internal.h"
 #include "util/arena.h"
 
-struct sl_obj sl_none_o = {SL_NONE, 1, 0, 0, 0}, sl_true_o = {SL_BOOL, 1, 1, 0, 0}, sl_false_o = {SL_BOOL, 1, 0, 0, 0};
+/* read-only: frozen from the start, never iterated over or marked (freeze_push stops at a frozen value) */
+const struct sl_obj sl_none_o = {SL_NONE, 1, 0, 0, 0}, sl_true_o = {SL_BOOL, 1, 1, 0, 0}, sl_false_o = {SL_BOOL, 1, 0, 0, 0};
 
 enum { COMPARE_LIMIT = 10 };
 

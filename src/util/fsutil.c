@@ -15,22 +15,6 @@
 
 #include "util/diag.h"
 
-limits cmp_limits = {
-    .max_file_bytes = 64u << 20,
-    .max_total_bytes = 512u << 20,
-    .max_objects = 500000,
-    .max_output_bytes = 100u << 20,
-    .child_timeout_s = 30,
-    .max_regex_steps = 1000000,
-    .max_glob_steps = 100000000,
-    .max_chart_files = 10000,
-    .max_chart_bytes = (size_t)100 << 20,
-    .starlark_max_steps = 100000000,
-    .starlark_max_memory_mb = 512,
-    .starlark_max_depth = 1000,
-    .starlark_max_len = (size_t)64 << 20,
-};
-
 static size_t total_read, objects_read;
 
 int parse_env_number(const char *text, bool bytes, unsigned long long min, unsigned long long max,
@@ -143,8 +127,9 @@ static int line_of(const char *s, size_t off)
     return line;
 }
 
-int read_text_file(const char *path, const char *display, char **out, size_t *len)
+int read_text_file(const limits *L, const char *path, const char *display, char **out, size_t *len)
 {
+    L = limits_or_default(L);
     *out = NULL;
     *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -155,15 +140,15 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
         close(fd);
         return fail(display, 0, "not a regular file");
     }
-    if ((size_t)st.st_size > cmp_limits.max_file_bytes) {
+    if ((size_t)st.st_size > L->max_file_bytes) {
         close(fd);
         return fail(display, 0, "file is %lld bytes, over the limit of %zu (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
-                    (long long)st.st_size, cmp_limits.max_file_bytes);
+                    (long long)st.st_size, L->max_file_bytes);
     }
-    if (total_read + (size_t)st.st_size > cmp_limits.max_total_bytes) {
+    if (total_read + (size_t)st.st_size > L->max_total_bytes) {
         close(fd);
         return fail(display, 0, "package input is over %zu bytes (max-total-bytes; raise it with CMP_MAX_TOTAL_BYTES)",
-                    cmp_limits.max_total_bytes);
+                    L->max_total_bytes);
     }
     /* room for the file, its NUL and one byte more: the read that finds the end then needs no bigger buffer (with
      * size + 1 it doubled the allocation just to be told EOF); a file that grows meanwhile still grows it */
@@ -173,10 +158,10 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
     mem_reading(reading);
     for (;;) {
         if (n + 1 >= cap) {
-            if (cap > cmp_limits.max_file_bytes) {
+            if (cap > L->max_file_bytes) {
                 xfree(data);
                 close(fd);
-                return fail(display, 0, "file grew over the limit of %zu bytes (max-file-bytes)", cmp_limits.max_file_bytes);
+                return fail(display, 0, "file grew over the limit of %zu bytes (max-file-bytes)", L->max_file_bytes);
             }
             cap *= 2;
             data = xrealloc(data, cap);

@@ -5,6 +5,6 @@
 
 /* yaml_load over data, a piece of a stream that starts a document and ends one: lines are reported as lines of
  * the stream (line0 lines come before data), and documents are numbered on from *index, which it advances. */
-int load_part(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0, uint32_t *index,
-              yaml_doc_fn fn, void *ud);
+int load_part(arena *a, strtab *st, const load_limits *lim, const char *file, const char *data, size_t len,
+              uint32_t line0, uint32_t *index, yaml_doc_fn fn, void *ud);
 #endif

@@ -20,7 +20,7 @@ static void reparse(arena *a, strtab *st, const node *n, const char *what)
     emit_yaml(&b, n, NULL);
     node *back = NULL;
     diag_detail d;
-    if (yaml_load_one_into(a, st, "emitted", b.data ? b.data : "", b.len, &back, &d) < 0)
+    if (yaml_load_one_into(a, st, NULL, "emitted", b.data ? b.data : "", b.len, &back, &d) < 0)
         fz_die(what, "the values emitted do not load back: %s\n%s", d.message, buf_cstr(&b));
     buf_free(&b);
 }
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool literal = n && (data[0] & 1);
     node *inl = NULL;
     const char *inline_yaml = "image:\n  tag: inline\nlist: [a, b, c]\nnested: {a: {b: [1, {c: d}]}}\n";
-    yaml_load_one(a, st, "inline", inline_yaml, strlen(inline_yaml), &inl);
+    yaml_load_one(a, st, NULL, "inline", inline_yaml, strlen(inline_yaml), &inl);
     /* ReplacePathValue over the inline values' maps, as the first targetPath of a HelmRelease meets them */
     node *m = flux_merge_maps(a, NULL, inl);
     diag_detail why;
@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     node *out;
     long bad;
     outer = diag_capture(&(diag_detail){0});
-    if (flux_chart_values(a, st, src, 2, "ns", inl, refs, 3, &out, &bad) == 0)
+    if (flux_chart_values(a, st, NULL, src, 2, "ns", inl, refs, 3, &out, &bad) == 0)
         reparse(a, st, out, "chart_values");
     diag_restore(outer);
     flux_shorten_name(a, text);
@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * either compiles and matches or fails with a reason; one outside it never reaches pcre2 */
     diag_detail md;
     outer = diag_capture(&md);
-    int mrc = flux_semver_filter_match(a, path, value);
+    int mrc = flux_semver_filter_match(NULL, a, path, value);
     diag_restore(outer);
     if (mrc < 0 && (!md.failed || !md.unplaced || !md.message[0]))
         fz_die("semver_filter", "an error without a reason, or one already placed");

@@ -213,6 +213,7 @@ static int read_path(fn_ctx *c, const node *at, const char *text, bool regex, co
 {
     if (fieldpath_parse(c->a, text, regex, fp) < 0)
         return fn_locate(c, at, "%s", where);
+    fp->limits = fn_limits(c);
     if (!kustomize_0_10(c))
         return 0;
     /* kustomize 0.10.1 knew no `*` (kyaml took it for a key, an error on a list); its path splitter (api

@@ -118,9 +118,10 @@ static int add_folder(gen *g, const char *name, const char **path, size_t depth,
     if (g->dry)
         return 0;
     /* subtrees used in subtrees double the folders at each level: the object limit stops a hierarchy of millions */
-    if (c->items->n + g->n >= cmp_limits.max_objects)
+    size_t max_objects = fn_limits(c)->max_objects;
+    if (c->items->n + g->n >= max_objects)
         return fn_fail_res(c, g->h, g->h->root, "ResourceHierarchy %s makes more than %zu objects (max-objects; "
-                           "raise it with CMP_MAX_OBJECTS)", g->hname, cmp_limits.max_objects);
+                           "raise it with CMP_MAX_OBJECTS)", g->hname, max_objects);
     /* the parent's name: the path so far joined with ".", or the hierarchy's parent at the top */
     buf pj = {0};
     for (size_t i = 0; i < depth; i++) {

@@ -326,11 +326,11 @@ static int value_match(struct search *S, node *n, const char *path)
         return !strcmp(S->opt[BY_VALUE], scalar(n));
     if (!S->re)
         return 0;
-    S->match_rc = regex_search(S->re, S->md, scalar(n), scalar_len(n));
+    S->match_rc = regex_search(fn_limits(S->c), S->re, S->md, scalar(n), scalar_len(n));
     if (S->match_rc < 0)
         return fn_fail(S->c, S->opt_at[BY_REGEX], "by-value-regex \"%s\" %s on the value of %s in %s (%s:%u)",
-                       S->opt[BY_REGEX], regex_failure(S->c->a, S->match_rc), *path == '.' ? path + 1 : path,
-                       res_id(S->c->a, S->r), S->r->path ? S->r->path : "?", node_line(n));
+                       S->opt[BY_REGEX], regex_failure(fn_limits(S->c), S->c->a, S->match_rc),
+                       *path == '.' ? path + 1 : path, res_id(S->c->a, S->r), S->r->path ? S->r->path : "?", node_line(n));
     return S->match_rc;
 }
 
@@ -538,12 +538,12 @@ static int run_search(struct search *S)
         resource *r = S->c->items->v[i];
         if (!r)
             continue;
-        int in_file = S->opt[BY_FILE] ? glob_match(S->opt[BY_FILE], r->path ? r->path : "") : 1;
+        int in_file = S->opt[BY_FILE] ? glob_match(fn_limits(S->c), S->opt[BY_FILE], r->path ? r->path : "") : 1;
         if (in_file < 0)
             return fn_fail(S->c, S->opt_at[BY_FILE],
                            "by-file-path \"%s\" took over %zu steps to match against the files' paths (raise it "
                            "with CMP_MAX_GLOB_STEPS)",
-                           shown(S->c->a, S->opt[BY_FILE]), cmp_limits.max_glob_steps);
+                           shown(S->c->a, S->opt[BY_FILE]), fn_limits(S->c)->max_glob_steps);
         if (!in_file)
             continue;
         S->r = r;

@@ -307,11 +307,11 @@ static int find(struct finder *F, node *cur, size_t i)
         }
         for (uint32_t k = 0; !F->first && k < node_len(cur); k++) {
             const char *v = item_field(seq_item(cur, k), s->key);
-            int m = v ? regex_search(s->re, NULL, v, strlen(v)) : 0;
+            int m = v ? regex_search(F->fp->limits, s->re, NULL, v, strlen(v)) : 0;
             if (m < 0) {
                 /* never "no match": with create, that would append an item; the value may be a secret */
                 return fail_here("field path `%s`: the pattern `%s` in %s %s on the %s of item %u", F->fp->text,
-                                 s->value, s->text, regex_failure(F->a, m),
+                                 s->value, s->text, regex_failure(F->fp->limits, F->a, m),
                                  *s->key ? arena_printf(F->a, "field `%s`", s->key) : "value", k);
             }
             if (!m)

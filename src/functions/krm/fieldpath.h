@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "util/arena.h"
+#include "util/limits.h"
 #include "yaml/tree.h"
 
 enum fp_kind { FP_KEY, FP_INDEX, FP_MATCH, FP_EVERY };
@@ -31,6 +32,9 @@ typedef struct fieldpath {
     fp_seg *seg;
     size_t n;
     bool has_every;
+    /* the limits its patterns match under (max-regex-steps): the caller sets them from its context after
+     * fieldpath_parse; NULL: the defaults */
+    const limits *limits;
 } fieldpath;
 
 /* Errors: these functions see a path and a tree, not the file and line they came from; they return -1 after

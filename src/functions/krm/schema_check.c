@@ -150,7 +150,7 @@ static int pick_document(fn_ctx *c, const char *dir, int minor, char *path, size
     return 0;
 }
 
-static const openapi *load_document(const char *path)
+static const openapi *load_document(const load_limits *lim, const char *path)
 {
     if (cache.doc && !strcmp(cache.path, path))
         return cache.doc;
@@ -161,7 +161,7 @@ static const openapi *load_document(const char *path)
     cache.doc = NULL;
     cache.a = arena_new();
     cache.st = strtab_new(cache.a);
-    openapi *o = openapi_load(cache.a, cache.st, path, SCHEMA_MAX_BYTES);
+    openapi *o = openapi_load(cache.a, cache.st, lim, path, SCHEMA_MAX_BYTES);
     if (!o) {
         strtab_release(cache.st);
         arena_free(cache.a);
@@ -270,7 +270,7 @@ int schema_check_run(fn_ctx *c, enum openapi_dialect dialect)
         fn_result_add(c, SEV_WARNING, NULL, NULL,
                       "kubernetes_version %s: no schema for Kubernetes 1.%d is shipped, validating against 1.%d", cfg.version,
                       minor, used);
-    const openapi *doc = load_document(path);
+    const openapi *doc = load_document(limits_yaml(fn_limits(c)), path);
     if (!doc)
         return -1;
     openapi_opts opt = {.dialect = dialect, .strict = cfg.strict};

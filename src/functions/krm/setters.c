@@ -239,7 +239,8 @@ int setter_parse_value(fn_ctx *c, const char *text, node **out)
 {
     *out = NULL;
     diag_detail not_yaml; /* dropped: a value that is not YAML is a plain string to the callers, not a render error */
-    if (yaml_load_one_into(c->a, c->st, "setter value", text, strlen(text), out, &not_yaml) < 0) {
+    if (yaml_load_one_into(c->a, c->st, limits_yaml(fn_limits(c)), "setter value", text, strlen(text), out,
+                           &not_yaml) < 0) {
         *out = NULL;
         if (yaml_over_limit(&not_yaml))
             return fn_fail(c, NULL, "setter value \"%s\", line %d: %s", shown(c->a, text), not_yaml.line,

@@ -12,7 +12,7 @@ const engine_ctx *fn_engine(fn_ctx *c)
     engine_ctx *e = arena_alloc(c->a, sizeof *e);
     const fn_host *h = c->host;
     *e = (engine_ctx){.a = c->a, .st = c->st, .file = c->config_file, .line = c->config_line, .pkg_dir = step_dir(c),
-                      .repo_root = h ? h->repo_root : NULL, .lim = &cmp_limits};
+                      .repo_root = h ? h->repo_root : NULL, .lim = fn_limits(c)};
     if (h) {
         e->helm = (engine_helm){h->helm_bin, h->path, h->helm_credentials_dir, h->helm_plain_http_registries,
                                 h->helm_verify_prov, h->helm_keyring};
@@ -112,7 +112,7 @@ int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv
 {
     /* parsed while the tool writes: a document that breaks a rule stops the tool there (and nothing of a tool
      * that fails is kept, whatever it wrote before) */
-    load_ctx lc = {.a = c->a, .st = c->st};
+    load_ctx lc = {.a = c->a, .st = c->st, .limits = fn_limits(c)};
     rlist got = {0};
     yaml_stream *ys = load_resources_stream(&lc, c->pkg, "", what, &got);
     int rc = engine_run_tool_sink(fn_engine(c), what, argv, env, cwd, fds, feed_yaml, ys);

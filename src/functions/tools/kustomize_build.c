@@ -92,7 +92,7 @@ void kustomize_build_sources(fn_ctx *c, source_dir_fn add, void *ud)
     add(ud, dir_real);
     /* the operator's switches are the step's to check: here only where the graph leads matters */
     kust_policy pol = {.root = c->host && c->host->repo_root ? c->host->repo_root : pkg_real, .from = pkg_real,
-                       .remote = true, .reached = add, .reached_ud = ud};
+                       .remote = true, .reached = add, .reached_ud = ud, .limits = fn_limits(c)};
     kustomization_check(c->a, c->st, &pol, dir_real);
 }
 
@@ -135,7 +135,7 @@ static int run(fn_ctx *c)
     if (!realpath(step_dir(c), pkg_real) || !realpath(dir, dir_real))
         return fn_fail(c, map_get(data, "path"), "cannot resolve the overlay directory");
     kust_policy pol = {.root = h->repo_root ? h->repo_root : pkg_real, .from = pkg_real, .helm_off = helm_off,
-                       .remote = h->allow_remote_sources == 1};
+                       .remote = h->allow_remote_sources == 1, .limits = fn_limits(c)};
     if (kustomization_check(c->a, c->st, &pol, dir_real) < 0)
         return -1;
 

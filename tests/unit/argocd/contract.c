@@ -273,7 +273,7 @@ static const char *set_yaml(arena *a, strtab *st, const char *json_map)
     node *m = NULL;
     const char *out = NULL;
     diag_reset();
-    if (yaml_load_one(a, st, "params", json_map, strlen(json_map), &m) < 0 || helm_parameters_yaml(a, m, &out) < 0)
+    if (yaml_load_one(a, st, NULL, "params", json_map, strlen(json_map), &m) < 0 || helm_parameters_yaml(a, m, &out) < 0)
         return NULL;
     return out ? out : "";
 }

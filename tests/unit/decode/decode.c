@@ -38,7 +38,7 @@ static const char *decode_refusal(const char *text, const go_struct *t)
     go_reader r = {A, "k.yaml", "kustomize", 0, ""};
     int rc = go_check_text(&r, text, strlen(text));
     if (rc == 0)
-        rc = yaml_load_one_flags(A, ST, "k.yaml", text, strlen(text), YAML_KEEP_MERGE_KEYS, &doc);
+        rc = yaml_load_one_flags(A, ST, NULL, "k.yaml", text, strlen(text), YAML_KEEP_MERGE_KEYS, &doc);
     if (rc == 0)
         rc = go_check_doc(&r, doc, t);
     diag_restore(outer);

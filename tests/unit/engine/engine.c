@@ -17,7 +17,7 @@ TEST(engine_fail_names_the_file_and_the_nodes_line)
     CHECK(strstr(diag_message(), "apps/web/Kptfile:7") && strstr(diag_message(), "chart \"web\" is refused"));
     diag_reset();
     node *doc = NULL;
-    CHECK(yaml_load_one(a, st, "t.yaml", "a: 1\nrepo: x\n", 12, &doc) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "t.yaml", "a: 1\nrepo: x\n", 12, &doc) == 0);
     engine_fail(&e, map_get(doc, "repo"), "repo refused");
     CHECK(strstr(diag_message(), "apps/web/Kptfile:2") != NULL); /* the node's own line wins */
     diag_reset();

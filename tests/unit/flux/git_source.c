@@ -69,13 +69,13 @@ TEST(flux_semver_filter_re2_subset)
         why = flux_re2_subset_problem(refused[i]);
         CHECK(why != NULL);
     }
-    CHECK(flux_semver_filter_match(a, "^1\\.2", "1.2.0") == 1);
-    CHECK(flux_semver_filter_match(a, "rc", "2.0.0-rc.1") == 1); /* unanchored, as Go's MatchString */
-    CHECK(flux_semver_filter_match(a, "^1\\.0", "1.2.0") == 0);
+    CHECK(flux_semver_filter_match(NULL, a, "^1\\.2", "1.2.0") == 1);
+    CHECK(flux_semver_filter_match(NULL, a, "rc", "2.0.0-rc.1") == 1); /* unanchored, as Go's MatchString */
+    CHECK(flux_semver_filter_match(NULL, a, "^1\\.0", "1.2.0") == 0);
     CHECK(flux_semver_filter_problem(a, "(") != NULL);
     diag_detail d;
     diag_detail *outer = diag_capture(&d);
-    CHECK(flux_semver_filter_match(a, "(", "1.2.0") == -1);
+    CHECK(flux_semver_filter_match(NULL, a, "(", "1.2.0") == -1);
     diag_restore(outer);
     CHECK(d.failed && d.unplaced);
     arena_free(a);

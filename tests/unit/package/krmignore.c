@@ -6,7 +6,7 @@
 TEST(krmignore_rules)
 {
     arena *a = arena_new();
-    krmignore *k = krmignore_parse(a, ".krmignore",
+    krmignore *k = krmignore_parse(a, NULL, ".krmignore",
                                    "# c\n.expected\n/top.yaml\ndrafts/\n*.tmp.yaml\n!keep.tmp.yaml\nsub/*.json\n");
     CHECK(krmignore_match(k, ".expected", true));
     CHECK(krmignore_match(k, "x/.expected", true));
@@ -86,7 +86,7 @@ TEST(krmignore_as_kpt_matches)
         {"*[/x]*y", "x/y", false, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        krmignore *k = krmignore_parse(a, ".krmignore", cases[i].patterns);
+        krmignore *k = krmignore_parse(a, NULL, ".krmignore", cases[i].patterns);
         CHECK(k != NULL);
         int m = k ? krmignore_match(k, cases[i].path, cases[i].dir) : -2;
         if (m != cases[i].ignored)
@@ -104,19 +104,19 @@ TEST(krmignore_lines_kpt_cannot_take)
     const char *bad[] = {"a.yaml\n!\n", "/\n", "!/", " ! \n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         diag_reset();
-        CHECK(krmignore_parse(a, ".krmignore", bad[i]) == NULL);
+        CHECK(krmignore_parse(a, NULL, ".krmignore", bad[i]) == NULL);
         CHECK(strstr(diag_message(), "empty pattern") != NULL);
     }
     diag_reset();
-    CHECK(krmignore_parse(a, ".krmignore", "//\n") != NULL);
+    CHECK(krmignore_parse(a, NULL, ".krmignore", "//\n") != NULL);
     char *long_line = arena_alloc(a, 70000);
     memset(long_line, 'q', 65536);
     strcpy(long_line + 65536, "\nb\n");
-    CHECK(krmignore_parse(a, ".krmignore", long_line) == NULL);
+    CHECK(krmignore_parse(a, NULL, ".krmignore", long_line) == NULL);
     CHECK(strstr(diag_message(), ".krmignore:1:") != NULL || strstr(diag_message(), "65536 bytes") != NULL);
     diag_reset();
     long_line[65535] = '\n'; /* 65,535 bytes: kpt takes it */
-    CHECK(krmignore_parse(a, ".krmignore", long_line) != NULL);
+    CHECK(krmignore_parse(a, NULL, ".krmignore", long_line) != NULL);
     arena_free(a);
     diag_reset();
 }

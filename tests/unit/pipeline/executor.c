@@ -39,7 +39,7 @@ static int drop_and_add(fn_ctx *c)
     c->items->v[0] = NULL;
     node *n = NULL;
     const char *y = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: added\n";
-    yaml_load_one(c->a, c->st, "new", y, strlen(y), &n);
+    yaml_load_one(c->a, c->st, NULL, "new", y, strlen(y), &n);
     fn_new_resource(c, n, "added.yaml");
     return 0;
 }
@@ -69,7 +69,7 @@ static void world(struct world *w)
         const char *y = arena_printf(w->a, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  value: v%d\n",
                                      names[i], i);
         node *n = NULL;
-        yaml_load_one(w->a, w->st, "x", y, strlen(y), &n);
+        yaml_load_one(w->a, w->st, NULL, "x", y, strlen(y), &n);
         resource *r = resource_new(w->a, n, &w->pkg, i == 0 ? "cfg.yaml" : arena_printf(w->a, "%s.yaml", names[i]), 0);
         rlist_push(&w->pkg.own, r);
         rlist_push(&w->items, r);

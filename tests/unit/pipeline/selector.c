@@ -9,7 +9,7 @@
 static resource *res(arena *a, strtab *st, const char *yaml)
 {
     node *n = NULL;
-    yaml_load_one(a, st, "t.yaml", yaml, strlen(yaml), &n);
+    yaml_load_one(a, st, NULL, "t.yaml", yaml, strlen(yaml), &n);
     return resource_new(a, n, NULL, "t.yaml", 0);
 }
 
@@ -20,7 +20,7 @@ TEST(selectors_match_exactly_and_by_subset)
     resource *r = res(a, st, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\n"
                              "  labels: {tier: web, team: a}\n");
     node *labels = NULL;
-    yaml_load_one(a, st, "s", "tier: web", 9, &labels);
+    yaml_load_one(a, st, NULL, "s", "tier: web", 9, &labels);
     selector s1 = {.kind = "Deployment"};
     selector s2 = {.api_version = "apps/v1", .name = "web", .namespace = "prod", .labels = labels};
     selector s3 = {.api_version = "apps"};

@@ -53,7 +53,7 @@ static openapi *load_text_max(arena *a, strtab *st, const char *text, size_t max
         return NULL;
     ssize_t w = write(fd, text, strlen(text));
     close(fd);
-    openapi *o = w == (ssize_t)strlen(text) ? openapi_load(a, st, path, max) : NULL;
+    openapi *o = w == (ssize_t)strlen(text) ? openapi_load(a, st, NULL, path, max) : NULL;
     unlink(path);
     return o;
 }
@@ -68,7 +68,7 @@ static const char *check_obj(arena *a, strtab *st, const openapi *o, const char 
                              bool strict)
 {
     node *obj = NULL;
-    if (yaml_load_one(a, st, "obj.yaml", yaml, strlen(yaml), &obj) < 0 || !obj)
+    if (yaml_load_one(a, st, NULL, "obj.yaml", yaml, strlen(yaml), &obj) < 0 || !obj)
         return "(load failed)";
     const node *def = openapi_kind(o, path_str(obj, "apiVersion", NULL), path_str(obj, "kind", NULL));
     if (!def)
@@ -185,9 +185,9 @@ TEST(openapi_ref_bounds)
     got g = {0};
     openapi_opts opt = {.dialect = OPENAPI_KUBECONFORM, .strict = true};
     node *v = NULL;
-    CHECK(yaml_load_one(a, st, "v.yaml", "{a: 1}", 6, &v) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "v.yaml", "{a: 1}", 6, &v) == 0);
     node *loop = NULL;
-    CHECK(yaml_load_one(a, st, "s.yaml", "{$ref: '#/definitions/ex.v1.Loop'}", 34, &loop) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "s.yaml", "{$ref: '#/definitions/ex.v1.Loop'}", 34, &loop) == 0);
     CHECK(openapi_validate(a, o, loop, v, &opt, collect, &g) == 0);
     buf_free(&g.b);
     strtab_release(st);
@@ -206,7 +206,7 @@ TEST(openapi_error_bound)
         buf_puts(&y, "{}, ");
     buf_puts(&y, "]}\n");
     node *obj = NULL;
-    CHECK(yaml_load_one(a, st, "o.yaml", buf_cstr(&y), strlen(buf_cstr(&y)), &obj) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "o.yaml", buf_cstr(&y), strlen(buf_cstr(&y)), &obj) == 0);
     got g = {0};
     openapi_opts opt = {.dialect = OPENAPI_KUBECONFORM, .max_errors = 7};
     CHECK(openapi_validate(a, o, openapi_kind(o, "example.com/v1", "Widget"), obj, &opt, collect, &g) == 7 && g.n == 7);
@@ -220,7 +220,7 @@ TEST(openapi_load_errors)
 {
     arena *a = arena_new();
     strtab *st = strtab_new(a);
-    CHECK(!openapi_load(a, st, "/nonexistent/swagger.json.gz", 1 << 20) && diag_failed());
+    CHECK(!openapi_load(a, st, NULL, "/nonexistent/swagger.json.gz", 1 << 20) && diag_failed());
     diag_reset();
     CHECK(!load_text(a, st, "{\"swagger\": \"2.0\"}") && diag_failed() && strstr(diag_message(), "no definitions map"));
     diag_reset();
@@ -241,7 +241,7 @@ TEST(openapi_kubernetes_document)
              slash ? f : ".");
     arena *a = arena_new();
     strtab *st = strtab_new(a);
-    openapi *o = openapi_load(a, st, path, (size_t)64 << 20);
+    openapi *o = openapi_load(a, st, NULL, path, (size_t)64 << 20);
     CHECK(o);
     CHECK(openapi_kind_count(o) > 100);
     CHECK(openapi_kind(o, "apps/v1", "Deployment") && openapi_kind(o, "v1", "ConfigMap") &&
@@ -281,7 +281,7 @@ TEST(openapi_crd_schema)
                      "      size: {type: integer}\n      color: {type: string, enum: [red, green]}\n"
                      "      port: {x-kubernetes-int-or-string: true}\n      note: {type: string, nullable: true}\n"
                      "      extra: {type: object, x-kubernetes-preserve-unknown-fields: true, properties: {a: {type: string}}}\n";
-    CHECK(yaml_load_one(a, st, "crd.yaml", sy, strlen(sy), &schema) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "crd.yaml", sy, strlen(sy), &schema) == 0);
     struct { const char *obj, *want; } cases[] = {
         {"apiVersion: x/v1\nkind: W\nmetadata: {name: w}\nspec: {size: 1, color: red, port: 80, note: null, extra: {b: 1}}\n", ""},
         {"apiVersion: x/v1\nkind: W\nspec: {port: http}\n", ""},
@@ -294,7 +294,7 @@ TEST(openapi_crd_schema)
     openapi_opts opt = {.dialect = OPENAPI_KUBECONFORM, .strict = true, .crd = true};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         node *obj = NULL;
-        CHECK(yaml_load_one(a, st, "o.yaml", cases[i].obj, strlen(cases[i].obj), &obj) == 0);
+        CHECK(yaml_load_one(a, st, NULL, "o.yaml", cases[i].obj, strlen(cases[i].obj), &obj) == 0);
         got g = {0};
         openapi_validate(a, o, schema, obj, &opt, collect, &g);
         CHECK_STR(g.n ? buf_cstr(&g.b) : "", cases[i].want);
@@ -302,7 +302,7 @@ TEST(openapi_crd_schema)
     }
     opt.dialect = OPENAPI_KUBEVAL;
     node *obj = NULL;
-    CHECK(yaml_load_one(a, st, "o.yaml", "spec: {color: blue}", 19, &obj) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "o.yaml", "spec: {color: blue}", 19, &obj) == 0);
     got g = {0};
     openapi_validate(a, o, schema, obj, &opt, collect, &g);
     CHECK_STR(g.n ? buf_cstr(&g.b) : "", "spec.color: spec.color must be one of the following: \"red\", \"green\"");

@@ -101,13 +101,13 @@ TEST(input_limits_follow_the_memory_budget)
 {
     setenv("CMP_MAX_MEMORY_MB", "240", 1);
     int rc = host_limits_from_env();
-    size_t total = cmp_limits.max_total_bytes, file = cmp_limits.max_file_bytes, budget = cmp_limits.max_memory_bytes;
+    size_t total = host_limits()->max_total_bytes, file = host_limits()->max_file_bytes, budget = host_limits()->max_memory_bytes;
     setenv("CMP_MAX_MEMORY_MB", "24000", 1);
     host_limits_from_env();
-    size_t big_file = cmp_limits.max_file_bytes, big_total = cmp_limits.max_total_bytes;
+    size_t big_file = host_limits()->max_file_bytes, big_total = host_limits()->max_total_bytes;
     setenv("CMP_MAX_TOTAL_BYTES", "1G", 1); /* a value that is set wins */
     host_limits_from_env();
-    size_t set_total = cmp_limits.max_total_bytes;
+    size_t set_total = host_limits()->max_total_bytes;
     setenv("CMP_MAX_MEMORY_MB", "0", 1);
     int zero = host_limits_from_env();
     unsetenv("CMP_MAX_MEMORY_MB");

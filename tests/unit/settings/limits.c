@@ -48,8 +48,7 @@ static const char *const vars[] = {"CMP_MAX_FILE_BYTES", "CMP_MAX_TOTAL_BYTES", 
 
 TEST(limits_from_env_names_the_variable_of_an_invalid_value)
 {
-    limits saved = cmp_limits;
-    load_limits ysaved = yaml_limits;
+    limits saved = *host_limits();
     for (const char *const *v = vars; *v; v++) {
         const char *values[] = {"abc", "-1", "0", "10x", "99999999999999999999999", NULL};
         for (const char **x = values; *x; x++) {
@@ -60,37 +59,30 @@ TEST(limits_from_env_names_the_variable_of_an_invalid_value)
             CHECK(rc < 0);
             CHECK(strstr(diag_message(), *v) != NULL);
             CHECK(strstr(diag_message(), "must be a whole number") != NULL);
-            CHECK(cmp_limits.max_file_bytes == saved.max_file_bytes);
-            CHECK(cmp_limits.child_timeout_s == saved.child_timeout_s);
+            CHECK(host_limits()->max_file_bytes == saved.max_file_bytes);
+            CHECK(host_limits()->child_timeout_s == saved.child_timeout_s);
+            CHECK(host_limits()->yaml.max_depth == saved.yaml.max_depth);
         }
     }
     diag_reset();
-    cmp_limits = saved;
-    yaml_limits = ysaved;
 }
 
 TEST(limits_from_env_sets_each_limit_and_empty_is_unset)
 {
-    limits saved = cmp_limits;
-    load_limits ysaved = yaml_limits;
+    limits saved = *host_limits();
     for (const char *const *v = vars; *v; v++)
         setenv(*v, "7", 1);
     int rc = host_limits_from_env();
-    limits got = cmp_limits;
-    load_limits ygot = yaml_limits;
-    cmp_limits = saved;
-    yaml_limits = ysaved;
+    limits got = *host_limits();
     for (const char *const *v = vars; *v; v++)
         setenv(*v, "", 1);
     int rc_empty = host_limits_from_env();
-    limits empty = cmp_limits;
+    limits empty = *host_limits();
     for (const char *const *v = vars; *v; v++)
         unsetenv(*v);
-    cmp_limits = saved;
-    yaml_limits = ysaved;
     CHECK(rc == 0);
     CHECK(got.max_file_bytes == 7 && got.max_total_bytes == 7 && got.max_output_bytes == 7 && got.max_objects == 7);
-    CHECK(got.child_timeout_s == 7 && ygot.max_depth == 7 && ygot.max_alias_nodes == 7);
+    CHECK(got.child_timeout_s == 7 && got.yaml.max_depth == 7 && got.yaml.max_alias_nodes == 7);
     CHECK(rc_empty == 0);
     /* the input limits' defaults follow from the memory budget (this machine's container, or 192 MB) */
     size_t total = host_total_bytes_default(empty.max_memory_bytes);

@@ -71,7 +71,7 @@ TEST(memory_budget_reserves_for_libfyaml_during_a_parse)
     strtab *st = strtab_new(a);
     node *root = NULL;
     size_t before = mem_used(), peak_before = mem_peak();
-    int rc = yaml_load_one(a, st, "t.yaml", text, n, &root);
+    int rc = yaml_load_one(a, st, NULL, "t.yaml", text, n, &root);
     size_t peak = mem_peak();
     strtab_release(st);
     arena_free(a);
@@ -92,7 +92,7 @@ TEST(memory_budget_counts_pcre2)
     char s[20000];
     memset(s, 'a', sizeof s); /* no x: every way of matching the a's is tried, deep in backtracking frames */
     size_t peak_before = mem_peak();
-    int rc = regex_search(re, md, s, sizeof s);
+    int rc = regex_search(NULL, re, md, s, sizeof s);
     size_t peak = mem_peak();
     pcre2_match_data_free(md);
     pcre2_code_free(re);

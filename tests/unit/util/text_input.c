@@ -178,8 +178,8 @@ TEST(read_text_file_reads_a_file_of_exactly_the_limit)
     CHECK(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof path, "%s/f.yaml", dir);
-    limits saved = cmp_limits;
-    cmp_limits.max_file_bytes = 4096;
+    limits lim = limits_default;
+    lim.max_file_bytes = 4096;
     char *text = malloc(4097);
     memset(text, 'a', 4097);
     for (size_t i = 63; i < 4097; i += 64)
@@ -187,15 +187,14 @@ TEST(read_text_file_reads_a_file_of_exactly_the_limit)
     char *data = NULL;
     size_t len = 0;
     diag_reset();
-    int ok = write_file(path, text, 4096) == 0 && read_text_file(path, "f.yaml", &data, &len) == 0 && len == 4096 &&
+    int ok = write_file(path, text, 4096) == 0 && read_text_file(&lim, path, "f.yaml", &data, &len) == 0 && len == 4096 &&
              memcmp(data, text, 4096) == 0 && data[4096] == 0;
     free(data);
     data = NULL;
-    int over = write_file(path, text, 4097) == 0 && read_text_file(path, "f.yaml", &data, &len) < 0 && !data;
-    int empty = write_file(path, "", 0) == 0 && read_text_file(path, "f.yaml", &data, &len) == 0 && len == 0 && data &&
+    int over = write_file(path, text, 4097) == 0 && read_text_file(&lim, path, "f.yaml", &data, &len) < 0 && !data;
+    int empty = write_file(path, "", 0) == 0 && read_text_file(&lim, path, "f.yaml", &data, &len) == 0 && len == 0 && data &&
                 data[0] == 0;
     free(data);
-    cmp_limits = saved;
     diag_reset();
     free(text);
     unlink(path);

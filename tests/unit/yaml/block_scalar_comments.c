@@ -96,7 +96,7 @@ TEST(block_scalar_header_comment_round_trips)
         const struct case_ *c = &cases[i];
         node *root = NULL;
         diag_reset();
-        CHECK(yaml_load_one(A, ST, "t.yaml", c->src, strlen(c->src), &root) == 0 && root);
+        CHECK(yaml_load_one(A, ST, NULL, "t.yaml", c->src, strlen(c->src), &root) == 0 && root);
         if (c->comment)
             CHECK_STR(value_comment(root), c->comment);
         else if (node_kind(root) != N_SEQ || node_kind(seq_item(root, 0)) == N_SCALAR)
@@ -115,7 +115,7 @@ TEST(block_scalar_header_comment_round_trips)
                 return;
             }
             node *back = NULL;
-            CHECK(yaml_load_one(A, ST, "t.yaml", text, strlen(text), &back) == 0 && back);
+            CHECK(yaml_load_one(A, ST, NULL, "t.yaml", text, strlen(text), &back) == 0 && back);
             CHECK(node_equal(root, back));
             if (c->comment)
                 CHECK_STR(value_comment(back), c->comment);
@@ -131,7 +131,7 @@ TEST(block_scalar_header_comment_in_a_nested_item)
     const char *src = "- - | # c\n    x\n";
     node *root = NULL;
     diag_reset();
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &root) == 0 && root);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &root) == 0 && root);
     CHECK_STR(node_comment(seq_item(seq_item(root, 0), 0)), "c");
 }
 
@@ -142,7 +142,7 @@ TEST(block_scalar_header_comment_not_written_without_comments)
     const char *src = "k: a\n\n  b # c\nl: | # d\n  x\nm: > # e\n  y\n";
     node *root = NULL;
     diag_reset();
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &root) == 0 && root);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &root) == 0 && root);
     CHECK_STR(emitted(root, false, false), "k: |-\n  a\n  b\nl: |\n  x\nm: |\n  y\n");
     CHECK_STR(emitted(root, true, false), "k: a\n\n  b\nl: |\n  x\nm: >\n  y\n");
 }

@@ -14,7 +14,7 @@ static const char *message(const char *text)
     strtab *st = strtab_new(a);
     node *n = NULL;
     diag_reset();
-    int rc = yaml_load_one(a, st, "dup.yaml", text, strlen(text), &n);
+    int rc = yaml_load_one(a, st, NULL, "dup.yaml", text, strlen(text), &n);
     static char msg[512];
     snprintf(msg, sizeof msg, "%s", rc < 0 ? diag_message() : "(loaded)");
     strtab_release(st);

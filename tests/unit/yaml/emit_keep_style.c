@@ -114,18 +114,18 @@ TEST(in_place_keeps_the_source_layout_of_untouched_scalars)
         const char *src = kept[i].src, *want = kept[i].want ? kept[i].want : src;
         node *root = NULL, *back = NULL;
         diag_reset();
-        CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &root) == 0 && root);
+        CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &root) == 0 && root);
         const char *text = emitted(root, true);
         CHECK_STR(text, want);
         if (!strchr(src, '*')) /* (libyaml gives an alias as an alias) */
             check_reads_back(__LINE__, src, text);
         if (test_failed_now)
             return;
-        CHECK(yaml_load_one(A, ST, "t.yaml", text, strlen(text), &back) == 0 && back);
+        CHECK(yaml_load_one(A, ST, NULL, "t.yaml", text, strlen(text), &back) == 0 && back);
         CHECK(same_styles(root, back));
         /* the Argo CD stream keeps its one way of writing */
         node *again = NULL;
-        CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &again) == 0 && again);
+        CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &again) == 0 && again);
         CHECK(!strcmp(emitted(again, false), emitted(again, false)));
     }
 }
@@ -136,7 +136,7 @@ TEST(in_place_layouts_that_do_not_read_back_the_same_are_not_kept)
     for (int i = 0; not_kept[i]; i++) {
         node *root = NULL, *back = NULL;
         diag_reset();
-        CHECK(yaml_load_one(A, ST, "t.yaml", not_kept[i], strlen(not_kept[i]), &root) == 0 && root);
+        CHECK(yaml_load_one(A, ST, NULL, "t.yaml", not_kept[i], strlen(not_kept[i]), &root) == 0 && root);
         const char *text = emitted(root, true);
         CHECK_STR(text, emitted(root, false));
         /* (a source with NEL reads differently to the two readers already: only the value ours reads counts) */
@@ -144,7 +144,7 @@ TEST(in_place_layouts_that_do_not_read_back_the_same_are_not_kept)
             check_reads_back(__LINE__, not_kept[i], text);
         if (test_failed_now)
             return;
-        CHECK(yaml_load_one(A, ST, "t.yaml", text, strlen(text), &back) == 0 && back && node_equal(root, back));
+        CHECK(yaml_load_one(A, ST, NULL, "t.yaml", text, strlen(text), &back) == 0 && back && node_equal(root, back));
     }
 }
 
@@ -156,7 +156,7 @@ TEST(in_place_changed_scalars_get_the_emitters_choice)
                       "e: |+\n  kept\nf: same\n  text\n";
     node *root = NULL;
     diag_reset();
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &root) == 0 && root);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &root) == 0 && root);
     CHECK(scalar_set(A, map_val(root, 0), "new", 3, SCALAR_AS_WRITTEN));
     CHECK(scalar_set(A, map_val(root, 1), "new b", 5, SCALAR_AS_WRITTEN));
     CHECK(scalar_set(A, map_val(root, 2), "new c", 5, SCALAR_KEEP_TYPE));

@@ -66,7 +66,7 @@ TEST(line_separators_read_back_the_same_in_yaml11_and_yaml12)
             }
             node *back = NULL;
             diag_reset();
-            if (yaml_load_one(A, ST, "t.yaml", text, strlen(text), &back) < 0 || !back || node_len(back) != 2 ||
+            if (yaml_load_one(A, ST, NULL, "t.yaml", text, strlen(text), &back) < 0 || !back || node_len(back) != 2 ||
                 strcmp(scalar(map_val(back, 0)), v) || strcmp(scalar(map_key(back, 1)), v)) {
                 fail_with(__LINE__, "our loader (YAML 1.2) reads another value", v, text);
                 return;
@@ -84,7 +84,7 @@ TEST(line_separators_never_end_a_comment)
                                        seps[i]);
         node *root = NULL;
         diag_reset();
-        CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &root) == 0 && root && node_len(root) == 3);
+        CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &root) == 0 && root && node_len(root) == 3);
         const char *text = emitted(root);
         const char *got[16];
         int n = libyaml_scalars(A, text, got, 16);

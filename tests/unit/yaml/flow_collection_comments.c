@@ -12,7 +12,7 @@
 static node *load(const char *text)
 {
     node *n = NULL;
-    return yaml_load_one(A, ST, "t.yaml", text, strlen(text), &n) < 0 ? NULL : n;
+    return yaml_load_one(A, ST, NULL, "t.yaml", text, strlen(text), &n) < 0 ? NULL : n;
 }
 
 static const char *emit(const node *n)

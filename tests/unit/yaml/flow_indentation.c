@@ -59,7 +59,7 @@ TEST(flow_indentation_ends_and_entries_anywhere_are_read)
         const struct case_ *c = &read[i];
         node *root = NULL;
         diag_reset();
-        if (yaml_load_one(A, ST, "t.yaml", c->src, strlen(c->src), &root) < 0 || !root) {
+        if (yaml_load_one(A, ST, NULL, "t.yaml", c->src, strlen(c->src), &root) < 0 || !root) {
             test_fail(__FILE__, __LINE__, arena_printf(A, "refused %s: %s", c->src, diag_message()));
             return;
         }
@@ -95,7 +95,7 @@ TEST(flow_indentation_what_yaml_v3_refuses_stays_refused)
         node *root = NULL;
         diag_reset();
         CHECK(libyaml_values(A, refused[i]) == NULL); /* libyaml refuses it too */
-        if (yaml_load_one(A, ST, "t.yaml", refused[i], strlen(refused[i]), &root) == 0) {
+        if (yaml_load_one(A, ST, NULL, "t.yaml", refused[i], strlen(refused[i]), &root) == 0) {
             test_fail(__FILE__, __LINE__, arena_printf(A, "read %s", refused[i]));
             return;
         }
@@ -109,13 +109,13 @@ TEST(flow_indentation_keeps_the_file_lines)
 {
     const char *src = "spec:\n  args: [\n    a\n]\n  next: 1\n";
     node *root = NULL;
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &root) == 0 && root);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &root) == 0 && root);
     const node *spec = map_get(root, "spec");
     CHECK(map_key_line(spec, 1) == 5);
     CHECK(node_line(seq_item(map_get(spec, "args"), 0)) == 3);
     diag_reset();
     const char *bad = "spec:\n  args: [\n    a\n]\n  next: 1\n  next: 2\n";
-    CHECK(yaml_load_one(A, ST, "t.yaml", bad, strlen(bad), &root) < 0);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", bad, strlen(bad), &root) < 0);
     CHECK(strstr(diag_message(), "t.yaml:6:"));
     diag_reset();
 }

@@ -66,7 +66,7 @@ TEST(flow_collection_with_null_stays_flow)
         const struct case_ *c = &cases[i];
         node *root = NULL;
         diag_reset();
-        CHECK(yaml_load_one(A, ST, "t.yaml", c->src, strlen(c->src), &root) == 0 && root);
+        CHECK(yaml_load_one(A, ST, NULL, "t.yaml", c->src, strlen(c->src), &root) == 0 && root);
         const char *values = libyaml_values(A, c->src);
         CHECK(values);
         for (int in_place = 0; in_place < 2; in_place++) {
@@ -79,7 +79,7 @@ TEST(flow_collection_with_null_stays_flow)
                 return;
             }
             node *again = NULL;
-            CHECK(yaml_load_one(A, ST, "t.yaml", text, strlen(text), &again) == 0 && again);
+            CHECK(yaml_load_one(A, ST, NULL, "t.yaml", text, strlen(text), &again) == 0 && again);
             CHECK_STR(json(again), json(root));
             CHECK_STR(emitted(again, in_place), text);
         }
@@ -91,7 +91,7 @@ TEST(flow_collection_with_a_made_null)
 {
     node *root = NULL;
     const char *src = "k: [a]\nm: {a: 1}\n";
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &root) == 0 && root);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &root) == 0 && root);
     seq_append(A, map_get(root, "k"), node_scalar(A, "", 0, ST_PLAIN));
     map_set(A, map_get(root, "m"), "b", node_scalar(A, "", 0, ST_PLAIN));
     CHECK_STR(emitted(root, true), "k: [a, null]\nm: {a: 1, b: }\n");

@@ -31,7 +31,7 @@ static const char *emitted(const char *src, bool in_place, bool comments)
 {
     struct docs d = {.o = {.comments = comments, .documents = in_place, .keep_style = in_place}};
     diag_reset();
-    int rc = yaml_load(A, ST, "t.yaml", src, strlen(src), emit_doc, &d);
+    int rc = yaml_load(A, ST, NULL, "t.yaml", src, strlen(src), emit_doc, &d);
     const char *s = rc < 0 ? NULL : arena_strndup(A, d.b.data ? d.b.data : "", d.b.len);
     buf_free(&d.b);
     return s;
@@ -102,23 +102,23 @@ TEST(flow_root_foot_holds_its_lines)
 {
     node *n = NULL;
     const char *src = "{a: 1} # c\n# d\n";
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &n) == 0 && n);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &n) == 0 && n);
     CHECK_STR(node_foot(n), "# c\n# d");
     CHECK(!node_comment(n));
     src = "# h\n[1]\n# d\n";
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &n) == 0 && n);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &n) == 0 && n);
     CHECK_STR(node_foot(n), "\n# d"); /* (nothing on the closing line) */
     CHECK_STR(node_head(seq_item(n, 0)), "# h"); /* (where a block root's goes: its first entry) */
     CHECK(!node_head(n));
     src = "# h\n{a: 1}\n";
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &n) == 0 && n);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &n) == 0 && n);
     CHECK_STR(node_head(map_key(n, 0)), "# h");
     src = "# h\n{}\n";
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &n) == 0 && n);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &n) == 0 && n);
     CHECK_STR(node_head(n), "# h");
     /* none: nothing kept */
     src = "{a: 1}\n\n";
-    CHECK(yaml_load_one(A, ST, "t.yaml", src, strlen(src), &n) == 0 && n);
+    CHECK(yaml_load_one(A, ST, NULL, "t.yaml", src, strlen(src), &n) == 0 && n);
     CHECK(!node_foot(n) && !node_head(n));
 }
 
@@ -128,7 +128,7 @@ TEST(flow_root_comments_restyled_by_a_program)
     const char *want[] = {"a: 1\n# c\n# d\n", "a: 1\n# d\n", "# h\n- 1\n", "# h\na: 1\n"};
     for (int i = 0; i < 4; i++) {
         node *n = NULL;
-        CHECK(yaml_load_one(A, ST, "t.yaml", srcs[i], strlen(srcs[i]), &n) == 0 && n);
+        CHECK(yaml_load_one(A, ST, NULL, "t.yaml", srcs[i], strlen(srcs[i]), &n) == 0 && n);
         node_set_style(n, ST_BLOCK);
         buf b = {0};
         emit_opts o = {.comments = true};

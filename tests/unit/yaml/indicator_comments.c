@@ -30,7 +30,7 @@ static struct docs loaded(const char *src)
 {
     struct docs d = {0};
     diag_reset();
-    if (yaml_load(A, ST, "t.yaml", src, strlen(src), take_doc, &d) < 0)
+    if (yaml_load(A, ST, NULL, "t.yaml", src, strlen(src), take_doc, &d) < 0)
         d.n = -1;
     return d;
 }

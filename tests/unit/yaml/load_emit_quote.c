@@ -13,13 +13,18 @@ static void setup(void)
 {
 }
 
-static node *parse(const char *text)
+static node *parse_limited(const char *text, const load_limits *lim)
 {
     setup();
     node *n = NULL;
-    if (yaml_load_one(A, ST, "test.yaml", text, strlen(text), &n) < 0)
+    if (yaml_load_one(A, ST, lim, "test.yaml", text, strlen(text), &n) < 0)
         return NULL;
     return n;
+}
+
+static node *parse(const char *text)
+{
+    return parse_limited(text, NULL);
 }
 
 static const char *roundtrip(const char *text, bool wide)
@@ -112,15 +117,14 @@ TEST(anchors_are_copied_and_merge_keys_applied)
 
 TEST(alias_bomb_is_stopped)
 {
-    uint64_t saved = yaml_limits.max_alias_nodes;
-    yaml_limits.max_alias_nodes = 10000;
+    load_limits lim = limits_default.yaml;
+    lim.max_alias_nodes = 10000;
     const char *bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
                        "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
                        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
                        "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
                        "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n";
-    node *n = parse(bomb);
-    yaml_limits.max_alias_nodes = saved;
+    node *n = parse_limited(bomb, &lim);
     CHECK(n == NULL);
     CHECK(strstr(diag_message(), "max-alias-nodes"));
 }
@@ -148,7 +152,7 @@ TEST(empty_documents_are_skipped)
     setup();
     const char *text = "---\n---\n# nothing\n---\na: 1\n---\n~\n---\nb: 2\n";
     uint32_t last = 99; /* indexes count only the non-empty documents */
-    CHECK(yaml_load(A, ST, "t", text, strlen(text), take, &last) == 0);
+    CHECK(yaml_load(A, ST, NULL, "t", text, strlen(text), take, &last) == 0);
     CHECK(last == 1);
 }
 
@@ -449,7 +453,7 @@ TEST(comments_attach_where_the_structure_says)
 {
     setup();
     struct docs d = {0};
-    CHECK(yaml_load(A, ST, "t", comments_text, strlen(comments_text), take_docs, &d) == 0);
+    CHECK(yaml_load(A, ST, NULL, "t", comments_text, strlen(comments_text), take_docs, &d) == 0);
     CHECK(d.n == 2);
     node *r = d.v[0], *list = path_get(r, "data", "list", NULL);
     CHECK_STR(node_head(map_key(r, 0)), "# top");
@@ -473,14 +477,14 @@ TEST(comments_round_trip_in_place_and_stay_out_of_the_stream)
 {
     setup();
     struct docs d = {0};
-    CHECK(yaml_load(A, ST, "t", comments_text, strlen(comments_text), take_docs, &d) == 0);
+    CHECK(yaml_load(A, ST, NULL, "t", comments_text, strlen(comments_text), take_docs, &d) == 0);
     CHECK_STR(stream(&d, true), comments_text);
     const char *rendered = stream(&d, false);
     CHECK(!strstr(rendered, "comment-only") && !strstr(rendered, "comment only"));
     CHECK(strstr(rendered, "# end of doc\n---\nitems:\n") != NULL);
     /* load -> emit -> load: the same comments, so the same text again */
     struct docs back = {0};
-    CHECK(yaml_load(A, ST, "t", rendered, strlen(rendered), take_docs, &back) == 0);
+    CHECK(yaml_load(A, ST, NULL, "t", rendered, strlen(rendered), take_docs, &back) == 0);
     CHECK_STR(stream(&back, false), rendered);
 }
 
@@ -489,7 +493,7 @@ TEST(stream_comments_before_a_document_start)
     setup();
     const char *in = "# license\n---\na: 1\n---\n# one\n\n# more\n---\n---\n# two\n---\nb: 2\n";
     struct docs d = {0};
-    CHECK(yaml_load(A, ST, "t", in, strlen(in), take_docs, &d) == 0);
+    CHECK(yaml_load(A, ST, NULL, "t", in, strlen(in), take_docs, &d) == 0);
     CHECK(d.n == 2);
     /* the empty document between them goes; the rest comes back as it was */
     CHECK_STR(stream(&d, true), "# license\n---\na: 1\n---\n# one\n\n# more\n---\n# two\n---\nb: 2\n");

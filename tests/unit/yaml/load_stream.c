@@ -26,7 +26,7 @@ static char *trace_whole(const char *text, size_t len)
     strtab *st = strtab_new(a);
     buf b = {0};
     diag_reset();
-    if (yaml_load(a, st, "out", text, len, record, &b) < 0)
+    if (yaml_load(a, st, NULL, "out", text, len, record, &b) < 0)
         buf_printf(&b, "ERROR %s\n", diag_message());
     diag_reset();
     strtab_release(st);
@@ -41,10 +41,9 @@ static char *trace_stream(const char *text, size_t len, size_t step, size_t piec
     arena *a = arena_new();
     strtab *st = strtab_new(a);
     buf b = {0};
-    size_t saved = yaml_stream_piece_bytes;
-    yaml_stream_piece_bytes = piece;
     diag_reset();
-    yaml_stream *s = yaml_stream_new(a, st, "out", record, &b);
+    yaml_stream *s = yaml_stream_new(a, st, NULL, "out", record, &b);
+    yaml_stream_piece_bytes(s, piece);
     int rc = 0;
     for (size_t at = 0; rc == 0 && at < len;) {
         size_t n = step && step < len - at ? step : len - at;
@@ -56,7 +55,6 @@ static char *trace_stream(const char *text, size_t len, size_t step, size_t piec
     if (rc < 0)
         buf_printf(&b, "ERROR %s\n", diag_message());
     yaml_stream_free(s);
-    yaml_stream_piece_bytes = saved;
     diag_reset();
     strtab_release(st);
     arena_free(a);
@@ -217,7 +215,7 @@ TEST(stream_parses_while_it_is_fed)
     arena *a = arena_new();
     strtab *st = strtab_new(a);
     docs_seen = 0;
-    yaml_stream *s = yaml_stream_new(a, st, "out", count_doc, NULL);
+    yaml_stream *s = yaml_stream_new(a, st, NULL, "out", count_doc, NULL);
     static const char doc[] = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n";
     size_t fed = 0;
     while (fed < 1024 * 1024) { /* 1 MiB of output: documents arrive long before the end */
@@ -244,10 +242,9 @@ TEST(stream_stops_when_the_callback_refuses)
     arena *a = arena_new();
     strtab *st = strtab_new(a);
     docs_seen = 0;
-    size_t saved = yaml_stream_piece_bytes;
-    yaml_stream_piece_bytes = 1;
     diag_reset();
-    yaml_stream *s = yaml_stream_new(a, st, "out", refuse_third, NULL);
+    yaml_stream *s = yaml_stream_new(a, st, NULL, "out", refuse_third, NULL);
+    yaml_stream_piece_bytes(s, 1);
     int rc = 0;
     for (int i = 0; i < 10 && rc == 0; i++)
         rc = yaml_stream_feed(s, "---\na: 1\n", 9);
@@ -256,7 +253,6 @@ TEST(stream_stops_when_the_callback_refuses)
     CHECK_STR(diag_message(), "out:6: too many");
     CHECK(yaml_stream_feed(s, "---\na: 1\n", 9) < 0 && yaml_stream_end(s) < 0 && docs_seen == 3);
     yaml_stream_free(s);
-    yaml_stream_piece_bytes = saved;
     diag_reset();
     strtab_release(st);
     arena_free(a);

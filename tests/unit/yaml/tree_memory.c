@@ -26,7 +26,7 @@ TEST(grown_arrays_are_reused_for_nodes_without_losing_entries)
     strtab *st = strtab_new(a);
     node *root = NULL;
     const char *text = "a: {x: 1}\nb: [1]\nc: {}\n";
-    CHECK(yaml_load_one(a, st, "t.yaml", text, strlen(text), &root) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "t.yaml", text, strlen(text), &root) == 0);
     node *ma = map_get(root, "a"), *sb = map_get(root, "b"), *mc = map_get(root, "c");
     char k[32];
     for (int i = 0; i < 100; i++) {
@@ -86,8 +86,8 @@ TEST(shared_stamp_nodes_leave_existing_keys_their_own)
     strtab *st = strtab_new(a);
     node *one = NULL, *two = NULL;
     const char *t1 = "metadata:\n  annotations:\n    x/app: old # kept\n", *t2 = "metadata:\n  annotations:\n    y: z\n";
-    CHECK(yaml_load_one(a, st, "1.yaml", t1, strlen(t1), &one) == 0);
-    CHECK(yaml_load_one(a, st, "2.yaml", t2, strlen(t2), &two) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "1.yaml", t1, strlen(t1), &one) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "2.yaml", t2, strlen(t2), &two) == 0);
     node *key = node_scalar(a, "x/app", 5, ST_PLAIN), *val = node_str_ref(a, "new");
     node *a1 = path_get(one, "metadata", "annotations", NULL), *a2 = path_get(two, "metadata", "annotations", NULL);
     map_set_shared(a, a1, key, val);

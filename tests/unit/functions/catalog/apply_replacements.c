@@ -26,7 +26,7 @@ static int fx_run_pinned(struct fx *f, int maj, int min, int pat, const char *re
     node *cfg = NULL;
     const char *text = replacements ? arena_printf(f->a, HEAD "replacements:\n%s", replacements) : NULL;
     if (text)
-        yaml_load_one(f->a, f->st, "replacements.yaml", text, strlen(text), &cfg);
+        yaml_load_one(f->a, f->st, NULL, "replacements.yaml", text, strlen(text), &cfg);
     fn_ctx c = {.a = f->a, .st = f->st, .items = &f->items, .config = cfg, .config_file = "replacements.yaml",
                 .results = &f->results, .version = {true, maj, min, pat}};
     return fn_lookup("apply-replacements")->run(&c);
@@ -650,7 +650,7 @@ TEST(fieldpath_get_reads_one_value_exactly)
     strtab *st = strtab_new(a);
     const char *y = "list:\n- name: app-x\n  v: 1\n- name: app\n  v: 2\nscalars: [a, b, c]\nnull_here:\n";
     node *root;
-    CHECK(yaml_load_one(a, st, "t", y, strlen(y), &root) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "t", y, strlen(y), &root) == 0);
     fieldpath fp;
     node *out;
     CHECK(fieldpath_parse(a, "list.[name=app].v", false, &fp) == 0);
@@ -675,7 +675,7 @@ TEST(fieldpath_find_creates_in_null_values)
     strtab *st = strtab_new(a);
     const char *y = "spec:\nitems: ~\n";
     node *root;
-    CHECK(yaml_load_one(a, st, "t", y, strlen(y), &root) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "t", y, strlen(y), &root) == 0);
     fieldpath fp;
     nodelist found = {0};
     CHECK(fieldpath_parse(a, "spec.a.b", true, &fp) == 0);
@@ -699,7 +699,7 @@ TEST(label_selector_forms)
     strtab *st = strtab_new(a);
     const char *y = "app: web\ntier: front\nrelease: \"3\"\n";
     node *labels;
-    CHECK(yaml_load_one(a, st, "t", y, strlen(y), &labels) == 0);
+    CHECK(yaml_load_one(a, st, NULL, "t", y, strlen(y), &labels) == 0);
     static const struct {
         const char *sel;
         bool match;

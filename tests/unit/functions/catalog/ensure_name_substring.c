@@ -36,7 +36,7 @@ static void setup(fixture *f, const char *yaml)
     f->path = "resources.yaml";
     diag_reset();
     if (yaml)
-        yaml_load(f->a, f->st, "resources.yaml", yaml, strlen(yaml), add_doc, f);
+        yaml_load(f->a, f->st, NULL, "resources.yaml", yaml, strlen(yaml), add_doc, f);
 }
 
 static void teardown(fixture *f)
@@ -50,7 +50,7 @@ static void teardown(fixture *f)
 static node *parse(fixture *f, const char *yaml)
 {
     node *n = NULL;
-    yaml_load_one(f->a, f->st, "fn-config.yaml", yaml, strlen(yaml), &n);
+    yaml_load_one(f->a, f->st, NULL, "fn-config.yaml", yaml, strlen(yaml), &n);
     return n;
 }
 

@@ -28,7 +28,7 @@ static int fx_run_pinned(struct fx *f, int maj, int min, int pat, const char *da
     node *cfg = NULL;
     if (data) {
         const char *text = arena_printf(f->a, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n%s", data);
-        yaml_load_one(f->a, f->st, "fn-config.yaml", text, strlen(text), &cfg);
+        yaml_load_one(f->a, f->st, NULL, "fn-config.yaml", text, strlen(text), &cfg);
     }
     fn_ctx c = {.a = f->a, .st = f->st, .items = &f->items, .config = cfg, .config_file = "fn-config.yaml",
                 .results = &f->results, .version = {true, maj, min, pat}};

@@ -14,7 +14,7 @@ static int run_at(struct fx *f, const char *fn, const char *config, bool pinned,
 {
     node *cfg = NULL;
     if (config)
-        yaml_load_one(f->a, f->st, "fn-config.yaml", config, strlen(config), &cfg);
+        yaml_load_one(f->a, f->st, NULL, "fn-config.yaml", config, strlen(config), &cfg);
     fn_ctx c = {.a = f->a, .st = f->st, .items = &f->items, .config = cfg, .config_file = "fn-config.yaml",
                 .results = &f->results, .version = {pinned, major, minor, patch}};
     return fn_lookup(fn)->run(&c);

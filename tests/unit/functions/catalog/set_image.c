@@ -246,7 +246,7 @@ static int fx_run_pinned(struct fx *f, const char *config, int major, int minor,
 {
     node *cfg = NULL;
     if (config)
-        yaml_load_one(f->a, f->st, "fn-config.yaml", config, strlen(config), &cfg);
+        yaml_load_one(f->a, f->st, NULL, "fn-config.yaml", config, strlen(config), &cfg);
     fn_ctx c = {.a = f->a, .st = f->st, .items = &f->items, .config = cfg, .config_file = "fn-config.yaml",
                 .results = &f->results, .version = {true, major, minor, patch}};
     return fn_lookup("set-image")->run(&c);

@@ -30,7 +30,7 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
 static void add_file(struct env *e, const char *path, const char *yaml)
 {
     e->path = path;
-    yaml_load(e->a, e->st, path, yaml, strlen(yaml), take_doc, e);
+    yaml_load(e->a, e->st, NULL, path, yaml, strlen(yaml), take_doc, e);
 }
 
 /* items: documents of resources.yaml; config: the functionConfig text, or NULL for none. */
@@ -43,7 +43,7 @@ static void env_init(struct env *e, const char *items, const char *config)
         add_file(e, "resources.yaml", items);
     node *cfg = NULL;
     if (config)
-        yaml_load_one(e->a, e->st, "fn-config.yaml", config, strlen(config), &cfg);
+        yaml_load_one(e->a, e->st, NULL, "fn-config.yaml", config, strlen(config), &cfg);
     e->c = (fn_ctx){.a = e->a, .st = e->st, .items = &e->items, .config = cfg, .config_file = "fn-config.yaml",
                     .results = &e->results};
 }
@@ -206,7 +206,7 @@ TEST(apply_setters_empty_value_gives_an_empty_flow_list)
     e.c.config = NULL;
     node *cfg = NULL;
     const char *y = "kind: ConfigMap\ndata:\n  env: \"- c\"\n";
-    yaml_load_one(e.a, e.st, "c", y, strlen(y), &cfg);
+    yaml_load_one(e.a, e.st, NULL, "c", y, strlen(y), &cfg);
     e.c.config = cfg;
     CHECK(fn_apply_setters.run(&e.c) == 0);
     CHECK_STR(emit_items(&e), "kind: X\nenv: # kpt-set: ${env}\n  - c\n");

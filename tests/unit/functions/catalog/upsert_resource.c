@@ -31,7 +31,7 @@ static int add_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq_
 static void load(fixture *f, const char *path, const char *yaml)
 {
     f->path = path;
-    yaml_load(f->a, f->st, path, yaml, strlen(yaml), add_doc, f);
+    yaml_load(f->a, f->st, NULL, path, yaml, strlen(yaml), add_doc, f);
 }
 
 static void setup(fixture *f)
@@ -56,7 +56,7 @@ static int run_with(fixture *f, const char *config_yaml)
 {
     node *cfg = NULL;
     if (config_yaml)
-        yaml_load_one(f->a, f->st, "fn-config.yaml", config_yaml, strlen(config_yaml), &cfg);
+        yaml_load_one(f->a, f->st, NULL, "fn-config.yaml", config_yaml, strlen(config_yaml), &cfg);
     fn_ctx c = {.a = f->a, .st = f->st, .items = &f->items, .config = cfg, .config_file = "fn-config.yaml",
                 .pkg = &f->pkg, .results = &f->results};
     int rc = fn_lookup("upsert-resource")->run(&c);
