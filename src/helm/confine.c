@@ -418,7 +418,9 @@ int helm_confine_archive(const engine_ctx *c, const node *at, const char *tgz, c
 int helm_confine_guard(const char *root, const char *chart_dir, size_t max_files, size_t max_bytes)
 {
     arena *a = arena_new();
-    limits lim = {.max_chart_files = max_files, .max_chart_bytes = max_bytes};
+    limits lim = limits_default; /* the guard runs in kustomize's process: the built-in limits, but the chart's */
+    lim.max_chart_files = max_files;
+    lim.max_chart_bytes = max_bytes;
     /* "": no config to name */
     engine_ctx c = {.a = a, .st = strtab_new(a), .file = "", .repo_root = root, .lim = &lim};
     int rc = helm_confine_dir(&c, NULL, chart_dir);

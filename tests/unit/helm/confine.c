@@ -37,7 +37,8 @@ TEST(helm_confine_takes_its_limits_and_root_from_the_engine_context)
     put(a, chart, "templates/cm.yaml", "kind: ConfigMap\n");
     put(a, root, "secret", "s\n");
 
-    limits wide = {.max_chart_files = 100, .max_chart_bytes = 1 << 20}, narrow = {.max_chart_files = 2};
+    limits wide = limits_default, narrow = limits_default;
+    wide.max_chart_files = 100, wide.max_chart_bytes = 1 << 20, narrow.max_chart_files = 2;
     engine_ctx e = {.a = a, .st = strtab_new(a), .file = "Kptfile", .line = 3, .repo_root = repo, .lim = &wide};
     CHECK(helm_confine_dir(&e, NULL, chart) == 0);
     e.lim = &narrow;
