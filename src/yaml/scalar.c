@@ -1,4 +1,4 @@
-#include "yaml/scalar.h"
+#include "yaml/scalar_text.h"
 
 #include "yaml/node.h"
 

@@ -1,6 +1,6 @@
 #include "yaml/node.h"
 
-#include "yaml/scalar.h"
+#include "yaml/scalar_text.h"
 
 #include <assert.h>
 #include <stdarg.h>
