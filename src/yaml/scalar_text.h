@@ -31,10 +31,11 @@ bool block_scalar_fits(const char *s, size_t n);
 /* For the loader: what the emitter's in-place writes need to keep the layout of a scalar read from d[sm..em)
  * (libfyaml's marks: between the quotes; a block scalar's lines after its header) whose value is val, or NULL
  * when the value alone gives it or it cannot be kept safely (see node.h, raw). */
-const char *scalar_layout(arena *a, const char *d, size_t sm, size_t em, int style, const char *val, size_t vlen);
+const char *scalar_layout(arena *a, const char *d, size_t sm, size_t em, enum node_style style, const char *val,
+                          size_t vlen);
 /* Whether such a layout, written with style, reads back as val (the emitter asks before it writes one: a layout
  * is only ever written for the text it was read with). */
-bool scalar_layout_reads_as(const char *raw, int style, const char *val, size_t vlen);
+bool scalar_layout_reads_as(const char *raw, enum node_style style, const char *val, size_t vlen);
 /* NEL (U+0085), LS (U+2028) and PS (U+2029) are line breaks to a YAML 1.1 reader (Argo CD's Go code) and text to
  * a YAML 1.2 one, so raw in a scalar they are folded by one and kept by the other; the other C1 controls and
  * U+FFFE/U+FFFF are refused in a 1.1 reader's input. The length of such a character at p, else 0. */

@@ -42,7 +42,7 @@ void strtab_release(strtab *t);
 uint64_t text_hash(const char *s, size_t n);
 
 /* constructors */
-node *node_scalar(arena *a, const char *s, size_t n, int style);
+node *node_scalar(arena *a, const char *s, size_t n, enum node_style style);
 node *node_str(arena *a, const char *s); /* ST_STRING copy of s */
 node *node_str_ref(arena *a, const char *s); /* ST_STRING sharing s, which must outlive the tree */
 node *node_map(arena *a);
@@ -64,10 +64,10 @@ bool is_map(const node *n);
 bool is_seq(const node *n);
 bool is_scalar(const node *n);
 /* N_SCALAR, N_MAP or N_SEQ; n must not be NULL. */
-int node_kind(const node *n);
-/* A scalar's enum node_style, or a collection's ST_BLOCK/ST_FLOW. */
-int node_style(const node *n);
-void node_set_style(node *n, int style);
+enum node_kind node_kind(const node *n);
+/* A scalar's style (ST_PLAIN..ST_STRING), or a collection's ST_BLOCK/ST_FLOW. */
+enum node_style node_style(const node *n);
+void node_set_style(node *n, enum node_style style);
 /* 1-based source position (the column saturated at 65535); 0 for nodes the program made, for shared keys (use
  * map_key_line) and for NULL. */
 uint32_t node_line(const node *n);
