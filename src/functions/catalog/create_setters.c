@@ -227,8 +227,8 @@ static void mark_array(struct create *cs, node *map, uint32_t at, field_path *pa
 static int visit_mapping(void *ud, node *map, field_path *path)
 {
     struct create *cs = ud;
-    for (uint32_t i = 0; i < node_len(map); i++)
-        if (is_seq(map_val(map, i)))
+    map_foreach(map, i, key, val)
+        if (is_seq(val))
             mark_array(cs, map, i, path);
     return 0;
 }

@@ -270,16 +270,16 @@ static void fmt_node(fmt *f, node *n)
             sort_seq(f->sort, n, "name");
         else if (f->list_sort && path_is(f, operations))
             sort_seq(f->sort, n, NULL);
-        for (uint32_t i = 0; i < node_len(n); i++)
-            fmt_node(f, seq_item(n, i));
+        seq_foreach(n, i, item)
+            fmt_node(f, item);
         return;
     }
     sort_map(f->a, f->sort, n);
-    for (uint32_t i = 0; i < node_len(n); i++) {
+    map_foreach(n, i, key, val) {
         if (f->depth < MAX_KEYS)
-            f->keys[f->depth] = is_scalar(map_key(n, i)) ? scalar(map_key(n, i)) : "";
+            f->keys[f->depth] = is_scalar(key) ? scalar(key) : "";
         f->depth++;
-        fmt_node(f, map_val(n, i));
+        fmt_node(f, val);
         f->depth--;
     }
 }

@@ -76,8 +76,8 @@ static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn
     if (!cur)
         return 0;
     if (is_seq(cur)) {
-        for (uint32_t i = 0; i < node_len(cur); i++) {
-            int rc = visit(a, seq_item(cur, i), rest, create, fn, ud);
+        seq_foreach(cur, i, item) {
+            int rc = visit(a, item, rest, create, fn, ud);
             if (rc < 0)
                 return rc;
         }
