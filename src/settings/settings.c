@@ -196,9 +196,9 @@ struct reader {
 
 static const node *param_entry(struct reader *R, const char *name)
 {
-    for (uint32_t i = 0; R->params && i < node_len(R->params); i++)
-        if (scalar_is(map_get(seq_item(R->params, i), "name"), name))
-            return seq_item(R->params, i);
+    seq_foreach(R->params, i, item)
+        if (scalar_is(map_get(item, "name"), name))
+            return item;
     return NULL;
 }
 
@@ -484,8 +484,8 @@ static int check_stamp(arena *a, const char *stamp)
  * (settings/value_rules.h): caught here, before anything runs, not at the API server when Argo CD syncs. */
 static int check_object_values(arena *a, const settings *s)
 {
-    for (uint32_t i = 0; s->labels && i < node_len(s->labels); i++) {
-        const char *k = scalar(map_key(s->labels, i)), *v = scalar(map_val(s->labels, i));
+    map_foreach(s->labels, i, mk, val) {
+        const char *k = scalar(mk), *v = scalar(val);
         const char *why = qualified_name_rule(k, false);
         if (why)
             return fail(NULL, 0, "parameter \"labels\": key \"%s\" is not a valid label key: %s", shown(a, k), why);
@@ -494,21 +494,21 @@ static int check_object_values(arena *a, const settings *s)
                         shown(a, v), shown(a, k), why);
     }
     size_t total = 0;
-    for (uint32_t i = 0; s->annotations && i < node_len(s->annotations); i++) {
-        const char *k = scalar(map_key(s->annotations, i));
+    map_foreach(s->annotations, i, mk, val) {
+        const char *k = scalar(mk);
         const char *why = qualified_name_rule(k, true);
         if (why)
             return fail(NULL, 0, "parameter \"annotations\": key \"%s\" is not a valid annotation key: %s",
                         shown(a, k), why);
-        total += strlen(k) + strlen(scalar(map_val(s->annotations, i)));
+        total += strlen(k) + strlen(scalar(val));
     }
     if (total > ANNOTATIONS_MAX_BYTES)
         return fail(NULL, 0, "parameter \"annotations\": its keys and values are %zu bytes in all, more than the %zu "
                              "(256 KiB) Kubernetes allows for all the annotations of an object",
                     total, ANNOTATIONS_MAX_BYTES);
-    for (uint32_t i = 0; s->images && i < node_len(s->images); i++) {
+    seq_foreach(s->images, i, item) {
         image_override o;
-        const char *why = image_override_split(a, scalar(seq_item(s->images, i)), &o);
+        const char *why = image_override_split(a, scalar(item), &o);
         if (why)
             return fail(NULL, 0, "parameter \"images\": %s", why);
     }
@@ -609,8 +609,7 @@ static int read_app_parameters(struct reader *R, struct unknown *unknown)
     if (p && !is_null(p) && !is_seq(p))
         return fail(NULL, 0, "ARGOCD_APP_PARAMETERS must be a JSON array of parameters");
     R->params = is_seq(p) ? p : NULL;
-    for (uint32_t i = 0; R->params && i < node_len(R->params); i++) {
-        const node *e = seq_item(R->params, i);
+    seq_foreach(R->params, i, e) {
         const char *name = path_str(e, "name", NULL);
         if (!is_map(e) || !name)
             return fail(NULL, 0, "ARGOCD_APP_PARAMETERS: entry %u has no name", i);
