@@ -50,8 +50,9 @@ static void set_labels_under(arena *a, node *holder, const node *labels)
 {
     node *md = map_ensure_map(a, holder, "metadata");
     node *l = md ? map_ensure_map(a, md, "labels") : NULL;
-    for (uint32_t i = 0; l && i < node_len(labels); i++)
-        map_set_str(a, l, scalar(map_key(labels, i)), scalar(map_val(labels, i)));
+    if (l)
+        map_foreach(labels, i, key, val)
+            map_set_str(a, l, scalar(key), scalar(val));
 }
 
 static void labels_without_selectors(run_ctx *R, rlist *items, const node *labels)

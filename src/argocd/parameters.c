@@ -65,9 +65,8 @@ static node *coalesce(arena *a, node *base, const node *over)
         return base;
     if (!is_map(base))
         base = node_map(a);
-    for (uint32_t i = 0; i < node_len(over); i++) {
-        const char *k = scalar(map_key(over, i));
-        const node *v = map_val(over, i);
+    map_foreach(over, i, key, v) { /* the deletes are base's, not over's */
+        const char *k = scalar(key);
         if (!k)
             continue;
         if (is_null(v))

@@ -305,8 +305,9 @@ static bool check_enum(walk *w, const node *s, const node *v)
     char list[256];
     size_t n = 0;
     list[0] = 0;
-    for (uint32_t i = 0; i < node_len(e) && n + 8 < sizeof list; i++) {
-        const node *x = seq_item(e, i);
+    seq_foreach(e, i, x) {
+        if (n + 8 >= sizeof list)
+            break;
         int k = snprintf(list + n, sizeof list - n, "%s%s%s%s", i ? ", " : "", w->opt->dialect == OPENAPI_KUBEVAL ? "\"" : "'",
                          is_scalar(x) ? scalar(x) : "?", w->opt->dialect == OPENAPI_KUBEVAL ? "\"" : "'");
         if (k < 0 || (size_t)k >= sizeof list - n) {
@@ -423,11 +424,13 @@ static void check(walk *w, const node *s, const node *v, bool nullable, int dept
         const node *items = map_get(s, "items");
         if (!items)
             return;
-        for (uint32_t i = 0; i < node_len(v) && w->errors < w->max_errors; i++) {
+        seq_foreach(v, i, item) {
+            if (w->errors >= w->max_errors)
+                break;
             char idx[16];
             snprintf(idx, sizeof idx, "%u", i);
             size_t old = path_push(w, idx);
-            check(w, items, seq_item(v, i), false, depth + 1);
+            check(w, items, item, false, depth + 1);
             path_pop(w, old);
         }
     } else if (t == V_STRING && format && !strcmp(format, "date-time") && !openapi_is_date_time(scalar(v))) {

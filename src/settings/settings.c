@@ -271,7 +271,7 @@ static int from_json(struct reader *R, const setting_def *d, const char **str, n
         } else {
             if ((k == SETTING_ARRAY && !is_seq(v)) || (k == SETTING_MAP && !is_map(v)))
                 return fail(NULL, 0, "parameter \"%s\" must be a%s %s", d->name, k == 1 ? "n" : "", kind_names[k]);
-            for (uint32_t i = 0; i < node_len(v); i++)
+            for (uint32_t i = 0; i < node_len(v); i++) /* by index: one loop for a map or a list */
                 if (k == SETTING_MAP ? !scalar(map_key(v, i)) || !scalar(map_val(v, i)) : !scalar(seq_item(v, i)))
                     return fail(NULL, 0, "parameter \"%s\" must hold strings only", d->name);
             *coll = (node *)v;
@@ -425,7 +425,7 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
     }
     if (parse_text(R, from, text, d->kind, coll) < 0)
         return -1;
-    for (uint32_t i = 0; i < node_len(*coll); i++) {
+    for (uint32_t i = 0; i < node_len(*coll); i++) { /* by index: one loop for a map or a list */
         const node *v = d->kind == SETTING_MAP ? map_val(*coll, i) : seq_item(*coll, i);
         if ((d->kind == SETTING_MAP && !scalar(map_key(*coll, i))) || !scalar(v))
             return fail(NULL, 0, "%s (parameter \"%s\") must hold strings only", from, d->name);

@@ -22,8 +22,7 @@ TEST(map_foreach_visits_every_pair_in_order)
     node *m = parse("a: 1\nb: [x]\nc: {d: 2}\n");
     buf b = {0};
     uint32_t count = 0;
-    map_foreach(m, i, key, val)
-    {
+    map_foreach(m, i, key, val) {
         CHECK(i == count++);
         CHECK(key == map_key(m, i) && val == map_val(m, i));
         buf_printf(&b, "%s:%d ", scalar(key), node_kind(val));
@@ -38,8 +37,7 @@ TEST(seq_foreach_visits_every_item_in_order)
     node *s = parse("[x, y, z]");
     buf b = {0};
     uint32_t count = 0;
-    seq_foreach(s, i, item)
-    {
+    seq_foreach(s, i, item) {
         CHECK(i == count++ && item == seq_item(s, i));
         buf_printf(&b, "%s", scalar(item));
     }
@@ -70,21 +68,18 @@ TEST(foreach_break_and_continue_act_on_the_walk)
 {
     node *s = parse("[a, b, c, d]"), *m = parse("a: 1\nb: 2\nc: 3\n");
     buf b = {0};
-    seq_foreach(s, i, item)
-    {
+    seq_foreach(s, i, item) {
         if (i == 1)
             continue;
         if (i == 3)
             break;
         buf_printf(&b, "%s", scalar(item));
     }
-    seq_foreach(s, i, item)
-    {
+    seq_foreach(s, i, item) {
         buf_printf(&b, "%s", scalar(item));
         break;
     }
-    map_foreach(m, i, key, val)
-    {
+    map_foreach(m, i, key, val) {
         if (scalar_is(val, "2"))
             break;
         buf_printf(&b, "%s", scalar(key));
@@ -139,16 +134,14 @@ TEST(foreach_sees_appended_entries_and_replaced_values)
 {
     node *s = parse("[a, b]"), *m = parse("a: 1\nb: 2\n");
     int visits = 0;
-    seq_foreach(s, i, item)
-    {
+    seq_foreach(s, i, item) {
         visits++;
         if (scalar_is(item, "a"))
             seq_append(A, s, node_str(A, "c"));
         seq_set(s, i, node_str(A, "seen"));
     }
     CHECK(visits == 3 && node_len(s) == 3 && scalar_is(seq_item(s, 2), "seen"));
-    map_foreach(m, i, key, val)
-    {
+    map_foreach(m, i, key, val) {
         if (scalar_is(key, "a"))
             map_set_str(A, m, "z", "26");
         map_set_val(m, i, node_str(A, "x"));

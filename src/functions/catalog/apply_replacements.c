@@ -287,9 +287,8 @@ static int read_target(fn_ctx *c, const node *m, const char *where, target *t)
             return -1;
         t->npaths = 1;
     }
-    for (size_t i = 0; i < n; i++) {
-        const node *p = seq_item(fps, (uint32_t)i);
-        const char *pw = arena_printf(c->a, "%s.fieldPaths[%zu]", where, i);
+    seq_foreach(fps, i, p) {
+        const char *pw = arena_printf(c->a, "%s.fieldPaths[%u]", where, i);
         if (!is_scalar(p) || is_null(p))
             return fn_fail(c, p, "%s must be a string", pw);
         if (read_path(c, p, scalar(p), true, pw, &t->paths[t->npaths]) < 0)

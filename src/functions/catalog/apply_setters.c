@@ -275,7 +275,7 @@ static bool names_a_given_setter(const struct apply *ap, const setter_ref *refs,
 static void forget_lines(arena *a, node *n)
 {
     node_set_pos(n, 0, 0);
-    for (uint32_t i = 0; i < node_len(n); i++) {
+    for (uint32_t i = 0; i < node_len(n); i++) { /* by index: one loop for a map or a sequence */
         if (is_map(n)) {
             if (node_line(map_key(n, i)))
                 node_set_pos(map_key_own(a, n, i), 0, 0);

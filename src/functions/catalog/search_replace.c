@@ -364,7 +364,7 @@ static void flow_text(buf *b, const node *n)
     }
     bool m = is_map(n);
     buf_putc(b, m ? '{' : '[');
-    for (uint32_t i = 0; i < node_len(n); i++) {
+    for (uint32_t i = 0; i < node_len(n); i++) { /* by index: one loop for a map or a sequence */
         if (i)
             buf_puts(b, ", ");
         if (m) {

@@ -80,7 +80,7 @@ static int read_cfg(fn_ctx *c, schema_cfg *cfg)
     const node *data = map_get(conf, "data");
     if (data && !is_map(data))
         return fn_fail(c, data, "data is not a map");
-    for (uint32_t i = 0; data && i < node_len(data); i++)
+    map_foreach(data, i, key, val)
         if (read_key(c, data, i, cfg) < 0)
             return -1;
     map_foreach(conf, i, k, val) {

@@ -217,8 +217,7 @@ int setters_from_data(fn_ctx *c, const node *data, const char *who, setter_value
         return fn_fail(c, data, "%s: `data` must be a mapping of setter names to values", who);
     uint32_t len = node_len(data);
     setter_value *v = len ? arena_alloc(c->a, len * sizeof *v) : NULL;
-    for (uint32_t i = 0; i < len; i++) {
-        const node *k = map_key(data, i), *val = map_val(data, i);
+    map_foreach(data, i, k, val) {
         const char *name = scalar(k);
         if (!is_scalar(val))
             return fn_fail(c, val,

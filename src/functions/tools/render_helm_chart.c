@@ -88,12 +88,13 @@ static void warn_unused_auth(fn_ctx *c, const node *charts)
     seq_foreach(charts, i, item) {
         const node *args = map_get(item, "chartArgs");
         const node *auth = map_get(args, "auth");
-        for (uint32_t k = 0; auth && !is_null(auth) && k < node_len(args); k++)
-            if (scalar_is(map_key(args, k), "auth"))
-                fn_warn_key(c, args, k,
-                            "helmCharts[%u].chartArgs.auth is not used here: credentials for chart repositories are "
-                            "the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)",
-                            i);
+        if (auth && !is_null(auth))
+            map_foreach(args, k, key, val)
+                if (scalar_is(key, "auth"))
+                    fn_warn_key(c, args, k,
+                                "helmCharts[%u].chartArgs.auth is not used here: credentials for chart repositories "
+                                "are the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)",
+                                i);
     }
 }
 
