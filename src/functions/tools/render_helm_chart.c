@@ -782,7 +782,7 @@ static int run(fn_ctx *c)
             return -1;
     if (!v01) /* (v0.1 refuses chartArgs) */
         warn_unused_auth(c, charts);
-    for (uint32_t i = 0; i < node_len(charts); i++)
+    for (uint32_t i = 0; i < node_len(charts); i++) /* by index: over all[], the charts read above */
         if (render_chart(c, helm, &all[i]) < 0)
             return -1;
     drop_rendered_duplicates(c, before, v01);
