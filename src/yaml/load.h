@@ -26,8 +26,6 @@ int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t l
  * the text after them shows them complete, exactly as yaml_load would hand them over (the same indexes, lines of
  * the whole stream, the same errors), and only the documents not parsed yet are held. */
 typedef struct yaml_stream yaml_stream;
-/* Complete documents go to the parser once this much text holds them (64 KiB; tests make it small to cut often). */
-extern size_t yaml_stream_piece_bytes;
 yaml_stream *yaml_stream_new(arena *a, strtab *st, const char *file, yaml_doc_fn fn, void *ud);
 /* The next piece, of any size and cut anywhere. 0, or -1 (fail() said why) after which it takes nothing more. */
 int yaml_stream_feed(yaml_stream *s, const char *data, size_t len);

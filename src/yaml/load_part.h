@@ -1,7 +1,11 @@
-/* Private to src/yaml: the loader run over one piece of a longer stream (load_stream.c cuts the pieces). */
+/* Private to src/yaml: the loader run over one piece of a longer stream (load_stream.c cuts the pieces). Outside
+ * src/yaml only src/yaml's unit tests include it (tests/harness: tree-private). */
 #ifndef CMP_YAML_LOAD_PART_H
 #define CMP_YAML_LOAD_PART_H
 #include "yaml/load.h"
+
+/* Complete documents go to the parser once this much text holds them (64 KiB; tests make it small to cut often). */
+extern size_t yaml_stream_piece_bytes;
 
 /* yaml_load over data, a piece of a stream that starts a document and ends one: lines are reported as lines of
  * the stream (line0 lines come before data), and documents are numbered on from *index, which it advances. */
