@@ -1,5 +1,5 @@
 /* Private to src/yaml: the loader run over one piece of a longer stream (load_stream.c cuts the pieces). Outside
- * src/yaml only src/yaml's unit tests include it (tests/harness: tree-private). */
+ * src/yaml only src/yaml's unit tests and fuzz targets include it (tests/harness: tree-private). */
 #ifndef CMP_YAML_LOAD_PART_H
 #define CMP_YAML_LOAD_PART_H
 #include "yaml/load.h"

@@ -1,6 +1,6 @@
 /* Private to src/yaml: what the loader and emitter know about a scalar's text (the facts scalar_facts finds, which
  * texts may be written plain, the source layout kept for in-place writes, line breaks as the loader scans them).
- * Outside src/yaml only src/yaml's unit tests include it (tests/harness: tree-private). */
+ * Outside src/yaml only src/yaml's unit tests (and fuzz targets) may include it (tests/harness: tree-private). */
 #ifndef CMP_YAML_SCALAR_TEXT_H
 #define CMP_YAML_SCALAR_TEXT_H
 #include <stdbool.h>
