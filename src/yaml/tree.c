@@ -551,6 +551,11 @@ uint32_t node_len(const node *n)
     return n && n->kind != N_SCALAR ? nkids_n(n) : 0;
 }
 
+uint32_t node_len_as(const node *n, enum node_kind kind)
+{
+    return n && n->kind == kind && kind != N_SCALAR ? nkids_n(n) : 0;
+}
+
 /* ---- maps and sequences */
 
 long map_index(const node *m, const char *key)

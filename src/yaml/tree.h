@@ -113,25 +113,20 @@ uint32_t node_len(const node *n);
  * entry, as `i < node_len(s)` would be, so an entry the body appends is visited too. Removing or inserting entries
  * at or before i shifts the rest under the loop (the entry after a removed one is skipped): such a loop keeps an
  * index loop, which says what it does to i (or walks backwards). */
-static inline uint32_t map_foreach_len(const node *m)
-{
-    return is_map(m) ? node_len(m) : 0;
-}
-static inline uint32_t seq_foreach_len(const node *s)
-{
-    return is_seq(s) ? node_len(s) : 0;
-}
+/* node_len(n) when n is a collection of that kind (N_MAP or N_SEQ), else 0: the iterators' bound, one call a step
+ * as node_len was in the index loops. */
+uint32_t node_len_as(const node *n, enum node_kind kind);
 /* Three nested loops make one: the outer holds the collection (and map_foreach's key), the middle counts i, the
  * inner declares the entry and runs the body once; i##_go_ tells the middle loop whether the body ended normally
  * (the inner loop's step sets it) or by break (it stays 0). No GNU extension: C11 declarations in for. */
 #define map_foreach(m, i, key, val)                                                                                    \
     for (const node *i##_of_ = (m), *key = NULL; i##_of_; i##_of_ = NULL)                                              \
-        for (uint32_t i = 0, i##_go_ = 1; i##_go_ && i < map_foreach_len(i##_of_); i++)                                \
+        for (uint32_t i = 0, i##_go_ = 1; i##_go_ && i < node_len_as(i##_of_, N_MAP); i++)                             \
             for (node *val = (i##_go_ = 0, key = map_key(i##_of_, i), map_val(i##_of_, i));                            \
                  !i##_go_ && ((void)key, (void)val, 1); i##_go_ = 1)
 #define seq_foreach(s, i, item)                                                                                        \
     for (const node *i##_of_ = (s); i##_of_; i##_of_ = NULL)                                                           \
-        for (uint32_t i = 0, i##_go_ = 1; i##_go_ && i < seq_foreach_len(i##_of_); i++)                                \
+        for (uint32_t i = 0, i##_go_ = 1; i##_go_ && i < node_len_as(i##_of_, N_SEQ); i++)                             \
             for (node *item = (i##_go_ = 0, seq_item(i##_of_, i)); !i##_go_ && ((void)item, 1); i##_go_ = 1)
 
 /* maps
