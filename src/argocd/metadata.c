@@ -21,6 +21,7 @@ static void strip_bookkeeping(node *root)
     if (!is_map(ann))
         return;
     uint32_t before = node_len(ann);
+    /* backwards, by index: map_delete moves the entries after i down, which a forward walk would skip */
     for (uint32_t i = node_len(ann); i-- > 0;) {
         const char *k = scalar(map_key(ann, i));
         if (k && bookkeeping_annotation(k))

@@ -92,8 +92,7 @@ static int krm_function(const char *name, buf *out)
         fail("stdin", (int)node_line(list), "ResourceList items must be a list");
         goto done;
     }
-    for (uint32_t i = 0; list && is_seq(list) && i < node_len(list); i++) {
-        node *it = seq_item(list, i);
+    seq_foreach(list, i, it) {
         if (!is_map(it)) {
             fail("stdin", (int)node_line(it), "ResourceList items must be objects");
             goto done;

@@ -206,11 +206,10 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
         map_set_str(a, md, "name", name);
         node *kept = node_map(a);
         bool placed = false;
-        for (uint32_t i = 0; i < node_len(root); i++) {
-            const node *k = map_key(root, i);
+        map_foreach(root, i, k, val) {
             if (scalar_is(k, "upstream") || scalar_is(k, "upstreamLock"))
                 continue;
-            map_append(a, kept, k, map_val(root, i));
+            map_append(a, kept, k, val);
             if (!placed && scalar_is(k, "metadata")) {
                 map_set(a, kept, "upstream", git_map(a, r, false));
                 map_set(a, kept, "upstreamLock", git_map(a, r, true));
@@ -218,8 +217,8 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
             }
         }
         node_clear(root); /* root keeps its style, comments and tag; only its entries change */
-        for (uint32_t i = 0; i < node_len(kept); i++)
-            map_append(a, root, map_key(kept, i), map_val(kept, i));
+        map_foreach(kept, i, key, val)
+            map_append(a, root, key, val);
         buf out = {0};
         emit_opts eo = {.seq_wide = d.seq_wide, .comments = true};
         emit_yaml(&out, root, &eo);

@@ -23,7 +23,7 @@ static void json_to_block(arena *a, node *n)
         return;
     }
     node_set_style(n, ST_BLOCK);
-    for (uint32_t i = 0; i < node_len(n); i++) {
+    for (uint32_t i = 0; i < node_len(n); i++) { /* by index: one loop for a map or a sequence */
         if (is_map(n)) {
             if (node_style(map_key(n, i)) == ST_DOUBLE)
                 json_to_block(a, map_key_own(a, n, i));
@@ -116,8 +116,9 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
         if (s->c->keep_lists)
             s->list = &checked; /* the items are checked all the same; the List goes in whole */
         int rc = 0;
-        for (uint32_t i = 0; rc == 0 && is_seq(items) && i < node_len(items); i++) {
-            node *item = seq_item(items, i);
+        seq_foreach(items, i, item) {
+            if (rc != 0)
+                break;
             const char *where = arena_printf(s->c->a, "%s items[%u]", kind, i);
             if (!is_map(item)) {
                 rc = fail(s->display, (int)node_line(item), "%s: item is a %s, not a Kubernetes object", where,

@@ -65,18 +65,18 @@ static void override_setters(run_ctx *R, node *config)
         R->setter_used = xmalloc((node_len(o) + 1) * sizeof *R->setter_used);
         memset(R->setter_used, 0, (node_len(o) + 1) * sizeof *R->setter_used);
     }
-    for (uint32_t i = 0; i < node_len(o); i++) {
-        const char *k = scalar(map_key(o, i));
+    map_foreach(o, i, key, val) {
+        const char *k = scalar(key);
         if (k && R->setter_key) {
-            for (uint32_t d = 0; d < node_len(data); d++) {
-                const char *name = scalar(map_key(data, d));
+            map_foreach(data, d, mk, v) {
+                const char *name = scalar(mk);
                 if (name && !strcmp(R->setter_key(R->a, "", name), k)) {
-                    map_set(R->a, data, name, node_str(R->a, scalar(map_val(o, i))));
+                    map_set(R->a, data, name, node_str(R->a, scalar(val)));
                     R->setter_used[i] = true;
                 }
             }
         } else if (k && map_get(data, k)) {
-            map_set(R->a, data, k, node_str(R->a, scalar(map_val(o, i))));
+            map_set(R->a, data, k, node_str(R->a, scalar(val)));
             R->setter_used[i] = true;
         }
     }
@@ -192,10 +192,10 @@ static void push_own(run_ctx *R, const pipeline *pl, resource *r, rlist *items)
         return;
     }
     const node *list = map_get(r->root, "items");
-    for (uint32_t i = 0; is_seq(list) && i < node_len(list); i++) {
-        resource *ir = resource_new(R->a, seq_item(list, i), r->pkg, r->path, r->index);
+    seq_foreach(list, i, item) {
+        resource *ir = resource_new(R->a, item, r->pkg, r->path, r->index);
         ir->seq_wide = r->seq_wide;
-        ir->line = node_line(seq_item(list, i));
+        ir->line = node_line(item);
         rlist_push(items, ir);
     }
 }

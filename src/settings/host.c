@@ -580,8 +580,8 @@ int host_helm_parameters(arena *a, fn_host *h, const settings *s)
     h->helm_verify_prov = s->helm_verify_prov;
     uint32_t n = node_len(s->helm_value_files), kept = 0;
     const char **files = n ? arena_alloc(a, (n + 1) * sizeof *files) : NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        const char *f = scalar(seq_item(s->helm_value_files, i)); /* settings_load checked: strings only */
+    seq_foreach(s->helm_value_files, i, item) {
+        const char *f = scalar(item); /* settings_load checked: strings only */
         if (app_value_file(a, h, f, i, &files[kept]) < 0)
             return -1;
         kept += files[kept] != NULL;

@@ -12,7 +12,7 @@
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/node.h"
-#include "yaml/scalar.h"
+#include "yaml/scalar_text.h"
 
 struct frame {
     node *n;

@@ -25,9 +25,6 @@ int yaml_load(arena *a, strtab *st, const load_limits *lim, const char *file, co
  * the whole stream, the same errors), and only the documents not parsed yet are held. */
 typedef struct yaml_stream yaml_stream;
 yaml_stream *yaml_stream_new(arena *a, strtab *st, const load_limits *lim, const char *file, yaml_doc_fn fn, void *ud);
-/* For tests only: complete documents go to the parser once this much text holds them (64 KiB unless set; tests make
- * it small to cut often). */
-void yaml_stream_piece_bytes(yaml_stream *s, size_t bytes);
 /* The next piece, of any size and cut anywhere. 0, or -1 (fail() said why) after which it takes nothing more. */
 int yaml_stream_feed(yaml_stream *s, const char *data, size_t len);
 /* The stream is complete: parses the rest. 0 or -1. */

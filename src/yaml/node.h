@@ -138,7 +138,7 @@ static inline unsigned node_facts(const node *n)
     return n->facts ? n->facts : node_facts_find(n);
 }
 /* A scalar whose text is shared (it must live as long as the tree), with its facts if known (else 0). */
-node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts);
+node *node_scalar_shared(arena *a, const char *text, enum node_style style, unsigned facts);
 /* Interns s[0..n) and gives its facts (computed once per distinct text). */
 const char *intern_facts(strtab *t, const char *s, size_t n, unsigned *facts);
 /* The node the strtab keeps for the key text text (interned in t, with its facts): one per distinct text, made on

@@ -1,6 +1,6 @@
 #include "yaml/node.h"
 
-#include "yaml/scalar.h"
+#include "yaml/scalar_text.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -248,7 +248,7 @@ static void shared_edit(const char *what)
 
 /* ---- nodes */
 
-static node *new_node(arena *a, int kind, int style)
+static node *new_node(arena *a, enum node_kind kind, enum node_style style)
 {
     node *x = arena_alloc16(a);
     x->kind = (uint8_t)kind;
@@ -302,7 +302,7 @@ unsigned node_facts_find(const node *n)
     return f;
 }
 
-node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts)
+node *node_scalar_shared(arena *a, const char *text, enum node_style style, unsigned facts)
 {
     node *x = new_node(a, N_SCALAR, style);
     x->str = text;
@@ -310,7 +310,7 @@ node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts)
     return x;
 }
 
-node *node_scalar(arena *a, const char *s, size_t n, int style)
+node *node_scalar(arena *a, const char *s, size_t n, enum node_style style)
 {
     return node_scalar_shared(a, arena_strndup(a, s, n), style, 0);
 }
@@ -510,17 +510,17 @@ bool is_null(const node *n)
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-int node_kind(const node *n)
+enum node_kind node_kind(const node *n)
 {
     return n->kind;
 }
 
-int node_style(const node *n)
+enum node_style node_style(const node *n)
 {
     return n->style;
 }
 
-void node_set_style(node *n, int style)
+void node_set_style(node *n, enum node_style style)
 {
     NOT_SHARED(n);
     if (n->extra && style != n->style)
@@ -549,6 +549,11 @@ void node_set_pos(node *n, uint32_t line, uint32_t col)
 uint32_t node_len(const node *n)
 {
     return n && n->kind != N_SCALAR ? nkids_n(n) : 0;
+}
+
+uint32_t node_len_as(const node *n, enum node_kind kind)
+{
+    return n && n->kind == kind && kind != N_SCALAR ? nkids_n(n) : 0;
 }
 
 /* ---- maps and sequences */

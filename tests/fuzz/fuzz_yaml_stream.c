@@ -7,6 +7,7 @@
  * parsed, a stream part by part, so an error in an earlier part comes first). Any other difference aborts. */
 #include "fuzz_common.h"
 #include "util/fsutil.h"
+#include "yaml/load_part.h"
 
 static int record(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
 {

@@ -89,8 +89,8 @@ typedef struct config {
 /* Every key of m must be one of allowed (NULL-terminated). */
 static int only_keys(fn_ctx *c, const node *m, const char *where, const char *const *allowed)
 {
-    for (uint32_t i = 0; i < node_len(m); i++) {
-        const char *k = scalar(map_key(m, i));
+    map_foreach(m, i, mk, val) {
+        const char *k = scalar(mk);
         const char *const *a = allowed;
         while (*a && (!k || strcmp(k, *a)))
             a++;
@@ -263,8 +263,7 @@ static int read_target(fn_ctx *c, const node *m, const char *where, target *t)
         return -1;
     if (rej) {
         t->reject = arena_alloc(c->a, (node_len(rej) + 1) * sizeof *t->reject);
-        for (uint32_t i = 0; i < node_len(rej); i++) {
-            const node *r = seq_item(rej, i);
+        seq_foreach(rej, i, r) {
             const char *rw = arena_printf(c->a, "%s.reject[%u]", where, i);
             if (!is_map(r))
                 return fn_fail(c, r, "%s must be a map", rw);
@@ -288,9 +287,8 @@ static int read_target(fn_ctx *c, const node *m, const char *where, target *t)
             return -1;
         t->npaths = 1;
     }
-    for (size_t i = 0; i < n; i++) {
-        const node *p = seq_item(fps, (uint32_t)i);
-        const char *pw = arena_printf(c->a, "%s.fieldPaths[%zu]", where, i);
+    seq_foreach(fps, i, p) {
+        const char *pw = arena_printf(c->a, "%s.fieldPaths[%u]", where, i);
         if (!is_scalar(p) || is_null(p))
             return fn_fail(c, p, "%s must be a string", pw);
         if (read_path(c, p, scalar(p), true, pw, &t->paths[t->npaths]) < 0)
@@ -350,9 +348,9 @@ static int read_replacement(fn_ctx *c, const node *m, replacement *r)
     if (!node_len(ts))
         return fn_fail(c, m, "%s: a replacement needs at least one target", r->where);
     r->targets = arena_alloc(c->a, node_len(ts) * sizeof *r->targets);
-    for (uint32_t i = 0; i < node_len(ts); i++) {
+    seq_foreach(ts, i, item) {
         r->ntargets++; /* counted before reading, so a half-read target's patterns are released too */
-        if (read_target(c, seq_item(ts, i), arena_printf(c->a, "%s.targets[%u]", r->where, i), &r->targets[i]) < 0)
+        if (read_target(c, item, arena_printf(c->a, "%s.targets[%u]", r->where, i), &r->targets[i]) < 0)
             return -1;
     }
     return 0;
@@ -386,10 +384,10 @@ static int read_config(fn_ctx *c, config *cf)
     if (!node_len(list))
         return 1;
     cf->v = arena_alloc(c->a, node_len(list) * sizeof *cf->v);
-    for (uint32_t i = 0; i < node_len(list); i++) {
+    seq_foreach(list, i, item) {
         replacement *r = &cf->v[cf->n++];
         r->where = arena_printf(c->a, "replacements[%u]", i);
-        r->at = seq_item(list, i);
+        r->at = item;
         if (read_replacement(c, r->at, r) < 0)
             return -1;
     }

@@ -112,8 +112,7 @@ static int read_specs(fn_ctx *c, const node *list, const char *what, fieldspec *
     if (!is_seq(list))
         return fn_fail(c, list, "failed to configure function: %s must be a list of field specs", what);
     *out = arena_alloc(c->a, (node_len(list) + 1) * sizeof **out);
-    for (uint32_t i = 0; i < node_len(list); i++) {
-        const node *e = seq_item(list, i);
+    seq_foreach(list, i, e) {
         if (!is_map(e))
             return fn_fail(c, e, "failed to configure function: a field spec must be a map with group, version, "
                                  "kind, path and create");

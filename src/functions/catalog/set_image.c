@@ -198,8 +198,7 @@ static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
     if (!is_seq(list))
         return fn_fail(c, list, "set-image: additionalImageFields must be a list of field specs");
     *out = arena_alloc(c->a, (node_len(list) + 1) * sizeof **out);
-    for (uint32_t i = 0; i < node_len(list); i++) {
-        const node *e = seq_item(list, i);
+    seq_foreach(list, i, e) {
         if (!is_map(e))
             return fn_fail(c, e, "set-image: a field spec must be a map with group, version, kind, path and create");
         const char *path = path_str(e, "path", NULL);
@@ -229,25 +228,25 @@ static int read_config(fn_ctx *c, bool v01, image_spec *img, fieldspec **specs, 
         map = map_get(cfg, "data");
         if (map && !is_null(map) && !is_map(map))
             return fn_fail(c, map, "set-image: the ConfigMap's data must be a map of strings");
-        for (uint32_t i = 0; is_map(map) && i < node_len(map); i++) {
+        map_foreach(map, i, mk, val) {
             bool known;
-            if (image_key(c, map_key(map, i), map_val(map, i), img, &known) < 0)
+            if (image_key(c, mk, val, img, &known) < 0)
                 return -1;
             if (!known)
-                return fn_fail_key(c, map, i, "ConfigMap has wrong field name %s", scalar(map_key(map, i)));
+                return fn_fail_key(c, map, i, "ConfigMap has wrong field name %s", scalar(mk));
         }
     } else if (config_is(cfg, "SetImage", "fn.kpt.dev")) {
         map = map_get(cfg, "image");
         if (map && !is_null(map) && !is_map(map))
             return fn_fail(c, map, "set-image: `image` must be a map with name, newName, newTag and digest");
-        for (uint32_t i = 0; is_map(map) && i < node_len(map); i++) {
+        map_foreach(map, i, mk, val) {
             bool known;
-            if (image_key(c, map_key(map, i), map_val(map, i), img, &known) < 0)
+            if (image_key(c, mk, val, img, &known) < 0)
                 return -1;
             if (!known)
                 return fn_fail_key(c, map, i,
                                "set-image: unknown field `image.%s` (expect name, newName, newTag, digest)",
-                               scalar(map_key(map, i)));
+                               scalar(mk));
         }
         if (read_specs(c, map_get(cfg, "additionalImageFields"), specs, nspecs) < 0)
             return -1;

@@ -104,8 +104,7 @@ static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
     if (!is_seq(list))
         return fn_fail(c, list, "additionalLabelFields must be a list of field specs");
     *out = arena_alloc(c->a, (node_len(list) + 1) * sizeof **out);
-    for (uint32_t i = 0; i < node_len(list); i++) {
-        const node *e = seq_item(list, i);
+    seq_foreach(list, i, e) {
         const char *path = is_map(e) ? path_str(e, "path", NULL) : NULL;
         if (!path || !*path)
             return fn_fail(c, e, "a field spec must be a map with a path (and group, version, kind, create)");

@@ -378,8 +378,7 @@ static void visit_subjects(walk *w, const resource *r)
     node *subjects = path_get(r->root, "subjects", NULL);
     if (!is_seq(subjects))
         return;
-    for (uint32_t i = 0; i < node_len(subjects); i++) {
-        node *s = seq_item(subjects, i);
+    seq_foreach(subjects, i, s) {
         if (is_map(s) && map_get(s, "namespace"))
             visit(w, r, s, "namespace", "", false);
     }
@@ -416,8 +415,7 @@ static void visit_rolebinding_subjects(walk *w, const resource *r)
     node *subjects = path_get(r->root, "subjects", NULL);
     if (!is_seq(subjects))
         return;
-    for (uint32_t i = 0; i < node_len(subjects); i++) {
-        node *s = seq_item(subjects, i);
+    seq_foreach(subjects, i, s) {
         const node *ns = is_map(s) ? map_get(s, "namespace") : NULL;
         if (!is_scalar(ns) || is_null(ns) || !strcmp(scalar(ns), w->newns))
             continue;

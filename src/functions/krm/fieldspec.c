@@ -76,8 +76,8 @@ static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn
     if (!cur)
         return 0;
     if (is_seq(cur)) {
-        for (uint32_t i = 0; i < node_len(cur); i++) {
-            int rc = visit(a, seq_item(cur, i), rest, create, fn, ud);
+        seq_foreach(cur, i, item) {
+            int rc = visit(a, item, rest, create, fn, ud);
             if (rc < 0)
                 return rc;
         }
@@ -147,8 +147,7 @@ int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
         return fn_fail(c, m, "%s must be a map of strings", what);
     uint32_t len = node_len(m);
     out->v = arena_alloc(c->a, (len + 1) * sizeof *out->v);
-    for (uint32_t i = 0; i < len; i++) {
-        const node *k = map_key(m, i), *v = map_val(m, i);
+    map_foreach(m, i, k, v) {
         if (!is_scalar(k) || !is_scalar(v))
             return fn_fail(c, v, "%s must be a map of strings (\"%s\" is not a string)", what,
                            is_scalar(k) ? scalar(k) : "?");

@@ -80,11 +80,10 @@ static int read_cfg(fn_ctx *c, schema_cfg *cfg)
     const node *data = map_get(conf, "data");
     if (data && !is_map(data))
         return fn_fail(c, data, "data is not a map");
-    for (uint32_t i = 0; data && i < node_len(data); i++)
+    map_foreach(data, i, key, val)
         if (read_key(c, data, i, cfg) < 0)
             return -1;
-    for (uint32_t i = 0; i < node_len(conf); i++) {
-        const node *k = map_key(conf, i);
+    map_foreach(conf, i, k, val) {
         if (scalar_is(k, "apiVersion") || scalar_is(k, "kind") || scalar_is(k, "metadata") || scalar_is(k, "data"))
             continue;
         if (read_key(c, conf, i, cfg) < 0)
@@ -193,8 +192,7 @@ static size_t collect_crds(fn_ctx *c, crd_schema **out)
         const node *versions = path_get(r->root, "spec", "versions", NULL);
         if (!group || !ck || !is_seq(versions))
             continue;
-        for (uint32_t j = 0; j < node_len(versions); j++) {
-            const node *v = seq_item(versions, j);
+        seq_foreach(versions, j, v) {
             const char *name = path_str(v, "name", NULL);
             const node *schema = path_get(v, "schema", "openAPIV3Schema", NULL);
             if (!name || !is_map(schema))

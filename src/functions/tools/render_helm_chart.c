@@ -85,15 +85,16 @@ static int text_field(fn_ctx *c, const node *parent, const char *key, const char
  * operator's), so one warning per entry once every entry has been read. */
 static void warn_unused_auth(fn_ctx *c, const node *charts)
 {
-    for (uint32_t i = 0; i < node_len(charts); i++) {
-        const node *args = map_get(seq_item(charts, i), "chartArgs");
+    seq_foreach(charts, i, item) {
+        const node *args = map_get(item, "chartArgs");
         const node *auth = map_get(args, "auth");
-        for (uint32_t k = 0; auth && !is_null(auth) && k < node_len(args); k++)
-            if (scalar_is(map_key(args, k), "auth"))
-                fn_warn_key(c, args, k,
-                            "helmCharts[%u].chartArgs.auth is not used here: credentials for chart repositories are "
-                            "the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)",
-                            i);
+        if (auth && !is_null(auth))
+            map_foreach(args, k, key, val)
+                if (scalar_is(key, "auth"))
+                    fn_warn_key(c, args, k,
+                                "helmCharts[%u].chartArgs.auth is not used here: credentials for chart repositories "
+                                "are the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)",
+                                i);
     }
 }
 
@@ -117,8 +118,8 @@ static const char *joined(arena *a, const char *const *list)
 static int refuse_unknown(fn_ctx *c, const node *m, const char *where, const char *release,
                           const char *const *known)
 {
-    for (uint32_t k = 0; is_map(m) && k < node_len(m); k++) {
-        const char *key = scalar(map_key(m, k));
+    map_foreach(m, k, mk, val) {
+        const char *key = scalar(mk);
         if (!key)
             return fn_fail_key(c, m, k, "%s has a key that is not a string", *where ? where : "the config");
         if (!listed(known, key))
@@ -172,8 +173,8 @@ static const char *moved_to(const char *key)
 static int check_entry_keys(fn_ctx *c, const node *entry, uint32_t index, bool v01)
 {
     const char *where = arena_printf(c->a, "helmCharts[%u].", index);
-    for (uint32_t k = 0; k < node_len(entry); k++) {
-        const char *key = scalar(map_key(entry, k));
+    map_foreach(entry, k, mk, val) {
+        const char *key = scalar(mk);
         if (!key)
             return fn_fail_key(c, entry, k, "helmCharts[%u] has a key that is not a string", index);
         if (listed(v01 ? entry_keys_v01 : entry_keys, key))
@@ -461,8 +462,7 @@ static int check_fields(fn_ctx *c, const chart *ch, const char *release, const c
                        "%sversion \"%s\" is not a chart version or range: letters, digits and . + - _ ~ ^ * < > = ! | "
                        ", and spaces, starting with a letter or digit",
                        ch->args, shown(c->a, ch->version));
-    for (uint32_t i = 0; is_seq(ch->api_versions) && i < node_len(ch->api_versions); i++) {
-        const node *v = seq_item(ch->api_versions, i);
+    seq_foreach(ch->api_versions, i, v) {
         if (!is_scalar(v) || !api_version(scalar(v)))
             return fn_fail(c, v,
                            "%sapiVersions[%u] is not an apiVersion (\"group/version\" or \"group/version/Kind\": "
@@ -591,8 +591,8 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
             push_flag(c, &argv, &n, &cap, "api-versions", arena_strndup(c->a, p, len));
         p += len + (p[len] == ',');
     }
-    for (uint32_t i = 0; is_seq(ch->api_versions) && i < node_len(ch->api_versions); i++)
-        push_flag(c, &argv, &n, &cap, "api-versions", scalar(seq_item(ch->api_versions, i)));
+    seq_foreach(ch->api_versions, i, item)
+        push_flag(c, &argv, &n, &cap, "api-versions", scalar(item));
     /* values: files in order, inline values after them (override), before them (merge), or alone (replace) */
     /* values that are not files of the package (inline values, the helm-values parameter, maybe secrets) reach
      * helm as descriptors with no name in any directory: nothing of them can be left behind */
@@ -776,13 +776,13 @@ static int run(fn_ctx *c)
         return fn_fail(c, c->config, "helmCharts must be a non-empty list");
     /* every entry is read before helm first runs: a config error is found before any chart is fetched */
     chart *all = arena_alloc(c->a, node_len(charts) * sizeof *all);
-    for (uint32_t i = 0; i < node_len(charts); i++)
-        if ((v01 ? read_chart_v01(c, seq_item(charts, i), i, globals, &all[i])
-                 : read_chart(c, seq_item(charts, i), i, globals, &all[i])) < 0)
+    seq_foreach(charts, i, item)
+        if ((v01 ? read_chart_v01(c, item, i, globals, &all[i])
+                 : read_chart(c, item, i, globals, &all[i])) < 0)
             return -1;
     if (!v01) /* (v0.1 refuses chartArgs) */
         warn_unused_auth(c, charts);
-    for (uint32_t i = 0; i < node_len(charts); i++)
+    for (uint32_t i = 0; i < node_len(charts); i++) /* by index: over all[], the charts read above */
         if (render_chart(c, helm, &all[i]) < 0)
             return -1;
     drop_rendered_duplicates(c, before, v01);
@@ -824,8 +824,7 @@ void render_helm_chart_sources(fn_ctx *c, source_dir_fn add, void *ud)
         return;
     }
     const node *charts = map_get(c->config, "helmCharts"), *globals = map_get(c->config, "helmGlobals");
-    for (uint32_t i = 0; is_seq(charts) && i < node_len(charts); i++) {
-        const node *entry = seq_item(charts, i);
+    seq_foreach(charts, i, entry) {
         if (is_map(entry))
             chart_source(c, entry, map_get(entry, "chartArgs"), is_map(globals) ? globals : NULL, v01, add, ud);
     }

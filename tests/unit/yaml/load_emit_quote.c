@@ -5,7 +5,7 @@
 #include "util/diag.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
-#include "yaml/scalar.h"
+#include "yaml/scalar_text.h"
 
 #include "yaml_unit.h"
 

@@ -9,6 +9,7 @@
 #include "util/diag.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
+#include "yaml/load_part.h"
 
 /* What the loader handed over, as text: one block per document, then the error if there was one. */
 static int record(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
