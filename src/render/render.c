@@ -248,6 +248,7 @@ int render(const render_opts *o, buf *out)
     fn_host host;
     host_from_env(&host);
     run_ctx R = {.a = a, .st = st, .host = &host, .flatten_lists = !o->in_place};
+    R.results.step_only = !o->results_dir; /* only results.yaml reads them */
     settings set;
     app_meta meta;
     int rc = -1;
@@ -330,6 +331,9 @@ int render(const render_opts *o, buf *out)
         goto done;
     }
     stamp_metadata(a, &items, &meta, set.annotation_domain, stamp_enabled, &set);
+    /* nothing interns from here on: the lookup table (a slot for every distinct short text) goes before the emit,
+     * the render's peak; the strings stay in the arena */
+    strtab_release(st);
     diag_set_step("emit");
     spool sp;
     spool_init(&sp, host.tmpdir, EMIT_MEMORY);

@@ -644,8 +644,10 @@ static int run(fn_ctx *c)
         if (has < 0)
             return -1;
         if (!has) {
+            /* made for every object that lacks the annotation: its text only when someone reads it */
             fn_result_add_text(c, SEV_WARNING, r, NULL,
-                               short_string_with(c->a, r, " does not have upstream origin.", 1023));
+                               fn_results_read(c) ? short_string_with(c->a, r, " does not have upstream origin.", 1023)
+                                                  : "does not have upstream origin.");
             continue;
         }
         if (!is_namespaced(r))
