@@ -343,9 +343,9 @@ static uint32_t hash_depth(sl_vm *vm, sl_val v, int depth)
     case SL_STRING:
     case SL_BYTES: {
         sl_str_o *s = AS(sl_str_o, v);
-        if (!s->hashed) {
+        if (s->hashed != vm->epoch + 1) {
             s->hash = (uint32_t)hash_bytes_seeded(vm->seed, s->s, s->len) ^ (TYPE(v) == SL_BYTES);
-            s->hashed = true;
+            s->hashed = (uint8_t)(vm->epoch + 1);
         }
         return s->hash;
     }

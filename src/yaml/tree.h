@@ -40,6 +40,10 @@ void strtab_release(strtab *t);
 /* The table's hash, for other tables keyed by texts a package writes: seeded once per process, so no input can be
  * written to make its texts collide. */
 uint64_t text_hash(const char *s, size_t n);
+/* The same hash from the strtab's fixed, published start: the same on every run, so that a table's work is too. A
+ * table that uses it switches to text_hash the first time a probe runs long (texts chosen to collide from this
+ * start), as the strtab does. */
+uint64_t text_hash_fixed(const char *s, size_t n);
 
 /* constructors */
 node *node_scalar(arena *a, const char *s, size_t n, int style);
@@ -145,6 +149,18 @@ void map_reserve(arena *a, node *c, uint32_t extra);
  * existing one keeps its own node with val's text. Only for the last edit before the emit (the Argo CD stamps on
  * every object): after it nothing may edit the tree, or an edit of one object's value would show in all. */
 void map_set_shared(arena *a, node *m, node *key, node *val);
+/* Entry i's value as a node the caller may edit: a shared one (map_set_tail_shared) is first replaced, in this entry
+ * only, by a private copy (a map's copy has its own entries, whose nodes stay shared until owned in turn). */
+node *map_val_own(arena *a, node *m, uint32_t i);
+/* For the last edit before the emit, when many maps end the same way (the Argo CD stamps): m's value under key (a
+ * map, made when missing) becomes a map of its own pairs followed by keys[i]: vals[i] for i < n -- the map *last
+ * when that one holds the same (texts and styles; *last is then shared by every such object), else a new one,
+ * which becomes *last. Every node of that map is marked shared: the mutators refuse it (an edit goes through
+ * map_val_own, or a setter that replaces the value), node_clone copies it. false, with m untouched, when the value
+ * is not a plain map of plain scalars (comments, tags, a null) or holds one of the keys: the caller then edits the
+ * object's own map. */
+bool map_set_tail_shared(arena *a, node *m, const char *key, node *const *keys, node *const *vals, uint32_t n,
+                         node **last);
 /* The key may be another map's: both maps then hold the same node (a shared key is never edited; a private one is
  * edited for both). */
 void map_append(arena *a, node *m, const node *key, node *val);
