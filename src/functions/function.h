@@ -73,6 +73,11 @@ typedef struct fn_def {
         const char *differs; /* how it differs from the catalog, on purpose */
         const char *versions; /* what each release does */
     } readme;             /* its row of the README's function table (Markdown) */
+    /* It edits the values of items only through the setters that replace a shared value node rather than write it
+     * (map_set_str*, map_set_shared, set_string_pairs), so shared value nodes may be in its items, and it may add
+     * them (node_value_shared: one node for the label it puts on every object). Before any other function runs,
+     * the executor gives every item its own copies (node_own_values). */
+    bool shares_values;
 } fn_def;
 
 /* registry */

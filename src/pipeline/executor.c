@@ -82,6 +82,24 @@ static void override_setters(run_ctx *R, node *config)
     }
 }
 
+/* Shared value nodes are safe only with functions that edit through the setters (fn_def.shares_values): any other
+ * may write a value in place, and the mutators stop on a shared one. Its items, and its config (a copy of an item
+ * may hold them), all of them (a step with selectors sees some), get their own copies first. */
+static void own_values(run_ctx *R, const step *s, rlist *items, node *config)
+{
+    if (s->fn->shares_values) {
+        R->shared_values = true;
+        return;
+    }
+    if (!R->shared_values)
+        return;
+    for (size_t i = 0; i < items->n; i++)
+        if (items->v[i])
+            node_own_values(R->a, items->v[i]->root);
+    node_own_values(R->a, config);
+    R->shared_values = false;
+}
+
 static int run_fn(run_ctx *R, const step *s, fn_ctx *c)
 {
     size_t first = R->results.n;
@@ -139,6 +157,7 @@ int run_step(run_ctx *R, package *p, const step *s, rlist *items)
     }
     if (R->setter_overrides && c.config && !strcmp(s->fn->name, "apply-setters"))
         override_setters(R, c.config);
+    own_values(R, s, items, c.config);
     bool selecting = s->nselectors || s->nexcludes;
     if (!selecting && !s->validator) {
         c.items = items;

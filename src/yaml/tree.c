@@ -234,14 +234,17 @@ again:;
     return k;
 }
 
-/* ---- the immutability of shared keys
+/* ---- the immutability of shared nodes
  *
  * Nothing outside src/yaml gets a shared key as a node it may edit (map_key gives const nodes, map_key_own a
- * private copy), so this is a bug in src/yaml or a cast: stop loudly, never edit every map that shares the node. */
+ * private copy), so this is a bug in src/yaml or a cast: stop loudly, never edit every map that shares the node.
+ * Shared values (node_value_shared, map_set_tail_shared) are handed out by map_val, so a function that writes a
+ * value in place must not see them: the executor gives its items their own copies first (fn_def.shares_values),
+ * and the setters replace a shared value in the map they edit. */
 static void shared_edit(const char *what)
 {
     (void)what; /* the function, for a debugger */
-    assert(!"a shared key node reached a mutator: ask map_key_own for the pair's own copy");
+    assert(!"a shared node reached a mutator: ask map_key_own or map_val_own for the entry's own copy");
     abort(); /* where assertions are compiled out too: no output, exit non-zero */
 }
 
@@ -372,7 +375,7 @@ static node *clone_rec(arena *a, const node *n)
 
 node *node_clone(arena *a, const node *n)
 {
-    if (n && n->shared) /* the caller gets a node it may edit: a private one, without a position */
+    if (n && n->shared && n->kind == N_SCALAR) /* the caller gets a node it may edit: a private one, no position */
         return node_scalar_shared(a, n->str, n->style, n->facts);
     return clone_rec(a, n);
 }
@@ -788,6 +791,35 @@ node *node_key_shared(arena *a, const char *text, unsigned facts)
     node *k = node_scalar_shared(a, text, ST_PLAIN, facts ? facts : scalar_facts(text, strlen(text)));
     k->shared = 1;
     return k;
+}
+
+node *node_value_shared(arena *a, const char *text, unsigned facts)
+{
+    node *v = node_scalar_shared(a, text, ST_STRING, facts ? facts : scalar_facts(text, strlen(text)));
+    v->shared = 1;
+    return v;
+}
+
+void node_own_values(arena *a, node *n)
+{
+    if (!n || n->kind == N_SCALAR)
+        return;
+    struct kids *k = nkids(n);
+    uint32_t len = k ? k->n : 0;
+    for (uint32_t i = 0; i < len; i++) {
+        node *v;
+        if (n->kind == N_MAP) {
+            v = k->v[2 * i + 1]->shared ? map_val_own(a, n, i) : k->v[2 * i + 1];
+        } else {
+            v = k->v[i];
+            if (v->shared) {
+                node *x = node_clone(a, v); /* a private copy: a scalar's text, a collection's entries */
+                k->v[i] = x;
+                v = x;
+            }
+        }
+        node_own_values(a, v);
+    }
 }
 
 node *map_set_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts)

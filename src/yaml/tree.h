@@ -146,9 +146,16 @@ node *map_append_str_ref_key(arena *a, node *m, node *key, const char *val, unsi
  * is about to add (labels, annotations, stamps), which would otherwise grow the entries by doubling. */
 void map_reserve(arena *a, node *c, uint32_t extra);
 /* Sets key to val where many maps share the same two scalar nodes: a missing key gets key and val themselves, an
- * existing one keeps its own node with val's text. Only for the last edit before the emit (the Argo CD stamps on
- * every object): after it nothing may edit the tree, or an edit of one object's value would show in all. */
+ * existing one keeps its own node with val's text. val must be marked shared (node_value_shared) unless nothing
+ * edits the tree afterwards (the Argo CD stamps): an edit of one object's value would otherwise show in all. */
 void map_set_shared(arena *a, node *m, node *key, node *val);
+/* A string value many maps may hold, one node for all (the label a function sets on every object): marked shared,
+ * so that no mutator edits it (they stop, as on a shared key); the setters (map_set_str*, map_set_shared) replace it
+ * in the map they edit, map_val_own gives an entry its own copy. text must live as long as the trees. */
+node *node_value_shared(arena *a, const char *text, unsigned facts);
+/* Gives every map entry and sequence item under n whose value is shared its own copy (keys stay shared): before
+ * code that may edit values in place other than through the setters. */
+void node_own_values(arena *a, node *n);
 /* Entry i's value as a node the caller may edit: a shared one (map_set_tail_shared) is first replaced, in this entry
  * only, by a private copy (a map's copy has its own entries, whose nodes stay shared until owned in turn). */
 node *map_val_own(arena *a, node *m, uint32_t i);

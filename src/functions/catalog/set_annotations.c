@@ -258,6 +258,7 @@ static int run(fn_ctx *c)
     size_t nspecs = 0;
     if (read_config(c, p, &pairs, &specs, &nspecs) < 0)
         return -1;
+    kvlist_share_values(c->a, &pairs); /* one value node for every object an annotation goes on */
     hits seen = {0};
     /* the hits are for the results alone: none when nobody reads them */
     struct apply ap = {c->a, &pairs, true, NULL, NULL, p == MASTER && fn_results_read(c) ? &seen : NULL, 0};
@@ -305,6 +306,7 @@ const fn_def fn_set_annotations = {
     .name = "set-annotations",
     .summary = "add or overwrite annotations on metadata and pod templates, plus extra field specs",
     .run = run,
+    .shares_values = true, /* its edits go through the setters */
     .releases = "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4",
     .readme = {
         .does = "annotations on metadata and pod templates, plus extra field specs",
