@@ -84,7 +84,9 @@ static void override_setters(run_ctx *R, node *config)
 
 /* Shared value nodes are safe only with functions that edit through the setters (fn_def.shares_values): any other
  * may write a value in place, and the mutators stop on a shared one. Its items, and its config (a copy of an item
- * may hold them), all of them (a step with selectors sees some), get their own copies first. */
+ * may hold them), all of them (a step with selectors sees some), get their own copies first. The mark stays once
+ * set: the items of one step are not all of them (a package's pipeline sees its own; bfs-rendering's root step
+ * shared values in every package's), and a walk over trees already owned allocates nothing. */
 static void own_values(run_ctx *R, const step *s, rlist *items, node *config)
 {
     if (s->fn->shares_values) {
@@ -97,7 +99,6 @@ static void own_values(run_ctx *R, const step *s, rlist *items, node *config)
         if (items->v[i])
             node_own_values(R->a, items->v[i]->root);
     node_own_values(R->a, config);
-    R->shared_values = false;
 }
 
 static int run_fn(run_ctx *R, const step *s, fn_ctx *c)
