@@ -1,5 +1,5 @@
 /* What every value is and does whatever its type: construction, type names, truth, hashing (SipHash keyed with the
- * VM's seed, so a script cannot choose keys that collide and turn dict and set operations quadratic), equality
+ * VM's seed: a fixed one, then a secret one once keys collide, dict.c), equality
  * and ordering (with go.starlark.net's depth limit, which also stops cycles), repr and str, freezing. */
 #include <math.h>
 #include <stdio.h>
