@@ -313,6 +313,9 @@ int render(const render_opts *o, buf *out)
                      .kube_api_versions = host.kube_api_versions, .health_kinds = host.health_kinds};
     if (!o->print_env && order_apply(a, &items, &oo) < 0)
         goto done;
+    /* nothing interns from here on (the functions, Flux's charts and the parameters' steps are done): the lookup
+     * table, a slot for every distinct short text, goes before the stamps and the emit; the strings stay */
+    strtab_release(st);
     diag_set_step("output");
     if (check_argocd_reading(a, &items) < 0 || (!o->print_env && check_not_empty(o, root, &items) < 0))
         goto done;
@@ -331,9 +334,6 @@ int render(const render_opts *o, buf *out)
         goto done;
     }
     stamp_metadata(a, &items, &meta, set.annotation_domain, stamp_enabled, &set);
-    /* nothing interns from here on: the lookup table (a slot for every distinct short text) goes before the emit,
-     * the render's peak; the strings stay in the arena */
-    strtab_release(st);
     diag_set_step("emit");
     spool sp;
     spool_init(&sp, host.tmpdir, EMIT_MEMORY);
