@@ -23,6 +23,11 @@ typedef struct fn_result {
 typedef struct fn_results {
     fn_result *v;
     size_t n, cap;
+    /* Nobody reads them once the step that made them is over (a render without --results-dir): the executor drops
+     * each step's results when it ends, so that a result on every object costs nothing at the render's peak, and a
+     * function may leave out the text of a message nobody will read (fn_results_read). Within the step they are
+     * kept as ever: a function may still look at its own. */
+    bool step_only;
 } fn_results;
 
 typedef struct fn_ctx {
@@ -39,6 +44,13 @@ typedef struct fn_ctx {
     fn_version version;      /* the catalog release the step pins; zero: the newest behaviour */
     bool failure_reported;   /* set by fn_failure_result: the failure's results are the catalog's own */
 } fn_ctx;
+
+/* Whether the text of c's results is read after the step (results.yaml): false when they are dropped at its end
+ * (step_only) or not kept at all, so that a message made for every object need not be made. */
+static inline bool fn_results_read(const fn_ctx *c)
+{
+    return c->results && !c->results->step_only;
+}
 
 typedef int (*fn_run)(fn_ctx *c);
 /* Receives a directory a step reads as its source, as a real path (pipeline/sources.h). */
@@ -61,6 +73,11 @@ typedef struct fn_def {
         const char *differs; /* how it differs from the catalog, on purpose */
         const char *versions; /* what each release does */
     } readme;             /* its row of the README's function table (Markdown) */
+    /* It edits the values of items only through the setters that replace a shared value node rather than write it
+     * (map_set_str*, map_set_shared, set_string_pairs), so shared value nodes may be in its items, and it may add
+     * them (node_value_shared: one node for the label it puts on every object). Before any other function runs,
+     * the executor gives every item its own copies (node_own_values). */
+    bool shares_values;
 } fn_def;
 
 /* registry */

@@ -248,6 +248,7 @@ int render(const render_opts *o, buf *out)
     fn_host host;
     host_from_env(&host);
     run_ctx R = {.a = a, .st = st, .host = &host, .flatten_lists = !o->in_place};
+    R.results.step_only = !o->results_dir; /* only results.yaml reads them */
     settings set;
     app_meta meta;
     int rc = -1;
@@ -325,6 +326,9 @@ int render(const render_opts *o, buf *out)
                      .kube_api_versions = host.kube_api_versions, .health_kinds = host.health_kinds};
     if (!o->print_env && order_apply(a, &items, &oo) < 0)
         goto done;
+    /* nothing interns from here on (the functions, Flux's charts and the parameters' steps are done): the lookup
+     * table, a slot for every distinct short text, goes before the stamps and the emit; the strings stay */
+    strtab_release(st);
     diag_set_step("output");
     if (check_argocd_reading(a, &items) < 0 || (!o->print_env && check_not_empty(o, root, &items) < 0))
         goto done;

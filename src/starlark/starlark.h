@@ -31,7 +31,12 @@ enum sl_type {
  * ones as nkw (name, value) pairs (names are strings). Errors go through sl_fail (it does not return). */
 typedef sl_val (*sl_native)(sl_vm *vm, sl_val self, int nargs, sl_val *args, int nkw, sl_val *kw, void *data);
 
+/* hash_seed: where the hashes of dict and set keys start. A fixed one makes a script's work the same on every run;
+ * the first probe past a limit (keys chosen to collide from that start) draws a secret seed, once per VM, and the
+ * dicts are rehashed as they are next used, so no script can make their operations quadratic. */
 sl_vm *sl_new(const sl_limits *lim, uint64_t hash_seed);
+/* Whether vm drew its secret seed (for tests). */
+bool sl_reseeded(const sl_vm *vm);
 void sl_free(sl_vm *vm);
 void sl_predeclare(sl_vm *vm, const char *name, sl_val v);
 /* Modules load() may name: a struct-like value whose members the load statement binds. */

@@ -572,6 +572,10 @@ static const char *between_docs(struct loader *L, size_t from, size_t to, bool k
         from = text_line_end(d, from, to);
         from += text_break_len(d, from, to);
     }
+    /* only comment lines are kept: a plain "---" between two documents, most often all there is, keeps nothing
+     * and needs no room (the room it took stayed, on every document) */
+    if (from >= to || !memchr(d + from, '#', to - from))
+        return NULL;
     char *s = arena_alloc(L->a, to - from + 16);
     size_t out = 0, blanks = 0;
     bool in_block = false, first = true;

@@ -89,6 +89,11 @@ uint64_t text_hash(const char *s, size_t n)
     return hash_bytes(hash_seed(), s, n);
 }
 
+uint64_t text_hash_fixed(const char *s, size_t n)
+{
+    return hash_bytes(FIXED_SEED, s, n);
+}
+
 strtab *strtab_new(arena *a)
 {
     strtab *t = arena_alloc(a, sizeof *t);
@@ -229,14 +234,17 @@ again:;
     return k;
 }
 
-/* ---- the immutability of shared keys
+/* ---- the immutability of shared nodes
  *
  * Nothing outside src/yaml gets a shared key as a node it may edit (map_key gives const nodes, map_key_own a
- * private copy), so this is a bug in src/yaml or a cast: stop loudly, never edit every map that shares the node. */
+ * private copy), so this is a bug in src/yaml or a cast: stop loudly, never edit every map that shares the node.
+ * Shared values (node_value_shared, map_set_tail_shared) are handed out by map_val, so a function that writes a
+ * value in place must not see them: the executor gives its items their own copies first (fn_def.shares_values),
+ * and the setters replace a shared value in the map they edit. */
 static void shared_edit(const char *what)
 {
     (void)what; /* the function, for a debugger */
-    assert(!"a shared key node reached a mutator: ask map_key_own for the pair's own copy");
+    assert(!"a shared node reached a mutator: ask map_key_own or map_val_own for the entry's own copy");
     abort(); /* where assertions are compiled out too: no output, exit non-zero */
 }
 
@@ -340,10 +348,11 @@ static node *clone_rec(arena *a, const node *n)
 {
     if (!n)
         return NULL;
-    if (n->shared)
+    if (n->shared && n->kind == N_SCALAR)
         return (node *)n;
     node *x = arena_alloc16(a);
     *x = *n;
+    x->shared = 0; /* a shared map (map_set_tail_shared) is copied: the copy is the caller's to edit */
     if (n->extra) {
         x->ext = arena_alloc(a, sizeof *x->ext);
         *x->ext = *n->ext;
@@ -366,7 +375,7 @@ static node *clone_rec(arena *a, const node *n)
 
 node *node_clone(arena *a, const node *n)
 {
-    if (n && n->shared) /* the caller gets a node it may edit: a private one, without a position */
+    if (n && n->shared && n->kind == N_SCALAR) /* the caller gets a node it may edit: a private one, no position */
         return node_scalar_shared(a, n->str, n->style, n->facts);
     return clone_rec(a, n);
 }
@@ -630,6 +639,7 @@ node *map_val(const node *m, uint32_t i)
 
 void map_set_val(node *m, uint32_t i, node *val)
 {
+    NOT_SHARED(m);
     nkids(m)->v[2 * i + 1] = val;
 }
 
@@ -640,6 +650,7 @@ node *seq_item(const node *s, uint32_t i)
 
 void seq_set(node *s, uint32_t i, node *item)
 {
+    NOT_SHARED(s);
     nkids(s)->v[i] = item;
 }
 
@@ -665,6 +676,7 @@ static struct kids *resize(arena *a, node *c, uint32_t cap)
  * otherwise go through 2 on its way to 4. */
 static struct kids *grow(arena *a, node *c)
 {
+    NOT_SHARED(c);
     struct kids *k = nkids(c);
     if (k && k->n < k->cap)
         return k;
@@ -674,6 +686,7 @@ static struct kids *grow(arena *a, node *c)
 
 void map_reserve(arena *a, node *c, uint32_t extra)
 {
+    NOT_SHARED(c);
     struct kids *k = nkids(c);
     uint32_t n = k ? k->n : 0;
     if (extra && (!k || k->cap - n < extra))
@@ -701,6 +714,7 @@ void map_append(arena *a, node *m, const node *key, node *val)
 
 void map_remove(node *m, uint32_t i)
 {
+    NOT_SHARED(m);
     struct kids *k = nkids(m);
     if (!k || i >= k->n)
         return;
@@ -742,7 +756,7 @@ static node *set_str(arena *a, node *m, const char *key, const char *val, bool c
         node *old = map_val(m, (uint32_t)i);
         if (old->kind == N_SCALAR && strcmp(nstr(old), val) == 0)
             return old;
-        if (old->kind == N_SCALAR) {
+        if (old->kind == N_SCALAR && !old->shared) { /* a shared value is replaced below, in this map only */
             /* An edited scalar becomes a string we made; its comment stays. */
             set_text(old, copy ? arena_strdup(a, val) : val, vf);
             if (old->style != ST_SINGLE && old->style != ST_DOUBLE)
@@ -784,6 +798,35 @@ node *node_key_shared(arena *a, const char *text, unsigned facts)
     return k;
 }
 
+node *node_value_shared(arena *a, const char *text, unsigned facts)
+{
+    node *v = node_scalar_shared(a, text, ST_STRING, facts ? facts : scalar_facts(text, strlen(text)));
+    v->shared = 1;
+    return v;
+}
+
+void node_own_values(arena *a, node *n)
+{
+    if (!n || n->kind == N_SCALAR)
+        return;
+    struct kids *k = nkids(n);
+    uint32_t len = k ? k->n : 0;
+    for (uint32_t i = 0; i < len; i++) {
+        node *v;
+        if (n->kind == N_MAP) {
+            v = k->v[2 * i + 1]->shared ? map_val_own(a, n, i) : k->v[2 * i + 1];
+        } else {
+            v = k->v[i];
+            if (v->shared) {
+                node *x = node_clone(a, v); /* a private copy: a scalar's text, a collection's entries */
+                k->v[i] = x;
+                v = x;
+            }
+        }
+        node_own_values(a, v);
+    }
+}
+
 node *map_set_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts)
 {
     return set_str(a, m, key->str, val, false, key->facts, val_facts, key);
@@ -805,13 +848,96 @@ void map_set_shared(arena *a, node *m, node *key, node *val)
         map_append(a, m, key, val);
 }
 
+node *map_val_own(arena *a, node *m, uint32_t i)
+{
+    node *v = map_val(m, i);
+    if (!v->shared)
+        return v;
+    node *x;
+    if (v->kind == N_SCALAR) {
+        x = node_scalar_shared(a, v->str, v->style, v->facts);
+    } else {
+        /* its own entries array; the nodes in it stay shared, each owned in turn where it is edited */
+        x = new_node(a, v->kind, v->style);
+        const struct kids *k = nkids(v);
+        if (k && k->n) {
+            bool map = v->kind == N_MAP;
+            struct kids *c = kids_new(a, k->n, map);
+            c->n = k->n;
+            memcpy(c->v, k->v, (size_t)k->n * (map ? 2 : 1) * sizeof c->v[0]);
+            x->kids = c;
+        }
+    }
+    nkids(m)->v[2 * i + 1] = x; /* m is the caller's own (map_set_val would refuse a shared m) */
+    return x;
+}
+
+/* A scalar the emit alone will read: no comments or tag, so that one node can stand for equal ones. */
+static bool plain_scalar(const node *n)
+{
+    return n->kind == N_SCALAR && !n->extra;
+}
+
+static bool same_scalar(const node *x, const node *y)
+{
+    return plain_scalar(x) && plain_scalar(y) && x->style == y->style && (x->str == y->str || !strcmp(x->str, y->str));
+}
+
+bool map_set_tail_shared(arena *a, node *m, const char *key, node *const *keys, node *const *vals, uint32_t n,
+                         node **last)
+{
+    long at = map_index(m, key);
+    node *cur = at >= 0 ? map_val(m, (uint32_t)at) : NULL;
+    if (cur && (cur->kind != N_MAP || cur->extra || cur->shared))
+        return false; /* a null, a scalar, a map with comments or a tag: the caller's own edit */
+    const struct kids *k = cur ? nkids(cur) : NULL;
+    uint32_t len = k ? k->n : 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (!plain_scalar(k->v[2 * i]) || !plain_scalar(k->v[2 * i + 1]))
+            return false;
+        for (uint32_t s = 0; s < n; s++)
+            if (!strcmp(k->v[2 * i]->str, nstr(keys[s])))
+                return false; /* a pair the tail replaces: edited in place by the caller, as ever */
+    }
+    node *S = *last;
+    const struct kids *sk = S ? nkids(S) : NULL;
+    bool same = sk && sk->n == len + n && (!cur || cur->style == S->style);
+    for (uint32_t i = 0; same && i < len; i++)
+        same = same_scalar(k->v[2 * i], sk->v[2 * i]) && same_scalar(k->v[2 * i + 1], sk->v[2 * i + 1]);
+    if (!same) {
+        S = new_node(a, N_MAP, cur ? cur->style : ST_BLOCK);
+        struct kids *c = kids_new(a, len + n, true);
+        c->n = len + n;
+        if (len)
+            memcpy(c->v, k->v, (size_t)len * 2 * sizeof c->v[0]);
+        for (uint32_t s = 0; s < n; s++) {
+            c->v[2 * (len + s)] = keys[s];
+            c->v[2 * (len + s) + 1] = vals[s];
+        }
+        S->kids = c;
+        /* every node in it now stands for many objects': none may be edited (the map's own copy first,
+         * map_val_own; a value is replaced by the setters, never written) */
+        for (uint32_t i = 0; i < 2 * c->n; i++) {
+            node_facts(c->v[i]); /* kept while it may: a shared node's are never written (node_facts_find) */
+            c->v[i]->shared = 1;
+        }
+        S->shared = 1;
+        *last = S;
+    }
+    if (at >= 0)
+        nkids(m)->v[2 * (uint32_t)at + 1] = S;
+    else
+        map_append(a, m, node_scalar(a, key, strlen(key), ST_PLAIN), S);
+    return true;
+}
+
 node *map_ensure_map(arena *a, node *m, const char *key)
 {
     long i = map_index(m, key);
     if (i >= 0) {
         node *v = map_val(m, (uint32_t)i);
         if (v->kind == N_MAP)
-            return v;
+            return v->shared ? map_val_own(a, m, (uint32_t)i) : v;
         if (!is_null(v))
             return NULL;
         node *nm = node_map(a);
@@ -841,6 +967,7 @@ void seq_insert(arena *a, node *s, uint32_t i, node *item)
 
 void seq_remove(node *s, uint32_t i)
 {
+    NOT_SHARED(s);
     struct kids *k = nkids(s);
     if (!k || i >= k->n)
         return;

@@ -40,6 +40,10 @@ void strtab_release(strtab *t);
 /* The table's hash, for other tables keyed by texts a package writes: seeded once per process, so no input can be
  * written to make its texts collide. */
 uint64_t text_hash(const char *s, size_t n);
+/* The same hash from the strtab's fixed, published start: the same on every run, so that a table's work is too. A
+ * table that uses it switches to text_hash the first time a probe runs long (texts chosen to collide from this
+ * start), as the strtab does. */
+uint64_t text_hash_fixed(const char *s, size_t n);
 
 /* constructors */
 node *node_scalar(arena *a, const char *s, size_t n, enum node_style style);
@@ -196,9 +200,28 @@ node *map_append_str_ref_key(arena *a, node *m, node *key, const char *val, unsi
  * is about to add (labels, annotations, stamps), which would otherwise grow the entries by doubling. */
 void map_reserve(arena *a, node *c, uint32_t extra);
 /* Sets key to val where many maps share the same two scalar nodes: a missing key gets key and val themselves, an
- * existing one keeps its own node with val's text. Only for the last edit before the emit (the Argo CD stamps on
- * every object): after it nothing may edit the tree, or an edit of one object's value would show in all. */
+ * existing one keeps its own node with val's text. val must be marked shared (node_value_shared) unless nothing
+ * edits the tree afterwards (the Argo CD stamps): an edit of one object's value would otherwise show in all. */
 void map_set_shared(arena *a, node *m, node *key, node *val);
+/* A string value many maps may hold, one node for all (the label a function sets on every object): marked shared,
+ * so that no mutator edits it (they stop, as on a shared key); the setters (map_set_str*, map_set_shared) replace it
+ * in the map they edit, map_val_own gives an entry its own copy. text must live as long as the trees. */
+node *node_value_shared(arena *a, const char *text, unsigned facts);
+/* Gives every map entry and sequence item under n whose value is shared its own copy (keys stay shared): before
+ * code that may edit values in place other than through the setters. */
+void node_own_values(arena *a, node *n);
+/* Entry i's value as a node the caller may edit: a shared one (map_set_tail_shared) is first replaced, in this entry
+ * only, by a private copy (a map's copy has its own entries, whose nodes stay shared until owned in turn). */
+node *map_val_own(arena *a, node *m, uint32_t i);
+/* For the last edit before the emit, when many maps end the same way (the Argo CD stamps): m's value under key (a
+ * map, made when missing) becomes a map of its own pairs followed by keys[i]: vals[i] for i < n -- the map *last
+ * when that one holds the same (texts and styles; *last is then shared by every such object), else a new one,
+ * which becomes *last. Every node of that map is marked shared: the mutators refuse it (an edit goes through
+ * map_val_own, or a setter that replaces the value), node_clone copies it. false, with m untouched, when the value
+ * is not a plain map of plain scalars (comments, tags, a null) or holds one of the keys: the caller then edits the
+ * object's own map. */
+bool map_set_tail_shared(arena *a, node *m, const char *key, node *const *keys, node *const *vals, uint32_t n,
+                         node **last);
 /* The key may be another map's: both maps then hold the same node (a shared key is never edited; a private one is
  * edited for both). */
 void map_append(arena *a, node *m, const node *key, node *val);

@@ -362,6 +362,7 @@ const fn_def fn_set_image = {
     .name = "set-image",
     .summary = "retag or rename container images (the pinned release's fields: containers and initContainers)",
     .run = run,
+    .shares_values = true, /* its edits go through the setters */
     .releases = "0.1.0 0.1.1",
     .readme = {
         .does = "image name, tag and digest",

@@ -140,6 +140,7 @@ static int run_v01(fn_ctx *c)
     size_t nspecs;
     if (kvlist_from_map(c, labels_node, "labels", &labels) < 0 || read_specs(c, extra, &specs, &nspecs) < 0)
         return -1;
+    kvlist_share_values(c->a, &labels); /* one value node for every object a label goes on */
     if (labels.n == 0)
         return fn_fail_recorded(c, true, c->config, "failed to configure function: input label list cannot be empty");
     int changed = 0;
@@ -210,6 +211,7 @@ static int run(fn_ctx *c)
     kvlist labels;
     if (kvlist_from_map(c, labels_node, "labels", &labels) < 0)
         return -1;
+    kvlist_share_values(c->a, &labels); /* one value node for every object a label goes on */
     if (labels.n == 0) {
         if (config_is(c->config, "ConfigMap", ""))
             return fn_fail(c, c->config, "`FunctionConfig` is not given: the ConfigMap has no data");
@@ -252,6 +254,7 @@ const fn_def fn_set_labels = {
     .name = "set-labels",
     .summary = "add or overwrite labels on metadata, selectors and pod templates",
     .run = run,
+    .shares_values = true, /* its edits go through the setters */
     .releases = "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4 0.1.5 0.2.0 0.2.1 0.2.2 0.2.3 0.2.4 0.2.5",
     .readme = {
         .does = "labels on metadata, selectors and pod templates",

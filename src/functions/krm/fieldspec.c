@@ -152,10 +152,16 @@ int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
             return fn_fail(c, v, "%s must be a map of strings (\"%s\" is not a string)", what,
                            is_scalar(k) ? scalar(k) : "?");
         out->v[out->n++] = (kv){scalar(k), scalar(v), v, node_key_shared(c->a, scalar(k), 0),
-                                scalar_facts(scalar(v), scalar_len(v))};
+                                scalar_facts(scalar(v), scalar_len(v)), NULL};
     }
     qsort(out->v, out->n, sizeof *out->v, cmp_kv);
     return 0;
+}
+
+void kvlist_share_values(arena *a, kvlist *pairs)
+{
+    for (size_t i = 0; i < pairs->n; i++)
+        pairs->v[i].value_node = node_value_shared(a, pairs->v[i].value, pairs->v[i].value_facts);
 }
 
 int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pairs, bool create_map, bool add_keys)
@@ -185,8 +191,12 @@ int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pair
         if (at[i] < 0) {
             if (!add_keys)
                 continue;
-            /* the strings live in the config tree, in the same arena: share them across objects, and their facts */
-            map_append_str_ref_key(a, m, p->key_node, p->value, p->value_facts);
+            /* the strings live in the config tree, in the same arena: share them across objects, and their facts
+             * (and the value node itself where the function allows it) */
+            if (p->value_node)
+                map_append(a, m, p->key_node, p->value_node);
+            else
+                map_append_str_ref_key(a, m, p->key_node, p->value, p->value_facts);
             changed++;
             continue;
         }

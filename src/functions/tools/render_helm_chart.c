@@ -693,21 +693,58 @@ static const char *item_id(arena *a, const resource *r, bool v01)
                         name ? name : "");
 }
 
-/* Seeded (text_hash): the ids are the package's and the chart's names, which an unseeded hash would let the author
- * pick to collide, making the set's probes quadratic. */
-static size_t id_hash(const char *s)
+/* The set of the input's ids. The ids are the package's and the chart's names, which the author could pick to
+ * collide under a hash with a known start, making the set's probes quadratic: it hashes from the fixed start
+ * (text_hash_fixed: the same work on every run) until a probe runs past ID_PROBE_LIMIT slots, then, once, from the
+ * secret one (text_hash), rebuilt. */
+enum { ID_PROBE_LIMIT = 48 };
+typedef struct {
+    const char **v;
+    size_t cap; /* a power of two, at least twice the ids: never full */
+    bool secret;
+} id_set;
+
+static size_t id_hash(const id_set *s, const char *id)
 {
-    return (size_t)text_hash(s, strlen(s));
+    size_t n = strlen(id);
+    return (size_t)(s->secret ? text_hash(id, n) : text_hash_fixed(id, n));
 }
 
-/* Where id sits in the open-addressing set (cap a power of two, never full), or the empty slot it would take. */
-static size_t id_slot(const char **set, size_t cap, const char *id)
+static void id_put(id_set *s, const char *id);
+
+/* Where id sits in the set, or the empty slot it would take. */
+static size_t id_slot(id_set *s, const char *id)
 {
-    size_t h = id_hash(id) & (cap - 1);
-    while (set[h] && strcmp(set[h], id))
-        h = (h + 1) & (cap - 1);
+    size_t h = id_hash(s, id) & (s->cap - 1), probes = 0;
+    while (s->v[h] && strcmp(s->v[h], id)) {
+        h = (h + 1) & (s->cap - 1);
+        if (++probes == ID_PROBE_LIMIT && !s->secret) {
+            /* ids chosen to collide from the known start: every one again from the secret start */
+            const char **old = s->v;
+            s->v = xcalloc(s->cap, sizeof *s->v);
+            s->secret = true;
+            for (size_t i = 0; i < s->cap; i++)
+                if (old[i])
+                    id_put(s, old[i]);
+            xfree(old);
+            return id_slot(s, id);
+        }
+    }
     return h;
 }
+
+static void id_put(id_set *s, const char *id)
+{
+    size_t j = id_slot(s, id); /* first: it may rebuild s->v */
+    s->v[j] = id;
+}
+
+static bool id_has(id_set *s, const char *id)
+{
+    size_t j = id_slot(s, id);
+    return s->v[j] != NULL;
+}
+
 
 /* A rendered object with the id of an input item (items[0, before)) is dropped, and the input item stays as it
  * was: v0.1 put the input in a kustomize ResMap before adding the chart's objects, later releases skip such an
@@ -716,23 +753,39 @@ static void drop_rendered_duplicates(fn_ctx *c, size_t before, bool v01)
 {
     if (!before || c->items->n == before)
         return;
-    size_t cap = 16;
-    while (cap < before * 2)
-        cap *= 2;
-    const char **set = arena_alloc(c->a, cap * sizeof *set);
-    memset(set, 0, cap * sizeof *set);
-    for (size_t i = 0; i < before; i++) {
-        if (!c->items->v[i])
-            continue;
-        const char *id = item_id(c->a, c->items->v[i], v01);
-        set[id_slot(set, cap, id)] = id;
-    }
+    id_set set = {NULL, 16, false};
+    while (set.cap < before * 2)
+        set.cap *= 2;
+    set.v = xcalloc(set.cap, sizeof *set.v);
+    for (size_t i = 0; i < before; i++)
+        if (c->items->v[i])
+            id_put(&set, item_id(c->a, c->items->v[i], v01));
     for (size_t i = before; i < c->items->n; i++) {
         if (!c->items->v[i])
             continue;
-        if (set[id_slot(set, cap, item_id(c->a, c->items->v[i], v01))])
+        if (id_has(&set, item_id(c->a, c->items->v[i], v01)))
             c->items->v[i] = NULL;
     }
+    xfree(set.v);
+}
+
+/* For tests (tests/unit/test_id_set.c): the set of the ids of items[0, n): -1 when one of them is not found in it
+ * afterwards, else 1 when it drew the secret start, 0 when it kept the fixed one. */
+int render_helm_chart_id_set_check(fn_ctx *c, size_t n, bool v01);
+int render_helm_chart_id_set_check(fn_ctx *c, size_t n, bool v01)
+{
+    id_set set = {NULL, 16, false};
+    while (set.cap < n * 2)
+        set.cap *= 2;
+    set.v = xcalloc(set.cap, sizeof *set.v);
+    for (size_t i = 0; i < n; i++)
+        id_put(&set, item_id(c->a, c->items->v[i], v01));
+    int rc = set.secret;
+    for (size_t i = 0; i < n; i++)
+        if (!id_has(&set, item_id(c->a, c->items->v[i], v01)))
+            rc = -1;
+    xfree(set.v);
+    return rc;
 }
 
 static int run(fn_ctx *c)

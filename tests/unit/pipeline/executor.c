@@ -235,3 +235,54 @@ TEST(selected_output_merges_back_in_place)
     CHECK_STR(res_name(w.items.v[3]), "added");
     unworld(&w);
 }
+
+/* Shared value nodes (fn_def.shares_values): set-labels puts one "prod" node on every object; a function that
+ * writes values in place (scalar_set, as search-replace or apply-replacements do) gets the items with their own
+ * copies first, so its edit of one object shows in no other, and no mutator stops on a shared node. */
+extern const fn_def fn_set_labels;
+static int write_b_label(fn_ctx *c)
+{
+    for (size_t i = 0; i < c->items->n; i++)
+        if (!strcmp(res_name(c->items->v[i]), "b")) {
+            node *v = path_get(c->items->v[i]->root, "metadata", "labels", "env", NULL);
+            scalar_set(c->a, v, "edited", 6, SCALAR_AS_STRING);
+        }
+    return 0;
+}
+static const fn_def writing = {.name = "write", .summary = "", .run = write_b_label};
+
+TEST(shared_label_values_get_own_copies_before_an_in_place_edit)
+{
+    struct world w;
+    world(&w);
+    node *cm = node_map(w.a);
+    map_set_str(w.a, cm, "env", "prod");
+    step label = {.fn = &fn_set_labels, .label = "set-labels", .config_map = cm};
+    CHECK(fn_set_labels.shares_values);
+    CHECK(run_step(&w.R, &w.pkg, &label, &w.items) == 0);
+    /* one node for all: what the memory is saved by */
+    node *va = path_get(w.items.v[1]->root, "metadata", "labels", "env", NULL);
+    node *vc = path_get(w.items.v[3]->root, "metadata", "labels", "env", NULL);
+    CHECK(va && va == vc);
+    CHECK(w.R.shared_values);
+    step write = {.fn = &writing, .label = "write"};
+    CHECK(run_step(&w.R, &w.pkg, &write, &w.items) == 0);
+    CHECK_STR(path_str(w.items.v[2]->root, "metadata", "labels", "env", NULL), "edited");
+    CHECK_STR(path_str(w.items.v[1]->root, "metadata", "labels", "env", NULL), "prod");
+    CHECK_STR(path_str(w.items.v[3]->root, "metadata", "labels", "env", NULL), "prod");
+    unworld(&w);
+    /* set-labels twice, the second with another value: each object's shared value is replaced in its own map, the
+     * shared node never written */
+    world(&w);
+    cm = node_map(w.a);
+    map_set_str(w.a, cm, "env", "prod");
+    label.config_map = cm;
+    CHECK(run_step(&w.R, &w.pkg, &label, &w.items) == 0);
+    va = path_get(w.items.v[1]->root, "metadata", "labels", "env", NULL);
+    map_set_str(w.a, cm, "env", "dev");
+    CHECK(run_step(&w.R, &w.pkg, &label, &w.items) == 0);
+    for (size_t i = 0; i < w.items.n; i++)
+        CHECK_STR(path_str(w.items.v[i]->root, "metadata", "labels", "env", NULL), "dev");
+    CHECK_STR(scalar(va), "prod");
+    unworld(&w);
+}
