@@ -96,7 +96,7 @@ static int id_set_of(char (*names)[16], size_t n)
         char text[128];
         snprintf(text, sizeof text, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n", names[i]);
         node *root = NULL;
-        if (yaml_load_one(A, ST, "in.yaml", text, strlen(text), &root) < 0)
+        if (yaml_load_one(A, ST, NULL, "in.yaml", text, strlen(text), &root) < 0)
             return -2;
         rlist_push(&items, resource_new(A, root, NULL, "in.yaml", (uint32_t)i));
     }

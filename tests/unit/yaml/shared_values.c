@@ -16,7 +16,7 @@
 static node *parse(const char *text)
 {
     node *n = NULL;
-    if (yaml_load_one(A, ST, "values.yaml", text, strlen(text), &n) < 0)
+    if (yaml_load_one(A, ST, NULL, "values.yaml", text, strlen(text), &n) < 0)
         return NULL;
     return n;
 }
