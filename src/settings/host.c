@@ -233,6 +233,8 @@ void host_from_env(fn_host *h)
     h->helm_keyring = env("CMP_HELM_KEYRING");
     h->cosign_bin = env("CMP_COSIGN_BIN");
     h->cosign_keys_dir = env("CMP_COSIGN_KEYS_DIR");
+    h->skopeo_bin = env("CMP_SKOPEO_BIN");
+    h->helm_chart_cache = env("CMP_HELM_CHART_CACHE");
     h->kube_openapi_dir = settings_kube_openapi_dir();
     if (!h->kube_openapi_dir)
         h->kube_openapi_dir = default_kube_openapi_dir();

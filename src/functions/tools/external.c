@@ -183,6 +183,9 @@ struct output {
     size_t bytes;
     buf *log;
     buf *err_kept; /* run_tool_fds_stderr: the child's stderr, on success */
+    buf *keep;     /* run_tool_stdout: the child's stdout, at most keep_max bytes (over: stopped, over set) */
+    size_t keep_max;
+    bool over;
 };
 
 #define LOG_KEPT 65536
@@ -193,6 +196,11 @@ static int take_output(void *ud, const char *data, size_t len)
     out->bytes += len;
     if (out->log && out->log->len < LOG_KEPT)
         buf_put(out->log, data, len < LOG_KEPT - out->log->len ? len : LOG_KEPT - out->log->len);
+    if (out->keep) {
+        if (len > out->keep_max - out->keep->len)
+            return out->over = true, 1;
+        buf_put(out->keep, data, len);
+    }
     return out->yaml ? yaml_stream_feed(out->yaml, data, len) : 0;
 }
 
@@ -268,7 +276,7 @@ int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const cha
                  child_fds *fds)
 {
     buf log = {0};
-    struct output out = {NULL, 0, &log, NULL};
+    struct output out = {.log = &log};
     int rc = run(c, what, argv, env, cwd, fds, &out);
     buf_free(&log);
     return rc;
@@ -278,9 +286,19 @@ int run_tool_fds_stderr(fn_ctx *c, const char *what, const char *const *argv, co
                         child_fds *fds, buf *err_text)
 {
     buf log = {0};
-    struct output out = {NULL, 0, &log, err_text};
+    struct output out = {.log = &log, .err_kept = err_text};
     int rc = run(c, what, argv, env, cwd, fds, &out);
     buf_free(&log);
+    return rc;
+}
+
+int run_tool_stdout(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+                    child_fds *fds, buf *out, size_t max)
+{
+    struct output o = {.keep = out, .keep_max = max};
+    int rc = run(c, what, argv, env, cwd, fds, &o);
+    if (rc < 0 && o.over)
+        return fn_fail(c, NULL, "%s wrote more than %zu bytes and was stopped", what, max);
     return rc;
 }
 
@@ -321,7 +339,7 @@ int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv
      * that fails is kept, whatever it wrote before) */
     load_ctx lc = {.a = c->a, .st = c->st};
     rlist got = {0};
-    struct output out = {load_resources_stream(&lc, c->pkg, "", what, &got), 0, NULL, NULL};
+    struct output out = {.yaml = load_resources_stream(&lc, c->pkg, "", what, &got)};
     int rc = run(c, what, argv, env, cwd, fds, &out);
     if (rc == 0)
         rc = yaml_stream_end(out.yaml);

@@ -39,6 +39,9 @@ int run_tool_fds(fn_ctx *c, const char *what, const char *const *argv, const cha
  * manifest digest there). */
 int run_tool_fds_stderr(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
                         child_fds *fds, buf *err_text);
+/* The same, keeping what the child writes on stdout in out (at most max bytes: more stops it, an error). */
+int run_tool_stdout(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd,
+                    child_fds *fds, buf *out, size_t max);
 
 /* The directories a step of each of these functions reads as its source, given to add() (real paths), from its
  * config alone, before any step runs: render-helm-chart's local charts and their file:// dependencies,

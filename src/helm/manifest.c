@@ -1,0 +1,69 @@
+/* Reading an OCI chart's manifest with skopeo (helm_manifest.h). skopeo is Debian's client for registries; it reads
+ * the docker config.json format helm's registry config uses (--authfile), and --tls-verify=false is what lets it
+ * speak plain HTTP to a registry the operator lists (it also skips certificate checks, which a plain-HTTP registry
+ * has none of). Nothing of the package becomes an option: the reference is made here from the URL helm_check_repo_url
+ * accepted and a chart path checked below, after "--". */
+#include "helm/manifest.h"
+
+#include <string.h>
+
+#include "functions/tools/external.h"
+#include "helm/fetch.h"
+#include "util/diag.h"
+
+/* A repository path as a Docker reference takes it: lower-case components of [a-z0-9] joined by '.', '_', '-'
+ * (distribution's grammar, loosely: skopeo refuses what this lets through), separated by '/'. */
+static bool reference_path(const char *p)
+{
+    if (!*p || *p == '/' || strlen(p) > 255)
+        return false;
+    for (const char *q = p; *q; q++) {
+        bool alnum = (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9');
+        bool sep = *q == '.' || *q == '_' || *q == '-' || *q == '/';
+        if (!alnum && !sep)
+            return false;
+        if (*q == '/' && (q[1] == '/' || !q[1]))
+            return false;
+    }
+    return true;
+}
+
+int helm_oci_manifest(fn_ctx *c, const node *at, const char *skopeo, const char *repo, const char *path,
+                      const char *digest, size_t max, buf *out, const char **why)
+{
+    *why = NULL;
+    if (strncmp(repo, "oci://", 6) || strncmp(digest, "sha256:", 7) || strlen(digest) != 71 ||
+        strspn(digest + 7, "0123456789abcdef") != 64)
+        return fn_fail(c, at, "the OCI chart's manifest cannot be read: not an oci:// URL and a sha256 digest");
+    const char *host = repo + 6;
+    size_t hl = strcspn(host, "/");
+    /* a first component without '.' or ':' is a Docker Hub namespace to skopeo (docker.io/<it>/...), not a host */
+    if (!memchr(host, '.', hl) && !memchr(host, ':', hl) && !(hl == 9 && !strncmp(host, "localhost", 9))) {
+        *why = "its registry host has no '.' or port, which skopeo would read as a Docker Hub path";
+        return 1;
+    }
+    const char *prefix = host[hl] ? host + hl + 1 : "";
+    size_t pl = strlen(prefix);
+    while (pl && prefix[pl - 1] == '/') /* oci://host/charts/ is oci://host/charts to helm */
+        pl--;
+    const char *full = pl ? arena_printf(c->a, "%.*s/%s", (int)pl, prefix, path) : path;
+    if (!reference_path(full))
+        return fn_fail(c, at, "the OCI chart's repository path \"%s\" is not a registry path (lower-case letters, "
+                              "digits, '.', '_', '-' and '/')",
+                       shown(c->a, full));
+    const char *registry_config = NULL;
+    int plain = helm_registry_access(c, at, repo, &registry_config);
+    if (plain < 0)
+        return -1;
+    const char *argv[] = {skopeo,
+                          "inspect",
+                          "--raw",
+                          plain ? "--tls-verify=false" : "--tls-verify=true",
+                          registry_config ? arena_printf(c->a, "--authfile=%s", registry_config) : "--no-creds",
+                          "--",
+                          arena_printf(c->a, "docker://%.*s/%s@%s", (int)hl, host, full, digest),
+                          NULL};
+    child_fds none = {0};
+    return run_tool_stdout(c, arena_printf(c->a, "skopeo inspect of the OCI chart's manifest (%s)", digest), argv, NULL,
+                           NULL, &none, out, max);
+}
