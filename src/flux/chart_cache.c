@@ -87,7 +87,7 @@ static int read_entry(fn_ctx *c, const node *at, const char *path, size_t max, u
 {
     errno = 0;
     if (slurp(path, max, data, len) < 0) {
-        if (errno == ENOENT)
+        if (errno == ENOENT || errno == ENOTDIR) /* not there, or the cache is not a directory (put warns) */
             return 0;
         return fn_fail(c, at, "the chart cache (CMP_HELM_CHART_CACHE) entry %s cannot be used: %s", path,
                        errno == EFBIG || !errno ? "not a regular file within the chart size limit" : strerror(errno));
@@ -191,7 +191,7 @@ static int store(const char *d, const char *name, const void *data, size_t len)
     return rc;
 }
 
-void flux_cache_put(fn_ctx *c, const char *who, const char *dir, const char *repo, const char *chart,
+void flux_cache_put(fn_ctx *c, const node *at, const char *who, const char *dir, const char *repo, const char *chart,
                     const char *tgz, const char *tgz_hex, const char *manifest, size_t mlen, const char *digest)
 {
     arena *a = c->a;
@@ -205,6 +205,6 @@ void flux_cache_put(fn_ctx *c, const char *who, const char *dir, const char *rep
     int e = errno;
     xfree(data);
     if (!ok)
-        fn_warn_key(c, NULL, 0, "%s: the chart was not kept in the chart cache (CMP_HELM_CHART_CACHE): %s", who,
+        flux_warn(c, at, "%s: the chart was not kept in the chart cache (CMP_HELM_CHART_CACHE): %s", who,
                     strerror(e));
 }

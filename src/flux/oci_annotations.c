@@ -5,6 +5,8 @@
  * from, not objects Argo CD would prune, and the chart itself is already pinned by /chart-digest. A skopeo that
  * runs and fails (the registry refuses it, the manifest is not the one helm pulled) fails the render: never a
  * half-read manifest's annotations. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "flux/internal.h"
@@ -12,6 +14,21 @@
 #include "helm/manifest.h"
 #include "util/child.h"
 #include "util/diag.h"
+
+void flux_warn(struct fn_ctx *c, const node *at, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int l = at && node_line(at) ? (int)node_line(at) : c->config_line;
+    const char *file = c->config_file ? c->config_file : "functionConfig", *step = diag_step();
+    char where[64] = "";
+    if (l > 0)
+        snprintf(where, sizeof where, ":%d", l);
+    diag_warn("%s%s: %s%s%s", file, where, step && *step ? step : "", step && *step ? ": " : "", msg);
+}
 
 /* A chart's manifest is a few hundred bytes (a config, one or two layers, a dozen annotations); the OCI spec lets
  * registries refuse manifests over 4 MiB. */
@@ -29,7 +46,7 @@ int flux_oci_annotations(struct fn_ctx *c, const node *at, const char *who, cons
             return fn_fail(c, at, "%s: CMP_SKOPEO_BIN on the sidecar is not an executable file", who);
         if (!skopeo) {
             if (!*warned)
-                fn_warn_key(c, NULL, 0, "%s: skopeo is not installed (not on PATH; the operator may set "
+                flux_warn(c, at, "%s: skopeo is not installed (not on PATH; the operator may set "
                                         "CMP_SKOPEO_BIN), so OCI charts' org.opencontainers.image annotations are not "
                                         "stamped (and OCI charts are not kept in CMP_HELM_CHART_CACHE)",
                             who);
@@ -41,7 +58,7 @@ int flux_oci_annotations(struct fn_ctx *c, const node *at, const char *who, cons
         const char *skip;
         int rc = helm_oci_manifest(c, at, skopeo, repo, chart, digest, MAX_MANIFEST, &out, &skip);
         if (rc == 1) {
-            fn_warn_key(c, NULL, 0, "%s: the OCI chart's org.opencontainers.image annotations are not stamped: %s", who,
+            flux_warn(c, at, "%s: the OCI chart's org.opencontainers.image annotations are not stamped: %s", who,
                         skip);
             buf_free(&out);
             return 0;
