@@ -22,9 +22,8 @@ static const char *digest_of(arena *a, const char *text)
               "72e85628ae7c3178eceb728e57b0bacf3f1249405ee231ef96baf1b59535ba92\",\"size\":262}]"
 
 /* the manifest text with its own digest: 0 or -1, *why */
-static int parse(arena *a, const char *text, flux_oci_meta *m, const char **why)
+static int parse(arena *a, strtab *st, const char *text, flux_oci_meta *m, const char **why)
 {
-    strtab *st = strtab_new(a);
     *why = NULL;
     return flux_oci_manifest(a, st, text, strlen(text), digest_of(a, text), m, why);
 }
@@ -32,6 +31,7 @@ static int parse(arena *a, const char *text, flux_oci_meta *m, const char **why)
 TEST(flux_oci_manifest_annotations)
 {
     arena *a = arena_new();
+    strtab *st = strtab_new(a);
     flux_oci_meta m;
     const char *why;
     /* helm push's manifest (helm 3.17, Chart.yaml with sources and a revision annotation) */
@@ -41,18 +41,19 @@ TEST(flux_oci_manifest_annotations)
                        "\"2026-11-28T20:51:21Z\",\"org.opencontainers.image.revision\":\"main@sha1:abc\","
                        "\"org.opencontainers.image.source\":\"https://example.com/src\","
                        "\"org.opencontainers.image.title\":\"demo\",\"org.opencontainers.image.version\":\"1.2.0\"}}";
-    CHECK(parse(a, helm, &m, &why) == 0);
+    CHECK(parse(a, st, helm, &m, &why) == 0);
     CHECK_STR(m.chart_layer, "sha256:72e85628ae7c3178eceb728e57b0bacf3f1249405ee231ef96baf1b59535ba92");
     CHECK_STR(m.source, "https://example.com/src");
     CHECK_STR(m.revision, "main@sha1:abc");
     CHECK_STR(m.created, "2026-11-28T20:51:21Z");
     /* absent: not stamped */
-    CHECK(parse(a, "{\"schemaVersion\":2," LAYER "}", &m, &why) == 0);
+    CHECK(parse(a, st, "{\"schemaVersion\":2," LAYER "}", &m, &why) == 0);
     CHECK(!m.source && !m.revision && !m.created);
     /* the legacy layer type helm still reads */
-    CHECK(parse(a, "{\"layers\":[{\"mediaType\":\"application/tar+gzip\",\"digest\":\"sha256:"
+    CHECK(parse(a, st, "{\"layers\":[{\"mediaType\":\"application/tar+gzip\",\"digest\":\"sha256:"
                    "72e85628ae7c3178eceb728e57b0bacf3f1249405ee231ef96baf1b59535ba92\"}]}",
                 &m, &why) == 0);
+    strtab_release(st);
     arena_free(a);
 }
 
@@ -67,24 +68,25 @@ TEST(flux_oci_manifest_refused)
     CHECK(flux_oci_manifest(a, st, text, strlen(text), digest_of(a, "{}"), &m, &why) < 0);
     CHECK(strstr(why, "its SHA-256 is sha256:") && strstr(why, ", not sha256:44136fa3"));
     /* no chart layer */
-    CHECK(parse(a, "{\"layers\":[{\"mediaType\":\"application/octet-stream\",\"digest\":\"sha256:"
+    CHECK(parse(a, st, "{\"layers\":[{\"mediaType\":\"application/octet-stream\",\"digest\":\"sha256:"
                    "72e85628ae7c3178eceb728e57b0bacf3f1249405ee231ef96baf1b59535ba92\"}]}",
                 &m, &why) < 0);
     CHECK_STR(why, "it has no chart layer with a sha256 digest");
-    CHECK(parse(a, "[1]", &m, &why) < 0);
+    CHECK(parse(a, st, "[1]", &m, &why) < 0);
     CHECK_STR(why, "it is not a JSON object");
     /* annotations that are not text: an escaped ESC, a raw one (as helm push writes it), a number, too long */
-    CHECK(parse(a, "{" LAYER ",\"annotations\":{\"org.opencontainers.image.source\":\"https://x\\u001b[31m\"}}", &m,
+    CHECK(parse(a, st, "{" LAYER ",\"annotations\":{\"org.opencontainers.image.source\":\"https://x\\u001b[31m\"}}", &m,
                 &why) < 0);
     CHECK(strstr(why, "its annotation org.opencontainers.image.source is not printable text: https://x\\x1b[31m"));
-    CHECK(parse(a, "{" LAYER ",\"annotations\":{\"org.opencontainers.image.source\":\"https://x\x1b[31m\"}}", &m,
+    CHECK(parse(a, st, "{" LAYER ",\"annotations\":{\"org.opencontainers.image.source\":\"https://x\x1b[31m\"}}", &m,
                 &why) < 0);
-    CHECK(parse(a, "{" LAYER ",\"annotations\":{\"org.opencontainers.image.revision\":12}}", &m, &why) < 0);
+    CHECK(parse(a, st, "{" LAYER ",\"annotations\":{\"org.opencontainers.image.revision\":12}}", &m, &why) < 0);
     CHECK_STR(why, "its annotation org.opencontainers.image.revision is not a string");
     char long_text[1400];
     snprintf(long_text, sizeof long_text, "{" LAYER ",\"annotations\":{\"org.opencontainers.image.created\":\"%01025d\"}}",
              0);
-    CHECK(parse(a, long_text, &m, &why) < 0);
+    CHECK(parse(a, st, long_text, &m, &why) < 0);
     CHECK_STR(why, "its annotation org.opencontainers.image.created is longer than 1024 bytes");
+    strtab_release(st);
     arena_free(a);
 }
