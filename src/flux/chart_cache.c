@@ -152,7 +152,8 @@ int flux_cache_get(fn_ctx *c, const node *at, const char *who, const char *dir, 
     const char *copy = sub ? arena_printf(a, "%s/%s.tgz", sub, chart) : NULL;
     int fd = -1;
     if (!copy || strchr(chart, '/') || mkdir(sub, 0700) != 0 ||
-        (fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 || write_all(fd, data, len) < 0) {
+        (fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+        write_all(fd, data, len) < 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);

@@ -1598,7 +1598,8 @@ static int render_release(run *R, release *rel)
                              &manifest_len, &R->skopeo_warned, &om) < 0)
         return -1;
     if (use_cache && !cached && (!cs.oci_chart || manifest))
-        flux_cache_put(c, cs.at, hr_id(R, rel), cache, cs.repo, cache_chart, tgz, meta.digest, manifest, manifest_len, digest);
+        flux_cache_put(c, cs.at, hr_id(R, rel), cache, cs.repo, cache_chart, tgz, meta.digest, manifest, manifest_len,
+                       digest);
     const char *chart_path = tgz, *values_yaml = NULL;
     if (cs.track_digest && track_digest(R, rel, &cs, oci_digest, &meta) < 0)
         return -1;

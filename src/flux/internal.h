@@ -85,8 +85,9 @@ int flux_oci_annotations(struct fn_ctx *c, const node *at, const char *who, cons
 int flux_cache_get(struct fn_ctx *c, const node *at, const char *who, const char *dir, const char *repo,
                    const char *chart, const char *digest, bool oci, const char **tgz, const char **manifest,
                    size_t *mlen);
-void flux_cache_put(struct fn_ctx *c, const node *at, const char *who, const char *dir, const char *repo, const char *chart,
-                    const char *tgz, const char *tgz_hex, const char *manifest, size_t mlen, const char *digest);
+void flux_cache_put(struct fn_ctx *c, const node *at, const char *who, const char *dir, const char *repo,
+                    const char *chart, const char *tgz, const char *tgz_hex, const char *manifest, size_t mlen,
+                    const char *digest);
 
 /* A warning naming the step's file and at's line (the step's line when at has none), as fn_warn_key words it. */
 void flux_warn(struct fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
