@@ -1,7 +1,8 @@
-/* Reading an OCI chart's manifest with skopeo (helm_manifest.h). skopeo is Debian's client for registries; it reads
+/* Reading an OCI chart's manifest with skopeo (helm/manifest.h). skopeo is Debian's client for registries; it reads
  * the docker config.json format helm's registry config uses (--authfile), and --tls-verify=false is what lets it
  * speak plain HTTP to a registry the operator lists (it also skips certificate checks, which a plain-HTTP registry
- * has none of). Nothing of the package becomes an option: the reference is made here from the URL helm_check_repo_url
+ * has none of), so it gets it for those registries and, as helm's registry client (containerd's resolver) falls back
+ * to plain HTTP on its own for a loopback host, for those too. Nothing of the package becomes an option: the reference is made here from the URL helm_check_repo_url
  * accepted and a chart path checked below, after "--". */
 #include "helm/manifest.h"
 
@@ -25,6 +26,27 @@ static bool reference_path(const char *p)
         if (*q == '/' && (q[1] == '/' || !q[1]))
             return false;
     }
+    return true;
+}
+
+/* Is the registry host[:port] (hl bytes) a loopback one: localhost, 127.x.x.x or [::1]? */
+static bool loopback(const char *host, size_t hl)
+{
+    size_t h = hl;
+    if (host[0] == '[') {
+        const char *close = memchr(host, ']', hl);
+        return close && (size_t)(close - host) == 4 && !strncmp(host, "[::1]", 5);
+    }
+    const char *colon = memchr(host, ':', hl);
+    if (colon)
+        h = (size_t)(colon - host);
+    if (h == 9 && !strncmp(host, "localhost", 9))
+        return true;
+    if (h < 4 || strncmp(host, "127.", 4))
+        return false;
+    for (size_t i = 4; i < h; i++)
+        if (!(host[i] >= '0' && host[i] <= '9') && host[i] != '.')
+            return false;
     return true;
 }
 
@@ -58,7 +80,7 @@ int helm_oci_manifest(fn_ctx *c, const node *at, const char *skopeo, const char 
     const char *argv[] = {skopeo,
                           "inspect",
                           "--raw",
-                          plain ? "--tls-verify=false" : "--tls-verify=true",
+                          plain || loopback(host, hl) ? "--tls-verify=false" : "--tls-verify=true",
                           registry_config ? arena_printf(c->a, "--authfile=%s", registry_config) : "--no-creds",
                           "--",
                           arena_printf(c->a, "docker://%.*s/%s@%s", (int)hl, host, full, digest),
