@@ -16,7 +16,7 @@ BIN_DIR    ?= .
 export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 
 # Everything beyond make itself that a fresh Debian machine lacks: the compiler too (a server image has no gcc).
-DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev libmicrohttpd-dev zlib1g-dev unzip git procps ca-certificates
+DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev libmicrohttpd-dev zlib1g-dev unzip git procps ca-certificates skopeo
 # tests only: clang with libFuzzer for the fuzz targets; GNU time for the peak-memory check of a child-output case;
 # an OCI registry for the helm fetching tests (tests/helmfetch starts its own, on 127.0.0.1); python3 writes the
 # security suite's crafted chart archives and git histories byte by byte (tests/security/chart-tgz.py, git-memory)

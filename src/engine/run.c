@@ -272,3 +272,26 @@ int engine_run_tool_sink(const engine_ctx *e, const char *what, const char *cons
     struct output out = {sink, ud, 0, NULL, NULL};
     return run(e, what, argv, env, cwd, fds, &out);
 }
+
+struct kept {
+    const engine_ctx *e;
+    const char *what;
+    buf *out;
+    size_t max;
+};
+
+static int keep_stdout(void *ud, const char *data, size_t len)
+{
+    struct kept *k = ud;
+    if (len > k->max - k->out->len)
+        return engine_fail(k->e, NULL, "%s wrote more than %zu bytes and was stopped", k->what, k->max);
+    buf_put(k->out, data, len);
+    return 0;
+}
+
+int engine_run_tool_stdout(const engine_ctx *e, const char *what, const char *const *argv, const char *const *env,
+                           const char *cwd, child_fds *fds, buf *out, size_t max)
+{
+    struct kept k = {e, what, out, max};
+    return engine_run_tool_sink(e, what, argv, env, cwd, fds, keep_stdout, &k);
+}

@@ -43,4 +43,7 @@ int engine_run_tool_fds_stderr(const engine_ctx *e, const char *what, const char
  * a rule: the sink has then said why, and this returns -1). */
 int engine_run_tool_sink(const engine_ctx *e, const char *what, const char *const *argv, const char *const *env,
                          const char *cwd, child_fds *fds, child_sink sink, void *ud);
+/* The same, keeping what the child writes on stdout in out (at most max bytes: more stops it, an error). */
+int engine_run_tool_stdout(const engine_ctx *e, const char *what, const char *const *argv, const char *const *env,
+                           const char *cwd, child_fds *fds, buf *out, size_t max);
 #endif

@@ -76,6 +76,7 @@ typedef struct run {
     fn_ctx c; /* the release being rendered: errors name its file and line */
     node *lock;            /* flux-lock: <namespace>/<name> -> {version, digest}, or NULL */
     const char *lock_file; /* its path, for messages */
+    bool skopeo_warned;    /* the one warning that OCI annotations are not stamped (no skopeo) was given */
 } run;
 
 /* The loader's limits of the operator (through the step's host), for every text a release brings. */
@@ -1550,7 +1551,7 @@ static void set_meta(arena *a, node *root, const char *which, const char *k, con
 }
 
 static void finish_objects(run *R, release *rel, const rendered_opts *o, const char *chart, const char *source,
-                           const char *digest)
+                           const char *digest, const flux_oci_meta *om)
 {
     arena *a = R->s->a;
     const char *d = R->s->annotation_domain ? R->s->annotation_domain : "cmp-generate";
@@ -1590,6 +1591,12 @@ static void finish_objects(run *R, release *rel, const rendered_opts *o, const c
         set_meta(a, r->root, "annotations", arena_printf(a, "%s/chart", d), chart);
         set_meta(a, r->root, "annotations", arena_printf(a, "%s/chart-source", d), source);
         set_meta(a, r->root, "annotations", arena_printf(a, "%s/chart-digest", d), digest);
+        /* an OCI chart's org.opencontainers.image.* annotations, each when its manifest has it */
+        const char *oci_keys[] = {"chart-oci-source", "chart-oci-revision", "chart-oci-created"};
+        const char *oci_vals[] = {om->source, om->revision, om->created};
+        for (int k = 0; k < 3; k++)
+            if (oci_vals[k])
+                set_meta(a, r->root, "annotations", arena_printf(a, "%s/%s", d, oci_keys[k]), oci_vals[k]);
     }
 }
 
@@ -1866,6 +1873,7 @@ static int render_release(run *R, release *rel)
     /* fetch and template */
     chart_meta meta = {.a = a, .st = s->st, .lim = run_yaml_limits(R)};
     const char *digest = NULL, *chart_path = NULL, *values_yaml = NULL;
+    flux_oci_meta om = {0}; /* an OCI chart's manifest annotations (none for a chart from the repository) */
     if (cs.git_chart) {
         if (git_chart(R, rel, &cs, &meta, &chart_path, &digest) < 0)
             return -1;
@@ -1875,8 +1883,21 @@ static int render_release(run *R, release *rel)
     const char *locked_version = NULL, *locked_digest = NULL;
     if (R->lock && apply_lock(R, rel, &cs, &locked, &locked_version, &locked_digest) < 0)
         return -1;
-    const char *oci_digest = NULL;
-    const char *tgz = helm_pull_digest(fn_engine(c), R->helm, cs.at, cs.repo, cs.name, cs.version, &oci_digest);
+    /* a locked chart from the operator's cache (chart_cache.c) when it holds it; not with helm-verify-prov, whose
+     * provenance file the cache does not keep */
+    const char *oci_digest = NULL, *tgz = NULL, *manifest = NULL;
+    size_t manifest_len = 0;
+    const char *cache = s->host->helm_chart_cache, *cache_chart = cs.oci_chart ? cs.oci_chart : cs.name;
+    bool use_cache = locked && cache && !s->host->helm_verify_prov;
+    int cached = use_cache ? flux_cache_get(c, cs.at, hr_id(R, rel), cache, cs.repo, cache_chart, locked_digest,
+                                            cs.oci_chart != NULL, &tgz, &manifest, &manifest_len)
+                           : 0;
+    if (cached < 0)
+        return -1;
+    if (cached)
+        oci_digest = cs.oci_chart ? locked_digest : NULL;
+    else
+        tgz = helm_pull_digest(fn_engine(c), R->helm, cs.at, cs.repo, cs.name, cs.version, &oci_digest);
     if (!tgz)
         return -1;
     if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
@@ -1888,6 +1909,13 @@ static int render_release(run *R, release *rel)
         return -1;
     if (R->lock && check_lock(R, rel, locked, locked_version, locked_digest, meta.version, digest) < 0)
         return -1;
+    if (cs.oci_chart && oci_digest &&
+        flux_oci_annotations(c, cs.at, hr_id(R, rel), cs.repo, cs.oci_chart, oci_digest, meta.digest, &manifest,
+                             &manifest_len, &R->skopeo_warned, &om) < 0)
+        return -1;
+    if (use_cache && !cached && (!cs.oci_chart || manifest))
+        flux_cache_put(c, cs.at, hr_id(R, rel), cache, cs.repo, cache_chart, tgz, meta.digest, manifest, manifest_len,
+                       digest);
     chart_path = tgz;
     if (cs.track_digest && track_digest(R, rel, &cs, oci_digest, &meta) < 0)
         return -1;
@@ -1942,7 +1970,7 @@ template:;
         return -1;
     for (int i = 0; i < cs.nused; i++)
         R->used[cs.used[i]] = true;
-    finish_objects(R, rel, &ro, arena_printf(a, "%s@%s", meta.name, meta.version), cs.source_url, digest);
+    finish_objects(R, rel, &ro, arena_printf(a, "%s@%s", meta.name, meta.version), cs.source_url, digest, &om);
     if (create_ns && target_ns && *target_ns && !find_object(R, "", "Namespace", target_ns, obj_ns(R, hr), NULL)) {
         bool have = false;
         for (size_t i = 0; i < R->items->n && !have; i++) {

@@ -60,6 +60,40 @@ int flux_chart_values(arena *a, strtab *st, const load_limits *lim, const flux_v
 struct fn_ctx;
 int flux_post_render(struct fn_ctx *c, const char *who, const node *renderers, bool v2beta, rlist *objs);
 
+/* An OCI chart's manifest (text, len bytes) proven to be the one digest names (its SHA-256), with what the step
+ * takes from it: the chart layer's digest and the org.opencontainers.image.source, .revision and .created
+ * annotations (NULL when absent; printable text of at most 1024 bytes). NULL, or what is wrong (a phrase about
+ * "it", the manifest; arena text, any quoted value escaped). lim: the loader's limits (NULL: the defaults). */
+typedef struct flux_oci_meta {
+    const char *chart_layer; /* "sha256:<hex>" */
+    const char *source, *revision, *created;
+} flux_oci_meta;
+const char *flux_oci_manifest(arena *a, strtab *st, const load_limits *lim, const char *text, size_t len,
+                              const char *digest, flux_oci_meta *m);
+
+/* An OCI chart's manifest and its annotations (oci_annotations.c): *manifest (len bytes) when the chart cache gave
+ * it, else read by skopeo from repo/chart@digest (NULL left there when no skopeo can read it: one warning, *warned
+ * set, m empty). The manifest must be the one digest names and its chart layer the archive (tgz_hex, its SHA-256).
+ * 0, or -1 with fn_fail naming who. */
+int flux_oci_annotations(struct fn_ctx *c, const node *at, const char *who, const char *repo, const char *chart,
+                         const char *digest, const char *tgz_hex, const char **manifest, size_t *len, bool *warned,
+                         flux_oci_meta *m);
+
+/* The operator's chart cache (chart_cache.c), for releases flux-lock pins. flux_cache_get: the chart of repo/chart
+ * whose lock digest is digest (an OCI manifest's when oci), verified again as it is read: 1 with *tgz (a copy in
+ * scratch, checked as a pulled archive is) and for oci *manifest (*mlen bytes); 0 when the cache does not hold it;
+ * -1 with fn_fail (an entry that fails its check, never used). flux_cache_put: the pulled archive (tgz, its SHA-256
+ * tgz_hex) and for an OCI chart its manifest (digest), kept; a failure to write is a warning. */
+int flux_cache_get(struct fn_ctx *c, const node *at, const char *who, const char *dir, const char *repo,
+                   const char *chart, const char *digest, bool oci, const char **tgz, const char **manifest,
+                   size_t *mlen);
+void flux_cache_put(struct fn_ctx *c, const node *at, const char *who, const char *dir, const char *repo,
+                    const char *chart, const char *tgz, const char *tgz_hex, const char *manifest, size_t mlen,
+                    const char *digest);
+
+/* A warning naming the step's file and at's line (the step's line when at has none), as fn_warn_key words it. */
+void flux_warn(struct fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Go's base64.StdEncoding (padding required) into a NUL-terminated arena string; NULL when it is not base64. */
 char *flux_base64_decode(arena *a, const char *s, size_t *len);
 /* ---- a GitRepository source (git_source.c) ---- */

@@ -53,6 +53,12 @@ typedef struct fn_host {
      * <dir>/<secretRef name>/ is notation's XDG_CONFIG_HOME (notation/trustpolicy.oci.json and notation/truststore/),
      * the trust policy and certificates a `verify.secretRef` names (NULL when unset) */
     const char *notation_bin, *notation_config_dir;
+    /* CMP_SKOPEO_BIN: the skopeo that reads an OCI chart's manifest for its org.opencontainers.image.* annotations
+     * (NULL: looked up on PATH; without one those annotations are left out, with a warning) */
+    const char *skopeo_bin;
+    /* CMP_HELM_CHART_CACHE: the operator's directory where charts pinned by a flux-lock are kept by digest, so a
+     * re-render needs no network (src/flux/chart_cache.c); NULL: no cache */
+    const char *helm_chart_cache;
     /* kustomize: what the operator lets a package's kustomizations do (a package can only ask for less) */
     int kustomize_enable_helm;             /* CMP_KUSTOMIZE_ENABLE_HELM: 1 "true", 0 "false" or unset, -1 other */
     const char *kustomize_load_restrictor; /* CMP_KUSTOMIZE_LOAD_RESTRICTOR: LoadRestrictionsRootOnly unless set */

@@ -319,6 +319,16 @@ static int plain_http(fetch *f, const char *url)
     return found;
 }
 
+int helm_registry_access(const engine_ctx *c, const node *at, const char *oci_url, const char **registry_config)
+{
+    fetch f = {.c = c, .at = at, .what = "the registry"};
+    *registry_config = NULL;
+    if (load_credentials(&f) < 0)
+        return -1;
+    *registry_config = f.registry_config;
+    return plain_http(&f, oci_url);
+}
+
 /* repositories.yaml for helm, as JSON (which helm reads as YAML), through a descriptor. The copy in our memory is
  * wiped once written. */
 static const char *pass_repositories(fetch *f, child_fds *fds)

@@ -28,6 +28,11 @@ const char *helm_pull(const engine_ctx *c, const char *helm, const node *at, con
 const char *helm_pull_digest(const engine_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
                              const char *version, const char **digest);
 
+/* What a client other than helm needs to reach the registry of oci_url as helm pull reaches it: the operator's
+ * registry config.json in *registry_config (NULL when none), and 1 when the operator serves that registry over plain
+ * HTTP (CMP_HELM_PLAIN_HTTP_REGISTRIES), else 0; -1 with fn_fail when the operator's settings break their rules. */
+int helm_registry_access(const engine_ctx *c, const node *at, const char *oci_url, const char **registry_config);
+
 /* The local chart at chart_dir (inside the repository) checked (helm_confine.h), then its dependencies built when
  * charts/ lacks what the lock file (or, without one, Chart.yaml or requirements.yaml) lists: the repositories they
  * name (http(s) URLs, oci:// registries, @alias / alias:name names the operator defines) are set up for helm, helm

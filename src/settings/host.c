@@ -265,6 +265,8 @@ void host_from_env(fn_host *h)
     h->cosign_keys_dir = env("CMP_COSIGN_KEYS_DIR");
     h->notation_bin = env("CMP_NOTATION_BIN");
     h->notation_config_dir = env("CMP_NOTATION_CONFIG_DIR");
+    h->skopeo_bin = env("CMP_SKOPEO_BIN");
+    h->helm_chart_cache = env("CMP_HELM_CHART_CACHE");
     h->kube_openapi_dir = settings_kube_openapi_dir();
     if (!h->kube_openapi_dir)
         h->kube_openapi_dir = default_kube_openapi_dir();
