@@ -742,7 +742,7 @@ node *map_set(arena *a, node *m, const char *key, node *val)
         map_set_val(m, (uint32_t)i, val);
         return val;
     }
-    map_append(a, m, node_scalar(a, key, strlen(key), ST_PLAIN), val);
+    map_append(a, m, node_scalar(a, key, strlen(key), ST_STRING), val);
     return val;
 }
 
@@ -771,7 +771,7 @@ static node *set_str(arena *a, node *m, const char *key, const char *val, bool c
     node *v = node_scalar_shared(a, val, ST_STRING, vf);
     if (i >= 0)
         return map_set(a, m, key, v);
-    map_append(a, m, keynode ? keynode : node_scalar_shared(a, key, ST_PLAIN, kf), v);
+    map_append(a, m, keynode ? keynode : node_scalar_shared(a, key, ST_STRING, kf), v);
     return v;
 }
 
@@ -793,7 +793,7 @@ node *map_set_str_ref_facts(arena *a, node *m, const char *key, unsigned key_fac
 
 node *node_key_shared(arena *a, const char *text, unsigned facts)
 {
-    node *k = node_scalar_shared(a, text, ST_PLAIN, facts ? facts : scalar_facts(text, strlen(text)));
+    node *k = node_scalar_shared(a, text, ST_STRING, facts ? facts : scalar_facts(text, strlen(text)));
     k->shared = 1;
     return k;
 }
@@ -927,7 +927,7 @@ bool map_set_tail_shared(arena *a, node *m, const char *key, node *const *keys, 
     if (at >= 0)
         nkids(m)->v[2 * (uint32_t)at + 1] = S;
     else
-        map_append(a, m, node_scalar(a, key, strlen(key), ST_PLAIN), S);
+        map_append(a, m, node_scalar(a, key, strlen(key), ST_STRING), S);
     return true;
 }
 

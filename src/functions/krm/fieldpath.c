@@ -281,7 +281,7 @@ static int find(struct finder *F, node *cur, size_t i)
             if (!F->create)
                 return 0;
             v = made_for(F->a, F->fp, i + 1);
-            map_append(F->a, cur, node_scalar(F->a, s->key, strlen(s->key), ST_PLAIN), v);
+            map_append(F->a, cur, node_scalar(F->a, s->key, strlen(s->key), ST_STRING), v);
         }
         return find(F, v, i + 1);
     }
@@ -327,7 +327,7 @@ static int find(struct finder *F, node *cur, size_t i)
             item = node_str(F->a, s->value);
         } else {
             item = node_map(F->a);
-            map_append(F->a, item, node_scalar(F->a, s->key, strlen(s->key), ST_PLAIN), node_str(F->a, s->value));
+            map_append(F->a, item, node_scalar(F->a, s->key, strlen(s->key), ST_STRING), node_str(F->a, s->value));
         }
         seq_append(F->a, cur, item);
         return find(F, item, i + 1);
