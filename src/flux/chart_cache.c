@@ -52,14 +52,20 @@ static const char *entry_dir(arena *a, const char *dir, const char *repo, const 
  * too large or not a regular file). */
 static int slurp(const char *path, size_t max, unsigned char **data, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat sb;
+    /* O_NONBLOCK: a FIFO planted under the name is refused below, never waited on */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return -1;
-    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || (size_t)sb.st_size > max) {
-        int e = S_ISREG(sb.st_mode) || !sb.st_mode ? errno : EFBIG;
+    struct stat sb;
+    if (fstat(fd, &sb) < 0) {
+        int e = errno;
         close(fd);
-        errno = (size_t)sb.st_size > max ? EFBIG : e;
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(sb.st_mode) || (size_t)sb.st_size > max) {
+        close(fd);
+        errno = EFBIG;
         return -1;
     }
     size_t n = (size_t)sb.st_size, got = 0;
