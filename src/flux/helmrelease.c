@@ -222,17 +222,17 @@ static bool present(const node *v)
 /* Every key of m must be in fields: K_WARN ones that are set get one warning each, K_ERROR ones an error. */
 static int check_fields(run *R, const release *rel, const node *m, const char *where, const field *fields)
 {
-    for (uint32_t i = 0; is_map(m) && i < node_len(m); i++) {
-        const char *k = scalar(map_key(m, i));
+    map_foreach(m, i, key, val) {
+        const char *k = scalar(key);
         const field *f = fields;
         while (f->key && (!k || strcmp(f->key, k)))
             f++;
         if (!f->key)
             return fn_fail_key(&R->c, m, i, "%s: %s%s is not a field the flux-helmrelease step renders", hr_id(R, rel),
                                where, k ? shown(R->s->a, k) : "(a key that is not a string)");
-        if (f->how == K_ERROR && set_value(map_val(m, i)))
+        if (f->how == K_ERROR && set_value(val))
             return fn_fail_key(&R->c, m, i, "%s: %s%s %s", hr_id(R, rel), where, k, f->why);
-        if (f->how == K_WARN && set_value(map_val(m, i)))
+        if (f->how == K_WARN && set_value(val))
             fn_warn_key(&R->c, m, i, "%s: %s%s %s; ignored", hr_id(R, rel), where, k, f->why);
     }
     return 0;
@@ -323,8 +323,8 @@ static int values_sources(run *R, flux_values_source **out, size_t *n)
             continue;
         node *data = node_map(a);
         const node *d = map_get(r->root, "data");
-        for (uint32_t j = 0; is_map(d) && j < node_len(d); j++) {
-            const char *key = scalar(map_key(d, j)), *val = scalar(map_val(d, j));
+        map_foreach(d, j, dk, dv) {
+            const char *key = scalar(dk), *val = scalar(dv);
             if (!key || !val)
                 continue;
             if (!strcmp(k, "Secret")) {
@@ -343,9 +343,9 @@ static int values_sources(run *R, flux_values_source **out, size_t *n)
             map_set(a, data, key, node_str(a, val));
         }
         const node *sd = !strcmp(k, "Secret") ? map_get(r->root, "stringData") : NULL;
-        for (uint32_t j = 0; is_map(sd) && j < node_len(sd); j++)
-            if (scalar(map_key(sd, j)) && scalar(map_val(sd, j)))
-                map_set(a, data, scalar(map_key(sd, j)), node_str(a, scalar(map_val(sd, j))));
+        map_foreach(sd, j, sk, sv)
+            if (scalar(sk) && scalar(sv))
+                map_set(a, data, scalar(sk), node_str(a, scalar(sv)));
         (*out)[(*n)++] = (flux_values_source){k, res_name(r), obj_ns(R, r), data};
     }
     return 0;
@@ -563,10 +563,9 @@ static int check_verify(run *R, const release *rel, const node *v, const char *w
     const node *ids = map_get(v, "matchOIDCIdentity");
     if (ids && !is_null(ids) && !is_seq(ids))
         return fn_fail(c, ids, "%s: %smatchOIDCIdentity must be a list of {issuer, subject}", hr_id(R, rel), vw);
-    for (uint32_t i = 0; is_seq(ids) && i < node_len(ids); i++)
-        if (!path_str(seq_item(ids, i), "issuer", NULL) || !path_str(seq_item(ids, i), "subject", NULL))
-            return fn_fail(c, seq_item(ids, i), "%s: %smatchOIDCIdentity[%u] needs issuer and subject", hr_id(R, rel),
-                           vw, i);
+    seq_foreach(ids, i, id)
+        if (!path_str(id, "issuer", NULL) || !path_str(id, "subject", NULL))
+            return fn_fail(c, id, "%s: %smatchOIDCIdentity[%u] needs issuer and subject", hr_id(R, rel), vw, i);
     const node *sr = map_get(v, "secretRef");
     const char *key_name = sr && !is_null(sr) ? path_str(sr, "name", NULL) : NULL;
     if (sr && !is_null(sr) && (!key_name || !dns_label(key_name)))
@@ -795,12 +794,11 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
         return fn_fail(c, vfs && !is_seq(vfs) ? vfs : vf1, "%s: %svaluesFiles must be a list of paths in the chart",
                        hr_id(R, rel), where);
     node *files = node_seq(a);
-    for (uint32_t i = 0; is_seq(vfs) && i < node_len(vfs); i++) {
-        const char *f = scalar(seq_item(vfs, i));
+    seq_foreach(vfs, i, vf) {
+        const char *f = scalar(vf);
         if (!f || !*f)
-            return fn_fail(c, seq_item(vfs, i), "%s: %svaluesFiles[%u] must be a path in the chart", hr_id(R, rel),
-                           where, i);
-        seq_append(a, files, seq_item(vfs, i));
+            return fn_fail(c, vf, "%s: %svaluesFiles[%u] must be a path in the chart", hr_id(R, rel), where, i);
+        seq_append(a, files, vf);
     }
     if (is_scalar(vf1) && *scalar(vf1) && !(is_seq(vfs) && node_len(vfs)))
         seq_append(a, files, (node *)vf1);
@@ -892,8 +890,8 @@ static int resolve_chart_template(run *R, const release *rel, const node *chart,
     const node *cspec = map_get(chart, "spec");
     if (!is_map(chart) || !is_map(cspec))
         return fn_fail(&R->c, chart, "%s: spec.chart.spec must be a map (chart, version, sourceRef)", hr_id(R, rel));
-    for (uint32_t i = 0; i < node_len(chart); i++) {
-        const char *k = scalar(map_key(chart, i));
+    map_foreach(chart, i, key, val) {
+        const char *k = scalar(key);
         if (!k || (strcmp(k, "spec") && strcmp(k, "metadata")))
             return fn_fail_key(&R->c, chart, i, "%s: spec.chart.%s is not a field the flux-helmrelease step renders",
                                hr_id(R, rel), k ? shown(R->s->a, k) : "(a key that is not a string)");
@@ -1577,12 +1575,14 @@ static void finish_objects(run *R, release *rel, const rendered_opts *o, const c
         bool hook = res_annotation(r, "helm.sh/hook") != NULL;
         if (crd_dir || !hook || o->hooks_too) {
             /* commonMetadata, then the origin labels, which win (internal/postrender/build.go) */
-            for (uint32_t k = 0; !crd_dir && is_map(cl) && k < node_len(cl); k++)
-                if (scalar(map_key(cl, k)) && scalar(map_val(cl, k)))
-                    set_meta(a, r->root, "labels", scalar(map_key(cl, k)), scalar(map_val(cl, k)));
-            for (uint32_t k = 0; !crd_dir && is_map(ca) && k < node_len(ca); k++)
-                if (scalar(map_key(ca, k)) && scalar(map_val(ca, k)))
-                    set_meta(a, r->root, "annotations", scalar(map_key(ca, k)), scalar(map_val(ca, k)));
+            if (!crd_dir) {
+                map_foreach(cl, k, lk, lv)
+                    if (scalar(lk) && scalar(lv))
+                        set_meta(a, r->root, "labels", scalar(lk), scalar(lv));
+                map_foreach(ca, k, ak, av)
+                    if (scalar(ak) && scalar(av))
+                        set_meta(a, r->root, "annotations", scalar(ak), scalar(av));
+            }
             set_meta(a, r->root, "labels", ORIGIN_NAME, rel->name);
             set_meta(a, r->root, "labels", ORIGIN_NAMESPACE, rel->ns);
         }
@@ -1659,8 +1659,7 @@ static int merge_git_values(run *R, release *rel, chart_src *cs, const char **ou
     arena *a = R->s->a;
     const char *root = flux_repo_root(&R->c);
     node *merged = node_map(a);
-    for (uint32_t i = 0; i < node_len(cs->values_files); i++) {
-        const node *at = seq_item(cs->values_files, i);
+    seq_foreach(cs->values_files, i, at) {
         const char *real, *clean;
         bool missing;
         const char *why = flux_git_path(a, root, scalar(at), &real, &clean, &missing);
@@ -2011,8 +2010,7 @@ static int depends_on(run *R, release *rel)
     /* the list is built once in a buffer and shared by every object (appending to a copy per object would be
      * quadratic in the dependencies' objects) */
     buf list = {0};
-    for (uint32_t i = 0; is_seq(d) && i < node_len(d); i++) {
-        const node *e = seq_item(d, i);
+    seq_foreach(d, i, e) {
         const char *name = path_str(e, "name", NULL), *ns = path_str(e, "namespace", NULL);
         static const field dep_fields[] = {{"name", K_USE, NULL}, {"namespace", K_USE, NULL}, {NULL, K_USE, NULL}};
         if (!is_map(e) || !name) {

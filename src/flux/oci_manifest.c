@@ -55,11 +55,12 @@ const char *flux_oci_manifest(arena *a, strtab *st, const load_limits *lim, cons
     if (yaml_load_one_into(a, st, lim, "manifest", text, len, &doc, &parse) < 0 || !is_map(doc))
         return "it is not a JSON object";
     const node *layers = map_get(doc, "layers");
-    for (uint32_t i = 0; is_seq(layers) && i < node_len(layers) && !m->chart_layer; i++) {
-        const node *l = seq_item(layers, i);
+    seq_foreach(layers, i, l) { /* the first chart layer that has a digest */
         const char *type = path_str(l, "mediaType", NULL), *d = path_str(l, "digest", NULL);
-        if (type && (!strcmp(type, HELM_CHART_LAYER) || !strcmp(type, HELM_LEGACY_LAYER)))
+        if (d && type && (!strcmp(type, HELM_CHART_LAYER) || !strcmp(type, HELM_LEGACY_LAYER))) {
             m->chart_layer = d;
+            break;
+        }
     }
     if (!sha256_digest(m->chart_layer))
         return "it has no chart layer with a sha256 digest";

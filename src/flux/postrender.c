@@ -23,8 +23,8 @@
 
 static int only_keys(fn_ctx *c, const char *who, const char *where, const node *m, const char *const *keys)
 {
-    for (uint32_t i = 0; i < node_len(m); i++) {
-        const char *k = scalar(map_key(m, i));
+    map_foreach(m, i, key, val) {
+        const char *k = scalar(key);
         const char *const *p = keys;
         while (*p && (!k || strcmp(*p, k)))
             p++;
@@ -38,9 +38,9 @@ static int only_keys(fn_ctx *c, const char *who, const char *where, const node *
 
 static int strings_only(fn_ctx *c, const char *who, const char *where, const node *m)
 {
-    for (uint32_t i = 0; i < node_len(m); i++)
-        if (!is_scalar(map_val(m, i)))
-            return fn_fail_key(c, m, i, "%s: %s%s must be a string", who, where, scalar(map_key(m, i)));
+    map_foreach(m, i, key, val)
+        if (!is_scalar(val))
+            return fn_fail_key(c, m, i, "%s: %s%s must be a string", who, where, scalar(key));
     return 0;
 }
 
@@ -103,8 +103,7 @@ static node *kustomization(fn_ctx *c, const char *who, const node *k, uint32_t i
     for (size_t l = 0; l < sizeof lists / sizeof *lists; l++)
         if (lists[l].n && !is_null(lists[l].n) && !is_seq(lists[l].n))
             return fn_fail(c, lists[l].n, "%s: %s%s must be a list", who, where, lists[l].name), NULL;
-    for (uint32_t i = 0; is_seq(psm) && i < node_len(psm); i++) {
-        const node *p = seq_item(psm, i);
+    seq_foreach(psm, i, p) {
         if (!is_map(p))
             return fn_fail(c, p, "%s: %spatchesStrategicMerge[%u] must be an object (a strategic merge patch)", who,
                            where, i),
@@ -112,8 +111,7 @@ static node *kustomization(fn_ctx *c, const char *who, const node *k, uint32_t i
         seq_append(a, patches, patch_entry(a, as_json(a, p), NULL));
     }
     static const char *const patch_keys[] = {"patch", "target", NULL};
-    for (uint32_t i = 0; is_seq(pl) && i < node_len(pl); i++) {
-        const node *p = seq_item(pl, i);
+    seq_foreach(pl, i, p) {
         const char *w = arena_printf(a, "%spatches[%u].", where, i);
         if (!is_map(p))
             return fn_fail(c, p, "%s: %.*s must be a map (patch, target)", who, (int)strlen(w) - 1, w), NULL;
@@ -129,8 +127,7 @@ static node *kustomization(fn_ctx *c, const char *who, const node *k, uint32_t i
         seq_append(a, patches, patch_entry(a, text, t));
     }
     static const char *const json6902_keys[] = {"target", "patch", NULL};
-    for (uint32_t i = 0; is_seq(pj) && i < node_len(pj); i++) {
-        const node *p = seq_item(pj, i);
+    seq_foreach(pj, i, p) {
         const char *w = arena_printf(a, "%spatchesJson6902[%u].", where, i);
         if (!is_map(p))
             return fn_fail(c, p, "%s: %.*s must be a map (target, patch)", who, (int)strlen(w) - 1, w), NULL;
@@ -149,8 +146,7 @@ static node *kustomization(fn_ctx *c, const char *who, const node *k, uint32_t i
     static const char *const image_keys[] = {"name", "newName", "newTag", "digest", NULL};
     if (is_seq(images) && node_len(images)) {
         node *imgs = node_seq(a);
-        for (uint32_t i = 0; i < node_len(images); i++) {
-            const node *im = seq_item(images, i);
+        seq_foreach(images, i, im) {
             const char *w = arena_printf(a, "%simages[%u].", where, i);
             if (!is_map(im))
                 return fn_fail(c, im, "%s: %.*s must be a map (name, newName, newTag, digest)", who,
@@ -254,8 +250,7 @@ int flux_post_render(fn_ctx *c, const char *who, const node *renderers, bool v2b
     if (!is_seq(renderers))
         return fn_fail(c, renderers, "%s: spec.postRenderers must be a list", who);
     static const char *const entry_keys[] = {"kustomize", NULL};
-    for (uint32_t i = 0; i < node_len(renderers); i++) {
-        const node *e = seq_item(renderers, i);
+    seq_foreach(renderers, i, e) {
         if (!is_map(e))
             return fn_fail(c, e, "%s: spec.postRenderers[%u] must be a map (kustomize)", who, i);
         if (only_keys(c, who, arena_printf(c->a, "spec.postRenderers[%u].", i), e, entry_keys) < 0)

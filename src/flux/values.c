@@ -68,24 +68,23 @@ static void merge_in(arena *a, node *out, const node *x, const node *y)
     while (cap < 2 * n)
         cap *= 2;
     uint32_t *tab = xcalloc(cap, sizeof *tab);
-    for (uint32_t i = 0; i < node_len(out); i++) {
-        const char *k = scalar(map_key(out, i));
+    map_foreach(out, i, key, val) {
+        const char *k = scalar(key);
         size_t slot;
         if (k && merge_find(out, tab, cap - 1, k, &slot) < 0)
             tab[slot] = i + 1;
     }
-    for (uint32_t i = 0; is_map(x) && i < node_len(x); i++)
-        if (scalar(map_key(x, i)))
-            merge_put(a, out, tab, cap - 1, map_key(x, i), map_val(x, i));
-    for (uint32_t i = 0; is_map(y) && i < node_len(y); i++) {
-        const char *k = scalar(map_key(y, i));
+    map_foreach(x, i, key, val)
+        if (scalar(key))
+            merge_put(a, out, tab, cap - 1, key, val);
+    map_foreach(y, i, key, v) {
+        const char *k = scalar(key);
         if (!k)
             continue;
-        node *v = map_val(y, i);
         size_t slot;
         long at = merge_find(out, tab, cap - 1, k, &slot);
         node *have = at >= 0 ? map_val(out, (uint32_t)at) : NULL;
-        merge_put(a, out, tab, cap - 1, map_key(y, i), is_map(v) && is_map(have) ? flux_merge_maps(a, have, v) : v);
+        merge_put(a, out, tab, cap - 1, key, is_map(v) && is_map(have) ? flux_merge_maps(a, have, v) : v);
     }
     xfree(tab);
 }
@@ -265,8 +264,8 @@ static int set_index(sv *p, node **list, long index, node *v)
                                        MAX_INDEX));
     if ((long)node_len(*list) <= index) {
         node *grown = node_seq(p->a);
-        for (uint32_t i = 0; i < node_len(*list); i++)
-            seq_append(p->a, grown, seq_item(*list, i));
+        seq_foreach(*list, i, item)
+            seq_append(p->a, grown, item);
         while ((long)node_len(grown) <= index)
             seq_append(p->a, grown, plain(p->a, "null"));
         *list = grown;

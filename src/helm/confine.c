@@ -55,21 +55,17 @@ static const char *base_name(const char *p)
 /* The first "$ref" that names anything but a part of the schema itself ("#..."). */
 static const node *foreign_ref(const node *n)
 {
-    if (is_seq(n)) {
-        for (uint32_t i = 0; i < node_len(n); i++) {
-            const node *r = foreign_ref(seq_item(n, i));
-            if (r)
-                return r;
-        }
-    } else if (is_map(n)) {
-        for (uint32_t i = 0; i < node_len(n); i++) {
-            const node *v = map_val(n, i);
-            if (scalar_is(map_key(n, i), "$ref") && is_scalar(v) && scalar(v)[0] != '#')
-                return v;
-            const node *r = foreign_ref(v);
-            if (r)
-                return r;
-        }
+    seq_foreach(n, i, item) { /* nothing when n is a map or a scalar, as map_foreach for a list */
+        const node *r = foreign_ref(item);
+        if (r)
+            return r;
+    }
+    map_foreach(n, i, key, v) {
+        if (scalar_is(key, "$ref") && is_scalar(v) && scalar(v)[0] != '#')
+            return v;
+        const node *r = foreign_ref(v);
+        if (r)
+            return r;
     }
     return NULL;
 }
@@ -284,8 +280,8 @@ static int each_file_dependency(const engine_ctx *c, const char *root, const cha
         if (rc < 0)
             return -1;
         const node *deps = map_get(doc, "dependencies");
-        for (uint32_t i = 0; is_seq(deps) && i < node_len(deps); i++) {
-            const node *repo = map_get(seq_item(deps, i), "repository");
+        seq_foreach(deps, i, dep) {
+            const node *repo = map_get(dep, "repository");
             const char *r = scalar(repo);
             if (!r || strncmp(r, "file://", 7))
                 continue;

@@ -171,8 +171,7 @@ static int load_credentials(fetch *f)
     const node *list = map_get(doc, "repositories");
     if (!is_map(doc) || (list && !is_null(list) && !is_seq(list)))
         return engine_fail(c, f->at, "%s must be helm's repositories file: a map with a repositories list", shown_file);
-    for (uint32_t i = 0; i < node_len(list); i++) {
-        const node *r = seq_item(list, i);
+    seq_foreach(list, i, r) {
         const char *url = path_str(r, "url", NULL), *name = path_str(r, "name", NULL);
         if (!is_map(r) || !url)
             return engine_fail(c, f->at, "%s: repositories[%u] must be a map with a url", shown_file, i);
@@ -206,8 +205,7 @@ static const node *cred_for_url(const fetch *f, const char *url)
 {
     const node *best = NULL;
     size_t best_len = 0, ul = trimmed_len(url);
-    for (uint32_t i = 0; i < node_len(f->op_repos); i++) {
-        const node *r = seq_item(f->op_repos, i);
+    seq_foreach(f->op_repos, i, r) {
         const char *ou = path_str(r, "url", NULL);
         size_t ol = trimmed_len(ou);
         if (ol > ul || strncmp(ou, url, ol) || (ol < ul && url[ol] != '/'))
@@ -224,8 +222,7 @@ static const node *cred_for_url(const fetch *f, const char *url)
 
 static const node *cred_by_name(const fetch *f, const char *name)
 {
-    for (uint32_t i = 0; i < node_len(f->op_repos); i++) {
-        const node *r = seq_item(f->op_repos, i);
+    seq_foreach(f->op_repos, i, r) {
         const char *n = path_str(r, "name", NULL);
         if (n && !strcmp(n, name))
             return r;
@@ -572,8 +569,7 @@ static bool dependencies_present(const engine_ctx *c, const char *chart_dir, con
     const node *lock = d->deps[2] ? d->deps[2] : d->deps[3];
     bool locked = d->display[2] || d->display[3];
     const node *deps = locked ? lock : (d->deps[0] ? d->deps[0] : d->deps[1]);
-    for (uint32_t i = 0; i < node_len(deps); i++) {
-        const node *dep = seq_item(deps, i);
+    seq_foreach(deps, i, dep) {
         const char *name = path_str(dep, "name", NULL), *ver = path_str(dep, "version", NULL);
         const char *repo = path_str(dep, "repository", NULL);
         if (!name || !repo || !*repo)
@@ -599,8 +595,8 @@ static int plan_dependencies(fetch *f, const dep_files *d)
         return -1;
     for (int pass = 0; pass < 2; pass++) {
         for (int k = 0; k < 4; k++) {
-            for (uint32_t i = 0; i < node_len(d->deps[k]); i++) {
-                const node *at = map_get(seq_item(d->deps[k], i), "repository");
+            seq_foreach(d->deps[k], i, dep) {
+                const node *at = map_get(dep, "repository");
                 const char *r = scalar(at);
                 int line = (int)node_line(at);
                 if (at && !is_null(at) && !r)

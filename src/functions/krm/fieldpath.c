@@ -209,10 +209,12 @@ int fieldpath_get(arena *a, node *root, const fieldpath *fp, node **out)
             if (!is_seq(cur))
                 return wrong_kind(a, fp, i, cur, "select list items");
             node *found = NULL;
-            for (uint32_t k = 0; k < node_len(cur) && !found; k++) {
-                const char *v = item_field(seq_item(cur, k), s->key);
-                if (v && !strcmp(v, s->value))
-                    found = seq_item(cur, k);
+            seq_foreach(cur, k, it) {
+                const char *v = item_field(it, s->key);
+                if (v && !strcmp(v, s->value)) {
+                    found = it;
+                    break;
+                }
             }
             cur = found;
             break;
@@ -300,25 +302,28 @@ static int find(struct finder *F, node *cur, size_t i)
         if (!is_seq(cur))
             return wrong_kind(F->a, F->fp, i, cur, "select list items");
         bool any = false;
-        for (uint32_t k = 0; F->first && k < node_len(cur); k++) {
-            const char *v = item_field(seq_item(cur, k), s->key);
-            if (v && !strcmp(v, s->value))
-                return find(F, seq_item(cur, k), i + 1);
-        }
-        for (uint32_t k = 0; !F->first && k < node_len(cur); k++) {
-            const char *v = item_field(seq_item(cur, k), s->key);
-            int m = v ? regex_search(F->fp->limits, s->re, NULL, v, strlen(v)) : 0;
-            if (m < 0) {
-                /* never "no match": with create, that would append an item; the value may be a secret */
-                return fail_here("field path `%s`: the pattern `%s` in %s %s on the %s of item %u", F->fp->text,
-                                 s->value, s->text, regex_failure(F->fp->limits, F->a, m),
-                                 *s->key ? arena_printf(F->a, "field `%s`", s->key) : "value", k);
+        if (F->first) {
+            seq_foreach(cur, k, it) {
+                const char *v = item_field(it, s->key);
+                if (v && !strcmp(v, s->value))
+                    return find(F, it, i + 1);
             }
-            if (!m)
-                continue;
-            any = true;
-            if (find(F, seq_item(cur, k), i + 1) < 0)
-                return -1;
+        } else {
+            seq_foreach(cur, k, it) {
+                const char *v = item_field(it, s->key);
+                int m = v ? regex_search(F->fp->limits, s->re, NULL, v, strlen(v)) : 0;
+                if (m < 0) {
+                    /* never "no match": with create, that would append an item; the value may be a secret */
+                    return fail_here("field path `%s`: the pattern `%s` in %s %s on the %s of item %u", F->fp->text,
+                                     s->value, s->text, regex_failure(F->fp->limits, F->a, m),
+                                     *s->key ? arena_printf(F->a, "field `%s`", s->key) : "value", k);
+                }
+                if (!m)
+                    continue;
+                any = true;
+                if (find(F, it, i + 1) < 0)
+                    return -1;
+            }
         }
         if (any || !F->create)
             return 0;
@@ -335,8 +340,8 @@ static int find(struct finder *F, node *cur, size_t i)
     case FP_EVERY:
         if (!is_seq(cur))
             return wrong_kind(F->a, F->fp, i, cur, "match every list item");
-        for (uint32_t k = 0; k < node_len(cur); k++)
-            if (find(F, seq_item(cur, k), i + 1) < 0)
+        seq_foreach(cur, k, it)
+            if (find(F, it, i + 1) < 0)
                 return -1;
         return 0;
     }

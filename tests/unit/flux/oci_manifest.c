@@ -53,6 +53,13 @@ TEST(flux_oci_manifest_annotations)
     CHECK(parse(a, st, "{\"layers\":[{\"mediaType\":\"application/tar+gzip\",\"digest\":\"sha256:"
                    "72e85628ae7c3178eceb728e57b0bacf3f1249405ee231ef96baf1b59535ba92\"}]}",
                 &m, &why) == 0);
+    /* the first chart layer that has a digest: one without is passed over, a later one with a digest not taken */
+    CHECK(parse(a, st, "{\"layers\":[{\"mediaType\":\"application/tar+gzip\"},{\"mediaType\":\"application/tar+gzip\","
+                       "\"digest\":\"sha256:72e85628ae7c3178eceb728e57b0bacf3f1249405ee231ef96baf1b59535ba92\"},"
+                       "{\"mediaType\":\"application/tar+gzip\",\"digest\":\"sha256:"
+                       "1111111111111111111111111111111111111111111111111111111111111111\"}]}",
+                &m, &why) == 0);
+    CHECK_STR(m.chart_layer, "sha256:72e85628ae7c3178eceb728e57b0bacf3f1249405ee231ef96baf1b59535ba92");
     strtab_release(st);
     arena_free(a);
 }

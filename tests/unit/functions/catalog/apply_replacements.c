@@ -669,6 +669,33 @@ TEST(fieldpath_get_reads_one_value_exactly)
     arena_free(a);
 }
 
+/* [k=v] over items that repeat a value: the reads (Lookup, PathGetter) stop at the first exact match, the
+ * PathMatcher visits every item the pattern matches, in order, as '*' visits every item. */
+TEST(fieldpath_match_takes_the_first_or_every_item)
+{
+    arena *a = arena_new();
+    strtab *st = strtab_new(a);
+    const char *y = "list:\n- {name: app-x, v: 0}\n- {name: app, v: 1}\n- {name: app, v: 2}\n";
+    node *root;
+    CHECK(yaml_load_one(a, st, NULL, "t", y, strlen(y), &root) == 0);
+    fieldpath fp;
+    node *out;
+    CHECK(fieldpath_parse(a, "list.[name=app].v", false, &fp) == 0);
+    CHECK(fieldpath_get(a, root, &fp, &out) == 0 && scalar_is(out, "1"));
+    nodelist found = {0};
+    CHECK(fieldpath_find_first(a, root, &fp, false, &found) == 0 && found.n == 1 && scalar_is(found.v[0], "1"));
+    CHECK(fieldpath_parse(a, "list.[name=app].v", true, &fp) == 0);
+    found.n = 0;
+    CHECK(fieldpath_find(a, root, &fp, false, &found) == 0 && found.n == 3 && scalar_is(found.v[0], "0") &&
+          scalar_is(found.v[1], "1") && scalar_is(found.v[2], "2"));
+    fieldpath_release(&fp);
+    CHECK(fieldpath_parse(a, "list.*.v", false, &fp) == 0);
+    found.n = 0;
+    CHECK(fieldpath_find(a, root, &fp, false, &found) == 0 && found.n == 3 && scalar_is(found.v[2], "2"));
+    strtab_release(st);
+    arena_free(a);
+}
+
 TEST(fieldpath_find_creates_in_null_values)
 {
     arena *a = arena_new();
