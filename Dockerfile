@@ -31,7 +31,8 @@ FROM registry.k8s.io/kustomize/kustomize:v${KUSTOMIZE_VERSION} AS kustomize
 # cmp-generate links libfyaml, pcre2 and zlib statically and needs only libc to start; libgit2 is loaded at run time
 # on the git paths alone (local dry runs' metadata, the package-revision stamp, pkg get, serve-params), and
 # libmicrohttpd by serve-params alone (kustomize/params-server runs this image as the plugin generator's server).
-# skopeo reads OCI charts' manifests for their org.opencontainers.image annotations (src/flux/oci_annotations.c).
+# skopeo reads OCI charts' manifests for their org.opencontainers.image annotations (src/flux/oci_annotations.c)
+# and registries' tag lists for an OCIRepository's ref.semver and ref.semverFilter (src/flux/oci_tags.c).
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \

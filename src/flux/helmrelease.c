@@ -486,6 +486,10 @@ typedef struct chart_src {
     const node *semver_filter_at;    /* ... the field, its file and line, for messages */
     const char *semver_filter_file;
     int semver_filter_line;
+    const char *semver_who;          /* an OCIRepository's ref.semver: its name for messages, the field, file, line */
+    const node *semver_at;
+    const char *semver_file;
+    int semver_line;
 } chart_src;
 
 /* A source object of the package: kind/namespace/name, an apiVersion source-controller serves. */
@@ -1014,6 +1018,10 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
             return fn_fail(c, map_get(ref, "semver"), "%s: spec.ref.semver is not a version constraint", who);
         cs->name = chart;
         cs->version = semver;
+        cs->semver_who = who;
+        cs->semver_at = map_get(ref, "semver");
+        cs->semver_file = c->config_file;
+        cs->semver_line = c->config_line;
     } else {
         if (!tag || !*tag)
             tag = "latest";
@@ -1766,10 +1774,31 @@ static int git_chart(run *R, release *rel, chart_src *cs, chart_meta *meta, cons
     return repackage(R, rel, cs, tgz, meta, values_yaml, chart_path);
 }
 
-/* source-controller filters the tags by semverFilter, then picks the highest that satisfies ref.semver; helm picked
- * the highest of all tags. When that tag (the chart's version, '+' written '_') matches the filter it is
- * source-controller's pick too; when it does not, source-controller's pick is a lower tag, which only the registry's
- * tag list shows: an error, never another chart. */
+/* An OCIRepository's ref.semver with the operator's skopeo: the tag source-controller picks from the registry's tag
+ * list (semverFilter applied there), pulled as a tag is (and, as for a tag, it must be the chart's version). Without
+ * skopeo helm resolves the constraint from the same list, and check_semver_filter below checks its pick. */
+static int pick_oci_tag(run *R, const release *rel, chart_src *cs)
+{
+    (void)rel;
+    fn_ctx ctx = R->c;
+    ctx.config_file = cs->semver_file;
+    ctx.config_line = cs->semver_line;
+    const char *tag;
+    int rc = flux_oci_semver_tag(&ctx, cs->semver_at, cs->semver_who, cs->repo, cs->bare, cs->version,
+                                 cs->semver_filter, cs->semver_filter_at, &tag);
+    if (rc <= 0)
+        return rc;
+    cs->name = arena_printf(R->s->a, "%s:%s", cs->bare, tag);
+    cs->tag = tag;
+    cs->version = NULL;
+    cs->semver_filter = NULL; /* applied to the tag list */
+    return 0;
+}
+
+/* Without skopeo: source-controller filters the tags by semverFilter, then picks the highest that satisfies
+ * ref.semver; helm picked the highest of all tags. When that tag (the chart's version, '+' written '_') matches the
+ * filter it is source-controller's pick too; when it does not, source-controller's pick is a lower tag, which only
+ * the registry's tag list shows: an error, never another chart. */
 static int check_semver_filter(run *R, const release *rel, const chart_src *cs, const char *version)
 {
     arena *a = R->s->a;
@@ -1786,8 +1815,9 @@ static int check_semver_filter(run *R, const release *rel, const chart_src *cs, 
     if (rc == 0)
         return fn_fail(&ctx, cs->semver_filter_at,
                        "%s: spec.ref.semverFilter does not match %s, the highest tag that satisfies spec.ref.semver: "
-                       "source-controller would pick a lower tag, which only the registry's tag list shows, and this "
-                       "step does not read it; pin the chart with spec.ref.tag or spec.ref.digest",
+                       "source-controller would pick a lower tag, which only the registry's tag list shows, and "
+                       "without skopeo this step does not read it; the operator can install skopeo on the sidecar "
+                       "(on PATH, or CMP_SKOPEO_BIN), or pin the chart with spec.ref.tag or spec.ref.digest",
                        hr_id(R, rel), shown(a, tag));
     return 0;
 }
@@ -1881,6 +1911,8 @@ static int render_release(run *R, release *rel)
     const node *locked = NULL;
     const char *locked_version = NULL, *locked_digest = NULL;
     if (R->lock && apply_lock(R, rel, &cs, &locked, &locked_version, &locked_digest) < 0)
+        return -1;
+    if (cs.bare && cs.version && pick_oci_tag(R, rel, &cs) < 0)
         return -1;
     /* a locked chart from the operator's cache (chart_cache.c) when it holds it; not with helm-verify-prov, whose
      * provenance file the cache does not keep */

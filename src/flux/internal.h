@@ -146,4 +146,27 @@ const char *flux_semver_filter_problem(arena *a, const char *pattern);
 /* Does the pattern match (unanchored, as Go's MatchString) in tag, within lim's regex steps (NULL: the defaults)?
  * 1 or 0; -1 after fail_here() (the pattern's problem, or a step limit hit). */
 int flux_semver_filter_match(const limits *lim, arena *a, const char *pattern, const char *tag);
+
+/* semver_pick.c: source-controller's getTagBySemver over a tag list. Is tag a version to fluxcd/pkg's ParseVersion
+ * (v?MAJOR.MINOR.PATCH[-prerelease][+metadata], strict)? */
+bool flux_semver_tag_version(const char *tag);
+/* NULL when constraint is a Masterminds/semver v3 constraint read here as Masterminds reads it; else why not. */
+const char *flux_semver_constraint_problem(const char *constraint);
+/* Does version (a tag, read by ParseVersion) satisfy constraint (Constraints.Check)? 1 or 0; -1 when either is not
+ * read. */
+int flux_semver_check(const char *constraint, const char *version);
+/* The index of the tag source-controller picks among tags[0..n) (the ones semverFilter kept, in the registry's
+ * order): the highest version that satisfies constraint, the first listed among equal ones (1.0.0, v1.0.0); -1 when
+ * none does; -2 when constraint is not one. */
+long flux_semver_pick(const char *constraint, const char *const *tags, size_t n);
+
+/* oci_tags.c: Is t (n bytes) an OCI tag ([A-Za-z0-9_][A-Za-z0-9._-]{0,127})? */
+bool flux_oci_tag(const char *t, size_t n);
+/* An OCIRepository's spec.ref.semver (with spec.ref.semverFilter, NULL or "" for none; filter_at its field) resolved
+ * from the registry's tag list of repo/chart, read with the operator's skopeo (CMP_SKOPEO_BIN, else skopeo on PATH),
+ * as source-controller resolves it: 1 with *tag; 0 when there is no skopeo (or the registry host is one skopeo would
+ * read as a Docker Hub path): helm picks, as before; -1 with fn_fail (who names the OCIRepository): no tag
+ * satisfies, the list is over its cap or not a list, a tag in it is not an OCI tag, skopeo failed. */
+int flux_oci_semver_tag(struct fn_ctx *c, const node *at, const char *who, const char *repo, const char *chart,
+                        const char *semver, const char *filter, const node *filter_at, const char **tag);
 #endif

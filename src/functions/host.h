@@ -54,7 +54,8 @@ typedef struct fn_host {
      * the trust policy and certificates a `verify.secretRef` names (NULL when unset) */
     const char *notation_bin, *notation_config_dir;
     /* CMP_SKOPEO_BIN: the skopeo that reads an OCI chart's manifest for its org.opencontainers.image.* annotations
-     * (NULL: looked up on PATH; without one those annotations are left out, with a warning) */
+     * and a registry's tag list for an OCIRepository's ref.semver (NULL: looked up on PATH; without one those
+     * annotations are left out, with a warning, and helm resolves ref.semver) */
     const char *skopeo_bin;
     /* CMP_HELM_CHART_CACHE: the operator's directory where charts pinned by a flux-lock are kept by digest, so a
      * re-render needs no network (src/flux/chart_cache.c); NULL: no cache */

@@ -50,12 +50,12 @@ static bool loopback(const char *host, size_t hl)
     return true;
 }
 
-int helm_oci_manifest(const engine_ctx *c, const node *at, const char *skopeo, const char *repo, const char *path,
-                      const char *digest, size_t max, buf *out)
+/* What skopeo is given for the repository path under repo (the checked oci:// URL): *ref "docker://host/path" and
+ * the access options helm's own client would get (plain HTTP, the operator's registry config). 0;
+ * HELM_MANIFEST_NOT_A_REGISTRY_HOST; -1 with engine_fail. */
+static int skopeo_reference(const engine_ctx *c, const node *at, const char *repo, const char *path, const char **ref,
+                            const char **tls, const char **creds)
 {
-    if (strncmp(repo, "oci://", 6) || strncmp(digest, "sha256:", 7) || strlen(digest) != 71 ||
-        strspn(digest + 7, "0123456789abcdef") != 64)
-        return engine_fail(c, at, "the OCI chart's manifest cannot be read: not an oci:// URL and a sha256 digest");
     const char *host = repo + 6;
     size_t hl = strcspn(host, "/");
     /* a first component without '.' or ':' is a Docker Hub namespace to skopeo (docker.io/<it>/...), not a host */
@@ -75,15 +75,41 @@ int helm_oci_manifest(const engine_ctx *c, const node *at, const char *skopeo, c
     int plain = helm_registry_access(c, at, repo, &registry_config);
     if (plain < 0)
         return -1;
-    const char *argv[] = {skopeo,
-                          "inspect",
-                          "--raw",
-                          plain || loopback(host, hl) ? "--tls-verify=false" : "--tls-verify=true",
-                          registry_config ? arena_printf(c->a, "--authfile=%s", registry_config) : "--no-creds",
-                          "--",
-                          arena_printf(c->a, "docker://%.*s/%s@%s", (int)hl, host, full, digest),
-                          NULL};
+    *tls = plain || loopback(host, hl) ? "--tls-verify=false" : "--tls-verify=true";
+    *creds = registry_config ? arena_printf(c->a, "--authfile=%s", registry_config) : "--no-creds";
+    *ref = arena_printf(c->a, "docker://%.*s/%s", (int)hl, host, full);
+    return 0;
+}
+
+int helm_oci_manifest(const engine_ctx *c, const node *at, const char *skopeo, const char *repo, const char *path,
+                      const char *digest, size_t max, buf *out)
+{
+    if (strncmp(repo, "oci://", 6) || strncmp(digest, "sha256:", 7) || strlen(digest) != 71 ||
+        strspn(digest + 7, "0123456789abcdef") != 64)
+        return engine_fail(c, at, "the OCI chart's manifest cannot be read: not an oci:// URL and a sha256 digest");
+    const char *ref, *tls, *creds;
+    int rc = skopeo_reference(c, at, repo, path, &ref, &tls, &creds);
+    if (rc)
+        return rc;
+    const char *argv[] = {skopeo, "inspect", "--raw", tls, creds, "--", arena_printf(c->a, "%s@%s", ref, digest), NULL};
     child_fds none = {0};
     return engine_run_tool_stdout(c, arena_printf(c->a, "skopeo inspect of the OCI chart's manifest (%s)", digest),
+                                  argv, NULL, NULL, &none, out, max);
+}
+
+int helm_oci_tags(const engine_ctx *c, const node *at, const char *skopeo, const char *repo, const char *path,
+                  size_t max, buf *out)
+{
+    if (strncmp(repo, "oci://", 6))
+        return engine_fail(c, at, "the OCI chart's tags cannot be listed: not an oci:// URL");
+    const char *ref, *tls, *creds;
+    int rc = skopeo_reference(c, at, repo, path, &ref, &tls, &creds);
+    if (rc)
+        return rc;
+    const char *argv[] = {skopeo, "list-tags", tls, creds, "--", ref, NULL};
+    child_fds none = {0};
+    return engine_run_tool_stdout(c, arena_printf(c->a, "skopeo list-tags of the OCI chart's repository (%s, at most "
+                                                        "%zu bytes)",
+                                                  shown(c->a, ref + 9), max),
                                   argv, NULL, NULL, &none, out, max);
 }

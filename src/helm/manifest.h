@@ -17,4 +17,9 @@
 #define HELM_MANIFEST_NOT_A_REGISTRY_HOST 1
 int helm_oci_manifest(const engine_ctx *c, const node *at, const char *skopeo, const char *repo, const char *path,
                       const char *digest, size_t max, buf *out);
+/* skopeo list-tags of <registry>/<path> (repo and path as for helm_oci_manifest, with the same access, no shell, the
+ * reference after "--"): the registry's JSON ({"Repository": ..., "Tags": [...]}) in out, at most max bytes (more is
+ * an error). 0; HELM_MANIFEST_NOT_A_REGISTRY_HOST; -1 with engine_fail. */
+int helm_oci_tags(const engine_ctx *c, const node *at, const char *skopeo, const char *repo, const char *path,
+                  size_t max, buf *out);
 #endif

@@ -1,7 +1,8 @@
 /* fuzz_flux_values: the HelmRelease step's own parsers (src/flux): helm's --set syntax as ReplacePathValue runs it
  * (flux_replace_path_value, plain, quoted and literal), fluxcd/pkg's composition of values (flux_chart_values)
  * and the base64 of a Secret's data. The values that come out must emit to YAML that our loader reads back. The
- * same two lines are also an OCIRepository's semverFilter and a tag, and two GitRepository URLs compared.
+ * same two lines are also an OCIRepository's semverFilter and a tag, its ref.semver and tags (one a line) to pick
+ * from, and two GitRepository URLs compared.
  *
  * Input format: the first line is a targetPath, the rest its value; the first byte's low bit picks literal. The
  * same text is also a Secret's base64 data and a ConfigMap's values.yaml. NUL bytes end the input; text that is
@@ -85,6 +86,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_die("semver_filter", "an error without a reason, or one already placed");
     if (flux_re2_subset_problem(path) && mrc >= 0)
         fz_die("semver_filter", "a pattern outside the RE2 subset was matched");
+    /* an OCIRepository's ref.semver (the first line) over tags (the rest, one a line): a constraint that is refused
+     * picks nothing; a tag picked is a strict version that satisfies it, and no later one is higher */
+    const char *tags[16];
+    size_t ntags = 0;
+    for (const char *t = value; *t && ntags < 16;) {
+        size_t n = strcspn(t, "\n");
+        tags[ntags++] = arena_strndup(a, t, n);
+        t += n + (t[n] == '\n');
+    }
+    long pick = flux_semver_pick(path, tags, ntags);
+    if ((pick == -2) != (flux_semver_constraint_problem(path) != NULL))
+        fz_die("semver_pick", "a refused constraint picked, or an accepted one refused");
+    if (pick >= 0 && (flux_semver_check(path, tags[pick]) != 1 || !flux_semver_tag_version(tags[pick])))
+        fz_die("semver_pick", "the tag picked is not a version that satisfies the constraint");
     /* a GitRepository's URL against the Application's: the comparison is symmetric */
     if (flux_git_same_url(a, path, value) != flux_git_same_url(a, value, path))
         fz_die("git_same_url", "the URL comparison is not symmetric");
