@@ -124,12 +124,13 @@ static bool default_excluded(const char *name, bool dir)
     return false;
 }
 
-/* Does the .sourceignore file at path hold a pattern (a line that is neither blank nor a comment)? */
+/* Does the .sourceignore file at path hold a pattern (a line that is neither blank nor a comment)? One that cannot
+ * be read is taken to hold one: refused, never read as empty. */
 static bool has_pattern(const char *path)
 {
     FILE *f = fopen(path, "re");
     if (!f)
-        return false;
+        return true;
     char line[4096];
     bool found = false;
     while (!found && fgets(line, sizeof line, f)) {
@@ -144,8 +145,9 @@ static bool has_pattern(const char *path)
 
 #define MAX_DEPTH 64
 
-/* The first .sourceignore with a pattern under dir (rel its path from the root), not following symlinks and not
- * entering .git, as LoadIgnorePatterns reads them; NULL when there is none (a directory deeper than MAX_DEPTH is
+/* The first .sourceignore with a pattern (or that is not a regular file: a symlink, which Flux follows) under dir
+ * (rel its path from the root), not following symlinks and not entering .git, as LoadIgnorePatterns finds them;
+ * NULL when there is none (a directory deeper than MAX_DEPTH is
  * returned as if it held one). */
 static const char *find_sourceignore(arena *a, const char *dir, const char *rel, int depth)
 {
@@ -164,10 +166,14 @@ static const char *find_sourceignore(arena *a, const char *dir, const char *rel,
         struct stat st;
         if (lstat(path, &st) != 0)
             continue;
-        if (S_ISDIR(st.st_mode) && strcmp(e->d_name, ".git"))
+        /* any .sourceignore but a regular file without a pattern: Flux's ReadIgnoreFile follows a symlink (to a
+         * file whose patterns we would not see), and what is not a file is not one we can read as it would */
+        if (!strcmp(e->d_name, ".sourceignore")) {
+            if (!S_ISREG(st.st_mode) || has_pattern(path))
+                found = r;
+        } else if (S_ISDIR(st.st_mode) && strcmp(e->d_name, ".git")) {
             found = find_sourceignore(a, path, r, depth + 1);
-        else if (!strcmp(e->d_name, ".sourceignore") && S_ISREG(st.st_mode) && has_pattern(path))
-            found = r;
+        }
     }
     closedir(d);
     return found;
@@ -229,6 +235,22 @@ const char *flux_git_artifact_problem(arena *a, const char *root, const char *re
         return arena_printf(a, "source-controller's artifact leaves out %s (its default ignore rules, or a symlink), "
                                "which helm would read here: refused rather than rendered differently",
                             shown(a, x));
+    return NULL;
+}
+
+const char *flux_git_left_out(arena *a, const char *root, const char *clean)
+{
+    for (const char *p = clean; *p;) {
+        size_t n = strcspn(p, "/");
+        const char *name = arena_strndup(a, p, n), *upto = arena_strndup(a, clean, (size_t)(p - clean) + n);
+        struct stat st;
+        bool dir = p[n] == '/' || (lstat(arena_printf(a, "%s/%s", root, upto), &st) == 0 && S_ISDIR(st.st_mode));
+        if (default_excluded(name, dir))
+            return arena_printf(a, "is left out of source-controller's artifact (%s: its default ignore rules), so "
+                                   "Flux would not read it: refused rather than rendered differently",
+                                shown(a, upto));
+        p += n + (p[n] == '/');
+    }
     return NULL;
 }
 

@@ -119,6 +119,12 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
  * the chart that its default ignore rules leave out. */
 const char *flux_git_artifact_problem(arena *a, const char *root, const char *rel_dir, bool ignore_set);
 
+/* NULL when no component of clean (a path from the repository's root at root, as flux_git_path cleans it) is a
+ * name source-controller's default ignore rules leave out of its artifact (.git, .github, .sops.yaml, *.png, ...);
+ * else why (arena text, after the field's name). For a file helm or this step reads outside the chart directory
+ * that flux_git_artifact_problem walked: valuesFiles. */
+const char *flux_git_left_out(arena *a, const char *root, const char *clean);
+
 /* rel, a path the HelmRelease gives in the repository at root (a real path), as source-controller reads it from
  * its artifact: NULL with *real (resolved, inside root) and *clean (cleaned, relative), or what is wrong, after the
  * field's name ("does not exist in the repository", with *missing set; "leads outside the repository" when it is
