@@ -61,6 +61,15 @@ static bool hex_sha(const char *s)
     return (n == 40 || n == 64) && strspn(s, "0123456789abcdefABCDEF") == n;
 }
 
+const char *flux_git_ref_tag(const flux_git_ref *ref)
+{
+    if ((ref->commit && *ref->commit) || (ref->semver && *ref->semver))
+        return NULL;
+    if (ref->name && *ref->name)
+        return !strncmp(ref->name, "refs/tags/", 10) && ref->name[10] ? ref->name + 10 : NULL;
+    return ref->tag && *ref->tag ? ref->tag : NULL;
+}
+
 const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *revision, const char *target)
 {
     if (!revision || !*revision)
@@ -78,6 +87,21 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
     if (ref->semver && *ref->semver)
         return "spec.ref.semver picks among the repository's tags, which the checkout Argo CD sends cannot show";
     const char *which = ref->name && *ref->name ? "name" : ref->tag && *ref->tag ? "tag" : "branch";
+    /* a tag: source-controller fetches it, whatever branch Argo CD resolved the target revision from (a tag and a
+     * branch may share a name), so only the tag's own commit in the checkout's git metadata can prove it */
+    const char *tag = flux_git_ref_tag(ref);
+    if (tag) {
+        if (!ref->tag_commit)
+            return arena_printf(a, "spec.ref.%s %s is a tag: %s", which,
+                                shown(a, ref->name && *ref->name ? ref->name : tag),
+                                ref->tag_why ? ref->tag_why : "its commit is unknown");
+        if (strcasecmp(ref->tag_commit, revision))
+            return arena_printf(a, "spec.ref.%s %s is a tag of commit %s, not the Application's revision %s", which,
+                                shown(a, ref->name && *ref->name ? ref->name : tag), ref->tag_commit, revision);
+        return NULL;
+    }
+    /* a branch (or another name) is compared with the target revision, which Argo CD resolved to the revision it
+     * checked out: the checkout's metadata need not hold the branch (Argo CD may fetch only the commit) */
     const char *want = ref->name && *ref->name ? ref->name : ref->tag && *ref->tag ? ref->tag
                        : ref->branch && *ref->branch ? ref->branch : "master";
     if (!target || !*target)
@@ -87,8 +111,7 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
     bool same = !strcmp(want, target);
     if (!same && !strcmp(which, "name")) {
         /* a full reference name: refs/heads/<target> or refs/tags/<target> */
-        same = (!strncmp(want, "refs/heads/", 11) && !strcmp(want + 11, target)) ||
-               (!strncmp(want, "refs/tags/", 10) && !strcmp(want + 10, target));
+        same = !strncmp(want, "refs/heads/", 11) && !strcmp(want + 11, target);
     }
     if (!same)
         return arena_printf(a, "spec.ref.%s %s%s is not the Application's target revision %s", which, shown(a, want),

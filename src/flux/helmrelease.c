@@ -19,6 +19,7 @@
 
 #include "flux/internal.h"
 #include "flux/sha256.h"
+#include "git/git.h"
 #include "decode/decode.h"
 #include "functions/tools/external.h"
 #include "helm/archive.h"
@@ -717,6 +718,19 @@ static int resolve_git_repository(run *R, const release *rel, const node *chart_
             text(R, rel, ref, "tag", rw, &gr.tag) < 0 || text(R, rel, ref, "semver", rw, &gr.semver) < 0 ||
             text(R, rel, ref, "name", rw, &gr.name) < 0 || text(R, rel, ref, "commit", rw, &gr.commit) < 0)
             return -1;
+    }
+    const char *tag = flux_git_ref_tag(&gr);
+    if (tag && R->s->app_revision) {
+        static const char *const tag_why[] = {
+            [GITSRC_TAG_NO_METADATA] = "the checkout has no git metadata (.git) to show the tag's commit",
+            [GITSRC_TAG_UNREADABLE] = "the checkout's git metadata cannot be read",
+            [GITSRC_TAG_ABSENT] = "the checkout's git metadata has no such tag",
+            [GITSRC_TAG_NOT_A_COMMIT] = "the tag names no commit in the checkout's git metadata",
+        };
+        int st = gitsrc_tag_commit(a, flux_repo_root(c), c->config_file, tag, &gr.tag_commit);
+        if (st < 0)
+            return -1;
+        gr.tag_why = st > 0 && st <= GITSRC_TAG_NOT_A_COMMIT ? tag_why[st] : NULL;
     }
     const char *why = flux_git_ref_problem(a, &gr, R->s->app_revision, R->s->app_target_revision);
     if (why)

@@ -105,12 +105,19 @@ bool flux_git_same_url(arena *a, const char *x, const char *y);
 /* A GitRepository's spec.ref (NULL members: unset). */
 typedef struct flux_git_ref {
     const char *branch, *tag, *semver, *name, *commit;
+    /* for a ref that is a tag (flux_git_ref_tag): the commit the tag names in the checkout's git metadata, or NULL
+     * and why not */
+    const char *tag_commit, *tag_why;
 } flux_git_ref;
 
-/* NULL when ref resolves to the Application's checkout: commit is revision (ARGOCD_APP_REVISION, full SHA); name
- * (or refs/heads/, refs/tags/ and it), tag or branch (default master) is target (ARGOCD_APP_SOURCE_TARGET_REVISION,
- * which Argo CD resolved to revision). Else why not (arena text). semver never resolves: the checkout cannot show
- * the repository's tags. */
+/* The tag ref asks source-controller to fetch (spec.ref.tag, or spec.ref.name refs/tags/<tag>, by its precedence),
+ * or NULL when the ref is a commit, a branch, a semver range or another name. */
+const char *flux_git_ref_tag(const flux_git_ref *ref);
+
+/* NULL when ref resolves to the Application's checkout: commit is revision (ARGOCD_APP_REVISION, full SHA); a tag
+ * (flux_git_ref_tag) names revision in the checkout's git metadata (tag_commit); name (or refs/heads/ and it) or
+ * branch (default master) is target (ARGOCD_APP_SOURCE_TARGET_REVISION, which Argo CD resolved to revision). Else
+ * why not (arena text). semver never resolves here. */
 const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *revision, const char *target);
 
 /* NULL when source-controller's artifact of the repository at root holds every file of the chart directory
