@@ -239,6 +239,11 @@ const char *flux_git_artifact_problem(arena *a, const char *root, const char *re
         return arena_printf(a, "the repository's %s shapes source-controller's artifact with gitignore rules this "
                                "step does not reproduce",
                             shown(a, si));
+    return flux_git_dir_problem(a, root, rel_dir);
+}
+
+const char *flux_git_dir_problem(arena *a, const char *root, const char *rel_dir)
+{
     /* the chart's own path first: a chart under .github/, or reached through a symlink, is not in the artifact (its
      * archive holds regular files and directories only) */
     const char *p = rel_dir;

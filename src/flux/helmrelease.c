@@ -1718,11 +1718,24 @@ static int merge_git_values(run *R, release *rel, chart_src *cs, const char **ou
 /* helm dependency build packages each file:// dependency from its directory (helm's GetLocalPath: the path after
  * file:// joined to the chart's directory), which only the repository's root confines: that directory, and its own
  * file:// dependencies in turn (at most GIT_DEPENDENCY_DEPTH deep), are held to what the chart is
- * (flux_git_path, flux_git_artifact_problem), so helm reads nothing source-controller's artifact would leave out.
+ * (flux_git_path, flux_git_dir_problem), so helm reads nothing source-controller's artifact would leave out.
  * dir_clean and dir_real: the chart's directory from the root and as a real path. */
+typedef struct dep_seen {
+    const char *dir; /* a directory already checked, from the root */
+    struct dep_seen *next;
+} dep_seen;
+
 static int check_git_dependencies(run *R, const release *rel, const chart_src *cs, const char *root,
-                                  const char *dir_clean, const char *dir_real, int depth)
+                                  const char *dir_clean, const char *dir_real, int depth, dep_seen **seen)
 {
+    /* each directory once: dependencies naming one another (or many naming one) stay linear, not exponential */
+    for (const dep_seen *d = *seen; d; d = d->next)
+        if (!strcmp(d->dir, dir_clean))
+            return 0;
+    dep_seen *mark = arena_alloc(R->s->a, sizeof *mark);
+    mark->dir = dir_clean;
+    mark->next = *seen;
+    *seen = mark;
     static const char *const files[] = {"Chart.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"};
     arena *a = R->s->a;
     for (int k = 0; k < 4; k++) {
@@ -1756,11 +1769,11 @@ static int check_git_dependencies(run *R, const release *rel, const chart_src *c
             if (why)
                 return fn_fail(&R->c, cs->at, "%s: the chart %s: %s dependencies[%u].repository %s %s", hr_id(R, rel),
                                shown(a, cs->name), display, i, shown(a, r), why);
-            why = flux_git_artifact_problem(a, root, clean, false);
+            why = flux_git_dir_problem(a, root, clean); /* the .sourceignore files: looked at for the chart */
             if (why)
                 return fn_fail(&R->c, cs->at, "%s: the chart %s: %s dependencies[%u].repository %s: %s", hr_id(R, rel),
                                shown(a, cs->name), display, i, shown(a, r), why);
-            if (check_git_dependencies(R, rel, cs, root, clean, real, depth + 1) < 0)
+            if (check_git_dependencies(R, rel, cs, root, clean, real, depth + 1, seen) < 0)
                 return -1;
         }
     }
@@ -1782,7 +1795,8 @@ static int git_chart(run *R, release *rel, chart_src *cs, chart_meta *meta, cons
                                   "(parameter helm-verify-prov is true: only charts pulled with a provenance file "
                                   "are rendered)",
                        hr_id(R, rel), shown(a, cs->name));
-    if (check_git_dependencies(R, rel, cs, flux_repo_root(c), cs->name, cs->git_chart, 0) < 0 ||
+    dep_seen *seen = NULL;
+    if (check_git_dependencies(R, rel, cs, flux_repo_root(c), cs->name, cs->git_chart, 0, &seen) < 0 ||
         helm_dependency_build(fn_engine(c), R->helm, cs->git_chart, cs->at) < 0)
         return -1;
     const char *values_yaml = NULL;

@@ -125,6 +125,9 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
  * .sourceignore with a pattern anywhere in the repository (rules not reproduced here), or a file or directory of
  * the chart that its default ignore rules leave out. */
 const char *flux_git_artifact_problem(arena *a, const char *root, const char *rel_dir, bool ignore_set);
+/* flux_git_artifact_problem's check of the directory alone (its path and its files by the default rules), once the
+ * repository's .sourceignore files have been looked at: for each directory a file:// dependency reaches. */
+const char *flux_git_dir_problem(arena *a, const char *root, const char *rel_dir);
 
 /* NULL when no component of clean (a path from the repository's root at root, as flux_git_path cleans it) is a
  * name source-controller's default ignore rules leave out of its artifact (.git, .github, .sops.yaml, *.png, ...);
