@@ -61,6 +61,15 @@ static bool hex_sha(const char *s)
     return (n == 40 || n == 64) && strspn(s, "0123456789abcdefABCDEF") == n;
 }
 
+const char *flux_git_ref_tag(const flux_git_ref *ref)
+{
+    if ((ref->commit && *ref->commit) || (ref->semver && *ref->semver))
+        return NULL;
+    if (ref->name && *ref->name)
+        return !strncmp(ref->name, "refs/tags/", 10) && ref->name[10] ? ref->name + 10 : NULL;
+    return ref->tag && *ref->tag ? ref->tag : NULL;
+}
+
 const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *revision, const char *target)
 {
     if (!revision || !*revision)
@@ -78,6 +87,21 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
     if (ref->semver && *ref->semver)
         return "spec.ref.semver picks among the repository's tags, which the checkout Argo CD sends cannot show";
     const char *which = ref->name && *ref->name ? "name" : ref->tag && *ref->tag ? "tag" : "branch";
+    /* a tag: source-controller fetches it, whatever branch Argo CD resolved the target revision from (a tag and a
+     * branch may share a name), so only the tag's own commit in the checkout's git metadata can prove it */
+    const char *tag = flux_git_ref_tag(ref);
+    if (tag) {
+        if (!ref->tag_commit)
+            return arena_printf(a, "spec.ref.%s %s is a tag: %s", which,
+                                shown(a, ref->name && *ref->name ? ref->name : tag),
+                                ref->tag_why ? ref->tag_why : "its commit is unknown");
+        if (strcasecmp(ref->tag_commit, revision))
+            return arena_printf(a, "spec.ref.%s %s is a tag of commit %s, not the Application's revision %s", which,
+                                shown(a, ref->name && *ref->name ? ref->name : tag), ref->tag_commit, revision);
+        return NULL;
+    }
+    /* a branch (or another name) is compared with the target revision, which Argo CD resolved to the revision it
+     * checked out: the checkout's metadata need not hold the branch (Argo CD may fetch only the commit) */
     const char *want = ref->name && *ref->name ? ref->name : ref->tag && *ref->tag ? ref->tag
                        : ref->branch && *ref->branch ? ref->branch : "master";
     if (!target || !*target)
@@ -87,8 +111,7 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
     bool same = !strcmp(want, target);
     if (!same && !strcmp(which, "name")) {
         /* a full reference name: refs/heads/<target> or refs/tags/<target> */
-        same = (!strncmp(want, "refs/heads/", 11) && !strcmp(want + 11, target)) ||
-               (!strncmp(want, "refs/tags/", 10) && !strcmp(want + 10, target));
+        same = !strncmp(want, "refs/heads/", 11) && !strcmp(want + 11, target);
     }
     if (!same)
         return arena_printf(a, "spec.ref.%s %s%s is not the Application's target revision %s", which, shown(a, want),
@@ -124,12 +147,13 @@ static bool default_excluded(const char *name, bool dir)
     return false;
 }
 
-/* Does the .sourceignore file at path hold a pattern (a line that is neither blank nor a comment)? */
+/* Does the .sourceignore file at path hold a pattern (a line that is neither blank nor a comment)? One that cannot
+ * be read is taken to hold one: refused, never read as empty. */
 static bool has_pattern(const char *path)
 {
     FILE *f = fopen(path, "re");
     if (!f)
-        return false;
+        return true;
     char line[4096];
     bool found = false;
     while (!found && fgets(line, sizeof line, f)) {
@@ -144,8 +168,9 @@ static bool has_pattern(const char *path)
 
 #define MAX_DEPTH 64
 
-/* The first .sourceignore with a pattern under dir (rel its path from the root), not following symlinks and not
- * entering .git, as LoadIgnorePatterns reads them; NULL when there is none (a directory deeper than MAX_DEPTH is
+/* The first .sourceignore with a pattern (or that is not a regular file: a symlink, which Flux follows) under dir
+ * (rel its path from the root), not following symlinks and not entering .git, as LoadIgnorePatterns finds them;
+ * NULL when there is none (a directory deeper than MAX_DEPTH is
  * returned as if it held one). */
 static const char *find_sourceignore(arena *a, const char *dir, const char *rel, int depth)
 {
@@ -164,10 +189,14 @@ static const char *find_sourceignore(arena *a, const char *dir, const char *rel,
         struct stat st;
         if (lstat(path, &st) != 0)
             continue;
-        if (S_ISDIR(st.st_mode) && strcmp(e->d_name, ".git"))
+        /* any .sourceignore but a regular file without a pattern: Flux's ReadIgnoreFile follows a symlink (to a
+         * file whose patterns we would not see), and what is not a file is not one we can read as it would */
+        if (!strcmp(e->d_name, ".sourceignore")) {
+            if (!S_ISREG(st.st_mode) || has_pattern(path))
+                found = r;
+        } else if (S_ISDIR(st.st_mode) && strcmp(e->d_name, ".git")) {
             found = find_sourceignore(a, path, r, depth + 1);
-        else if (!strcmp(e->d_name, ".sourceignore") && S_ISREG(st.st_mode) && has_pattern(path))
-            found = r;
+        }
     }
     closedir(d);
     return found;
@@ -210,6 +239,11 @@ const char *flux_git_artifact_problem(arena *a, const char *root, const char *re
         return arena_printf(a, "the repository's %s shapes source-controller's artifact with gitignore rules this "
                                "step does not reproduce",
                             shown(a, si));
+    return flux_git_dir_problem(a, root, rel_dir);
+}
+
+const char *flux_git_dir_problem(arena *a, const char *root, const char *rel_dir)
+{
     /* the chart's own path first: a chart under .github/, or reached through a symlink, is not in the artifact (its
      * archive holds regular files and directories only) */
     const char *p = rel_dir;
@@ -229,6 +263,22 @@ const char *flux_git_artifact_problem(arena *a, const char *root, const char *re
         return arena_printf(a, "source-controller's artifact leaves out %s (its default ignore rules, or a symlink), "
                                "which helm would read here: refused rather than rendered differently",
                             shown(a, x));
+    return NULL;
+}
+
+const char *flux_git_left_out(arena *a, const char *root, const char *clean)
+{
+    for (const char *p = clean; *p;) {
+        size_t n = strcspn(p, "/");
+        const char *name = arena_strndup(a, p, n), *upto = arena_strndup(a, clean, (size_t)(p - clean) + n);
+        struct stat st;
+        bool dir = p[n] == '/' || (lstat(arena_printf(a, "%s/%s", root, upto), &st) == 0 && S_ISDIR(st.st_mode));
+        if (default_excluded(name, dir))
+            return arena_printf(a, "is left out of source-controller's artifact (%s: its default ignore rules), so "
+                                   "Flux would not read it: refused rather than rendered differently",
+                                shown(a, upto));
+        p += n + (p[n] == '/');
+    }
     return NULL;
 }
 

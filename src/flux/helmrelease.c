@@ -19,6 +19,8 @@
 
 #include "flux/internal.h"
 #include "flux/sha256.h"
+#include "git/git.h"
+#include "decode/decode.h"
 #include "functions/tools/external.h"
 #include "helm/archive.h"
 #include "helm/fetch.h"
@@ -719,6 +721,19 @@ static int resolve_git_repository(run *R, const release *rel, const node *chart_
             text(R, rel, ref, "tag", rw, &gr.tag) < 0 || text(R, rel, ref, "semver", rw, &gr.semver) < 0 ||
             text(R, rel, ref, "name", rw, &gr.name) < 0 || text(R, rel, ref, "commit", rw, &gr.commit) < 0)
             return -1;
+    }
+    const char *tag = flux_git_ref_tag(&gr);
+    if (tag && R->s->app_revision) {
+        static const char *const tag_why[] = {
+            [GITSRC_TAG_NO_METADATA] = "the checkout has no git metadata (.git) to show the tag's commit",
+            [GITSRC_TAG_UNREADABLE] = "the checkout's git metadata cannot be read",
+            [GITSRC_TAG_ABSENT] = "the checkout's git metadata has no such tag",
+            [GITSRC_TAG_NOT_A_COMMIT] = "the tag names no commit in the checkout's git metadata",
+        };
+        int st = gitsrc_tag_commit(a, flux_repo_root(c), c->config_file, tag, &gr.tag_commit);
+        if (st < 0)
+            return -1;
+        gr.tag_why = st > 0 && st <= GITSRC_TAG_NOT_A_COMMIT ? tag_why[st] : NULL;
     }
     const char *why = flux_git_ref_problem(a, &gr, R->s->app_revision, R->s->app_target_revision);
     if (why)
@@ -1673,6 +1688,9 @@ static int merge_git_values(run *R, release *rel, chart_src *cs, const char **ou
         const char *why = flux_git_path(a, root, scalar(at), &real, &clean, &missing);
         if (why && missing && cs->ignore_missing_values)
             continue;
+        /* the artifact's rules hold for a values file as for the chart: one they leave out is refused */
+        if (!why)
+            why = flux_git_left_out(a, root, clean);
         struct stat st;
         if (!why && (lstat(real, &st) != 0 || !S_ISREG(st.st_mode)))
             why = "is not a file";
@@ -1702,6 +1720,73 @@ static int merge_git_values(run *R, release *rel, chart_src *cs, const char **ou
     return 0;
 }
 
+#define GIT_DEPENDENCY_DEPTH 8
+
+/* helm dependency build packages each file:// dependency from its directory (helm's GetLocalPath: the path after
+ * file:// joined to the chart's directory), which only the repository's root confines: that directory, and its own
+ * file:// dependencies in turn (at most GIT_DEPENDENCY_DEPTH deep), are held to what the chart is
+ * (flux_git_path, flux_git_dir_problem), so helm reads nothing source-controller's artifact would leave out.
+ * dir_clean and dir_real: the chart's directory from the root and as a real path. */
+typedef struct dep_seen {
+    const char *dir; /* a directory already checked, from the root */
+    struct dep_seen *next;
+} dep_seen;
+
+static int check_git_dependencies(run *R, const release *rel, const chart_src *cs, const char *root,
+                                  const char *dir_clean, const char *dir_real, int depth, dep_seen **seen)
+{
+    /* each directory once: dependencies naming one another (or many naming one) stay linear, not exponential */
+    for (const dep_seen *d = *seen; d; d = d->next)
+        if (!strcmp(d->dir, dir_clean))
+            return 0;
+    dep_seen *mark = arena_alloc(R->s->a, sizeof *mark);
+    mark->dir = dir_clean;
+    mark->next = *seen;
+    *seen = mark;
+    static const char *const files[] = {"Chart.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"};
+    arena *a = R->s->a;
+    for (int k = 0; k < 4; k++) {
+        const char *path = arena_printf(a, "%s/%s", dir_real, files[k]);
+        const char *display = arena_printf(a, "%s/%s", dir_clean, files[k]);
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            continue;
+        char *t;
+        size_t len;
+        node *doc = NULL;
+        if (read_text_file(R->s->host ? R->s->host->limits : NULL, path, display, &t, &len) < 0)
+            return -1;
+        int rc = go_load_chart_file(a, R->s->st, run_yaml_limits(R), display, files[k], t, len, &doc);
+        xfree(t);
+        if (rc < 0)
+            return -1;
+        const node *deps = map_get(doc, "dependencies");
+        for (uint32_t i = 0; is_seq(deps) && i < node_len(deps); i++) {
+            const char *r = path_str(seq_item(deps, i), "repository", NULL);
+            if (!r || strncmp(r, "file://", 7))
+                continue;
+            const char *p = r + 7, *real = NULL, *clean = NULL, *why;
+            bool missing;
+            if (depth >= GIT_DEPENDENCY_DEPTH)
+                why = arena_printf(a, "is more than %d file:// dependencies deep", GIT_DEPENDENCY_DEPTH);
+            else if (*p == '/')
+                why = "is an absolute path: only a path relative to the chart, inside the repository, is read";
+            else
+                why = flux_git_path(a, root, arena_printf(a, "%s/%s", dir_clean, p), &real, &clean, &missing);
+            if (why)
+                return fn_fail(&R->c, cs->at, "%s: the chart %s: %s dependencies[%u].repository %s %s", hr_id(R, rel),
+                               shown(a, cs->name), display, i, shown(a, r), why);
+            why = flux_git_dir_problem(a, root, clean); /* the .sourceignore files: looked at for the chart */
+            if (why)
+                return fn_fail(&R->c, cs->at, "%s: the chart %s: %s dependencies[%u].repository %s: %s", hr_id(R, rel),
+                               shown(a, cs->name), display, i, shown(a, r), why);
+            if (check_git_dependencies(R, rel, cs, root, clean, real, depth + 1, seen) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* A chart from this Application's own repository: checked as every local chart is (confinement, its dependencies
  * built: helm_dependency_build), then templated from the checkout; when source-controller would change it (new
  * default values from valuesFiles, the version +<first 12 of the revision> under reconcileStrategy Revision), helm
@@ -1717,7 +1802,9 @@ static int git_chart(run *R, release *rel, chart_src *cs, chart_meta *meta, cons
                                   "(parameter helm-verify-prov is true: only charts pulled with a provenance file "
                                   "are rendered)",
                        hr_id(R, rel), shown(a, cs->name));
-    if (helm_dependency_build(fn_engine(c), R->helm, cs->git_chart, cs->at) < 0)
+    dep_seen *seen = NULL;
+    if (check_git_dependencies(R, rel, cs, flux_repo_root(c), cs->name, cs->git_chart, 0, &seen) < 0 ||
+        helm_dependency_build(fn_engine(c), R->helm, cs->git_chart, cs->at) < 0)
         return -1;
     const char *values_yaml = NULL;
     if (cs->values_files && merge_git_values(R, rel, cs, &values_yaml) < 0)

@@ -105,12 +105,19 @@ bool flux_git_same_url(arena *a, const char *x, const char *y);
 /* A GitRepository's spec.ref (NULL members: unset). */
 typedef struct flux_git_ref {
     const char *branch, *tag, *semver, *name, *commit;
+    /* for a ref that is a tag (flux_git_ref_tag): the commit the tag names in the checkout's git metadata, or NULL
+     * and why not */
+    const char *tag_commit, *tag_why;
 } flux_git_ref;
 
-/* NULL when ref resolves to the Application's checkout: commit is revision (ARGOCD_APP_REVISION, full SHA); name
- * (or refs/heads/, refs/tags/ and it), tag or branch (default master) is target (ARGOCD_APP_SOURCE_TARGET_REVISION,
- * which Argo CD resolved to revision). Else why not (arena text). semver never resolves: the checkout cannot show
- * the repository's tags. */
+/* The tag ref asks source-controller to fetch (spec.ref.tag, or spec.ref.name refs/tags/<tag>, by its precedence),
+ * or NULL when the ref is a commit, a branch, a semver range or another name. */
+const char *flux_git_ref_tag(const flux_git_ref *ref);
+
+/* NULL when ref resolves to the Application's checkout: commit is revision (ARGOCD_APP_REVISION, full SHA); a tag
+ * (flux_git_ref_tag) names revision in the checkout's git metadata (tag_commit); name (or refs/heads/ and it) or
+ * branch (default master) is target (ARGOCD_APP_SOURCE_TARGET_REVISION, which Argo CD resolved to revision). Else
+ * why not (arena text). semver never resolves here. */
 const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *revision, const char *target);
 
 /* NULL when source-controller's artifact of the repository at root holds every file of the chart directory
@@ -118,6 +125,15 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
  * .sourceignore with a pattern anywhere in the repository (rules not reproduced here), or a file or directory of
  * the chart that its default ignore rules leave out. */
 const char *flux_git_artifact_problem(arena *a, const char *root, const char *rel_dir, bool ignore_set);
+/* flux_git_artifact_problem's check of the directory alone (its path and its files by the default rules), once the
+ * repository's .sourceignore files have been looked at: for each directory a file:// dependency reaches. */
+const char *flux_git_dir_problem(arena *a, const char *root, const char *rel_dir);
+
+/* NULL when no component of clean (a path from the repository's root at root, as flux_git_path cleans it) is a
+ * name source-controller's default ignore rules leave out of its artifact (.git, .github, .sops.yaml, *.png, ...);
+ * else why (arena text, after the field's name). For a file helm or this step reads outside the chart directory
+ * that flux_git_artifact_problem walked: valuesFiles. */
+const char *flux_git_left_out(arena *a, const char *root, const char *clean);
 
 /* rel, a path the HelmRelease gives in the repository at root (a real path), as source-controller reads it from
  * its artifact: NULL with *real (resolved, inside root) and *clean (cleaned, relative), or what is wrong, after the

@@ -31,8 +31,8 @@ TEST(flux_git_ref_against_revision)
     arena *a = arena_new();
     const char *rev = "0123456789abcdef0123456789abcdef01234567";
     flux_git_ref none = {0}, commit = {.commit = "0123456789ABCDEF0123456789ABCDEF01234567"},
-                 prefix = {.commit = "0123456"}, branch = {.branch = "main"}, tag = {.tag = "v1.0.0"},
-                 name = {.name = "refs/heads/main"}, tagname = {.name = "refs/tags/v1.0.0"},
+                 prefix = {.commit = "0123456"}, branch = {.branch = "main"}, tag = {.tag = "v1.0.0", .tag_commit = rev},
+                 name = {.name = "refs/heads/main"}, tagname = {.name = "refs/tags/v1.0.0", .tag_commit = rev},
                  semver = {.semver = ">=1.0.0"}, both = {.branch = "dev", .commit = rev};
     CHECK(!flux_git_ref_problem(a, &commit, rev, "main"));
     CHECK(!flux_git_ref_problem(a, &both, rev, "main")); /* commit wins over branch, as in source-controller */
@@ -42,6 +42,14 @@ TEST(flux_git_ref_against_revision)
     CHECK(!flux_git_ref_problem(a, &tag, rev, "v1.0.0"));
     CHECK(!flux_git_ref_problem(a, &name, rev, "main"));
     CHECK(!flux_git_ref_problem(a, &tagname, rev, "v1.0.0"));
+    /* a tag is its commit in the checkout's metadata, never the target revision's name (a branch may share it) */
+    flux_git_ref tag_unknown = {.tag = "main"}, tagname_unknown = {.name = "refs/tags/main"},
+                 tag_elsewhere = {.tag = "main", .tag_commit = "89abcdef0123456789abcdef0123456789abcdef"};
+    CHECK(flux_git_ref_problem(a, &tag_unknown, rev, "main") != NULL);
+    CHECK(flux_git_ref_problem(a, &tag_elsewhere, rev, "main") != NULL);
+    CHECK(flux_git_ref_problem(a, &tagname_unknown, rev, "main") != NULL);
+    CHECK(!strcmp(flux_git_ref_tag(&tagname), "v1.0.0") && !strcmp(flux_git_ref_tag(&tag), "v1.0.0"));
+    CHECK(!flux_git_ref_tag(&name) && !flux_git_ref_tag(&branch) && !flux_git_ref_tag(&semver));
     CHECK(flux_git_ref_problem(a, &name, rev, "refs/heads/dev") != NULL);
     CHECK(flux_git_ref_problem(a, &semver, rev, "v1.0.0") != NULL);
     CHECK(!flux_git_ref_problem(a, &none, rev, "master")); /* no ref: the master branch */
