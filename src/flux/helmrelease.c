@@ -1761,8 +1761,8 @@ static int check_git_dependencies(run *R, const release *rel, const chart_src *c
         if (rc < 0)
             return -1;
         const node *deps = map_get(doc, "dependencies");
-        for (uint32_t i = 0; is_seq(deps) && i < node_len(deps); i++) {
-            const char *r = path_str(seq_item(deps, i), "repository", NULL);
+        seq_foreach(deps, i, dep) {
+            const char *r = path_str(dep, "repository", NULL);
             if (!r || strncmp(r, "file://", 7))
                 continue;
             const char *p = r + 7, *real = NULL, *clean = NULL, *why;
