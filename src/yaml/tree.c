@@ -115,6 +115,21 @@ void strtab_release(strtab *t)
     t->keys = NULL;
 }
 
+void strtab_reset(strtab *t)
+{
+    if (!t || !t->slots)
+        return;
+    xfree(t->slots);
+    t->cap = 1024;
+    t->used = 0;
+    t->slots = xmalloc(t->cap * sizeof *t->slots);
+    memset(t->slots, 0, t->cap * sizeof *t->slots);
+    /* the shared key nodes are found by their text's address, which a key interned from now on does not have */
+    xfree(t->keys);
+    t->keys = NULL;
+    t->keys_cap = t->keys_used = 0;
+}
+
 static void keys_rehash(strtab *t, size_t cap);
 
 /* The slots again at cap (the same or twice as many) with the current seed. */

@@ -37,6 +37,11 @@ strtab *strtab_new(arena *a);
 const char *intern(strtab *t, const char *s, size_t n);
 /* Frees the lookup table (the strings stay in the arena). */
 void strtab_release(strtab *t);
+/* Empties the lookup table down to its starting size, keeping every string in the arena: texts interned from now on
+ * are copied anew once each, so they share with each other but not with the texts interned before (which nothing may
+ * compare by address with later ones; the loader compares the keys of one map, read within one load). For a package
+ * whose load is done: the table held a slot for every distinct short value it read, which nothing looks up again. */
+void strtab_reset(strtab *t);
 /* The table's hash, for other tables keyed by texts a package writes: seeded once per process, so no input can be
  * written to make its texts collide. */
 uint64_t text_hash(const char *s, size_t n);
