@@ -14,12 +14,22 @@ static bool bookkeeping_annotation(const char *k)
            !strncmp(k, "internal.config.k8s.io/", 23);
 }
 
-static void strip_bookkeeping(node *root)
+static void strip_bookkeeping(arena *a, node *root)
 {
     node *md = map_get(root, "metadata");
     node *ann = map_get(md, "annotations");
     if (!is_map(ann))
         return;
+    bool any = false;
+    map_foreach(ann, i, k, v) {
+        if (scalar(k) && bookkeeping_annotation(scalar(k))) {
+            any = true;
+            break;
+        }
+    }
+    if (!any)
+        return;
+    ann = map_ensure_map(a, md, "annotations"); /* a map many objects share (set-annotations): its own copy */
     uint32_t before = node_len(ann);
     /* backwards, by index: map_delete moves the entries after i down, which a forward walk would skip */
     for (uint32_t i = node_len(ann); i-- > 0;) {
@@ -106,7 +116,7 @@ void stamp_metadata(arena *a, rlist *items, const app_meta *m, const char *domai
     node *last = NULL;
     for (size_t i = 0; i < items->n; i++) {
         resource *r = items->v[i];
-        strip_bookkeeping(r->root);
+        strip_bookkeeping(a, r->root);
         node *md = map_get(r->root, "metadata");
         /* Objects whose annotations were the same before the stamps (a set-annotations on every object, or none)
          * share one stamped map: on a dense package, each object's own copy of the same seven pairs was a tenth of

@@ -253,9 +253,24 @@ static bool has_skip_marker(const char *data, size_t len)
     return false;
 }
 
+static int feed_stream(void *ud, const char *data, size_t len)
+{
+    return yaml_stream_feed(ud, data, len);
+}
+
 static int read_file_into(load_ctx *c, package *pkg, const char *abs, const char *relpath)
 {
     const char *display = display_of(c, pkg, relpath);
+    if (!c->directory_source) {
+        /* read and parsed a piece at a time: the text of a big file never sits beside its tree (issue #32). A
+         * directory source reads the whole text first, as Argo CD's skip marker anywhere in it drops the file. */
+        yaml_stream *ys = load_resources_stream(c, pkg, relpath, display, &pkg->own);
+        int rc = read_text_file_pieces(c->limits, abs, display, feed_stream, ys);
+        if (rc == 0)
+            rc = yaml_stream_end(ys);
+        yaml_stream_free(ys);
+        return rc;
+    }
     char *data;
     size_t len;
     if (read_text_file(c->limits, abs, display, &data, &len) < 0)

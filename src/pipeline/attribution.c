@@ -58,6 +58,8 @@ void attribution_apply(arena *a, const rlist *items)
             continue; /* annotations that are not a map: kpt's edit fails, and it leaves the object alone */
         if (!is_map(ann))
             ann = map_set(a, md, "annotations", node_map(a));
+        else
+            ann = map_ensure_map(a, md, "annotations"); /* a map many objects share (set-annotations): its own copy */
         long at = map_index(ann, ATTRIBUTION_ANNOTATION);
         node *v = at >= 0 ? map_val(ann, (uint32_t)at) : NULL;
         if (v && is_scalar(v)) {

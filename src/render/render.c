@@ -132,6 +132,8 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
             return -1;
         if (o->in_place)
             *before = inplace_remember(a, *root);
+        /* the package is read: its distinct short values need no slots through the pipeline (issue #32) */
+        strtab_reset(lc->st);
         if (hydrate(R, *root, items) < 0)
             return -1;
         /* kpt fn render marks Config Connector objects once every pipeline has run; a render by convention is

@@ -17,6 +17,12 @@ int parse_env_number(const char *text, bool bytes, unsigned long long min, unsig
  * Strips a UTF-8 byte order mark, rejects NUL bytes and invalid UTF-8. display names the file in errors. L: the
  * operator's max-file-bytes and max-total-bytes (NULL: the defaults). */
 int read_text_file(const limits *L, const char *path, const char *display, char **out, size_t *len);
+/* The same file, the same checks and messages, without ever holding the whole text: a first pass checks it piece
+ * by piece, a second hands the pieces (64 KiB, the byte order mark left out) to fn, which returns 0 or -1 (fail()
+ * said why). For a text whose reader takes pieces (yaml_stream), so that a big file's text never sits beside its
+ * tree. 0 or -1. */
+typedef int (*text_piece_fn)(void *ud, const char *data, size_t len);
+int read_text_file_pieces(const limits *L, const char *path, const char *display, text_piece_fn fn, void *ud);
 /* Offset of the first NUL-free but invalid UTF-8 sequence in s, or len when all of it is valid UTF-8. */
 size_t utf8_check(const unsigned char *s, size_t len);
 

@@ -115,6 +115,21 @@ void strtab_release(strtab *t)
     t->keys = NULL;
 }
 
+void strtab_reset(strtab *t)
+{
+    if (!t || !t->slots)
+        return;
+    xfree(t->slots);
+    t->cap = 1024;
+    t->used = 0;
+    t->slots = xmalloc(t->cap * sizeof *t->slots);
+    memset(t->slots, 0, t->cap * sizeof *t->slots);
+    /* the shared key nodes are found by their text's address, which a key interned from now on does not have */
+    xfree(t->keys);
+    t->keys = NULL;
+    t->keys_cap = t->keys_used = 0;
+}
+
 static void keys_rehash(strtab *t, size_t cap);
 
 /* The slots again at cap (the same or twice as many) with the current seed. */
@@ -827,6 +842,29 @@ void node_own_values(arena *a, node *n)
     }
 }
 
+/* A scalar the emit alone will read: no comments or tag, so that one node can stand for equal ones. */
+static bool plain_scalar(const node *n)
+{
+    return n->kind == N_SCALAR && !n->extra;
+}
+
+node *node_map_share(node *m)
+{
+    if (!m || m->kind != N_MAP || m->extra)
+        return NULL;
+    const struct kids *k = nkids(m);
+    uint32_t len = k ? k->n : 0;
+    for (uint32_t i = 0; i < 2 * len; i++)
+        if (!plain_scalar(k->v[i]))
+            return NULL;
+    for (uint32_t i = 0; i < 2 * len; i++) {
+        node_facts(k->v[i]); /* kept while it may: a shared node's are never written (node_facts_find) */
+        k->v[i]->shared = 1;
+    }
+    m->shared = 1;
+    return m;
+}
+
 node *map_set_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts)
 {
     return set_str(a, m, key->str, val, false, key->facts, val_facts, key);
@@ -872,11 +910,6 @@ node *map_val_own(arena *a, node *m, uint32_t i)
     return x;
 }
 
-/* A scalar the emit alone will read: no comments or tag, so that one node can stand for equal ones. */
-static bool plain_scalar(const node *n)
-{
-    return n->kind == N_SCALAR && !n->extra;
-}
 
 static bool same_scalar(const node *x, const node *y)
 {
@@ -888,8 +921,9 @@ bool map_set_tail_shared(arena *a, node *m, const char *key, node *const *keys, 
 {
     long at = map_index(m, key);
     node *cur = at >= 0 ? map_val(m, (uint32_t)at) : NULL;
-    if (cur && (cur->kind != N_MAP || cur->extra || cur->shared))
+    if (cur && (cur->kind != N_MAP || cur->extra))
         return false; /* a null, a scalar, a map with comments or a tag: the caller's own edit */
+    /* a shared cur (node_map_share: set-annotations' map on every object that had none) is only read */
     const struct kids *k = cur ? nkids(cur) : NULL;
     uint32_t len = k ? k->n : 0;
     for (uint32_t i = 0; i < len; i++) {

@@ -37,6 +37,11 @@ strtab *strtab_new(arena *a);
 const char *intern(strtab *t, const char *s, size_t n);
 /* Frees the lookup table (the strings stay in the arena). */
 void strtab_release(strtab *t);
+/* Empties the lookup table down to its starting size, keeping every string in the arena: texts interned from now on
+ * are copied anew once each, so they share with each other but not with the texts interned before (which nothing may
+ * compare by address with later ones; the loader compares the keys of one map, read within one load). For a package
+ * whose load is done: the table held a slot for every distinct short value it read, which nothing looks up again. */
+void strtab_reset(strtab *t);
 /* The table's hash, for other tables keyed by texts a package writes: seeded once per process, so no input can be
  * written to make its texts collide. */
 uint64_t text_hash(const char *s, size_t n);
@@ -207,6 +212,11 @@ void map_set_shared(arena *a, node *m, node *key, node *val);
  * so that no mutator edits it (they stop, as on a shared key); the setters (map_set_str*, map_set_shared) replace it
  * in the map they edit, map_val_own gives an entry its own copy. text must live as long as the trees. */
 node *node_value_shared(arena *a, const char *text, unsigned facts);
+/* Marks m, a map of plain scalar pairs (no comments, tags or collections), and its pairs shared, so that many maps
+ * may hold m itself as a value (the map set-labels or set-annotations makes on every object that lacks one): the
+ * mutators refuse it from then on, map_ensure_map and map_val_own give an entry its own copy. Returns m, or NULL
+ * (m unmarked) when it is no such map. */
+node *node_map_share(node *m);
 /* Gives every map entry and sequence item under n whose value is shared its own copy (keys stay shared): before
  * code that may edit values in place other than through the setters. */
 void node_own_values(arena *a, node *n);

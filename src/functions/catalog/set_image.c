@@ -25,6 +25,7 @@
  *  - additionalImageFields never create a field (an image that is not there cannot match a name).
  *  - v0.1: an unknown ConfigMap or image key is an error (the catalog ignored it), and a config error fails the
  *    render (v0.1.0 returned it as an error result with exit 0 and left every image as it was). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,7 @@ typedef struct set_image {
     const resource *r; /* the item being visited */
     const char *field; /* the field spec being walked, for messages and results */
     int count;         /* matching fields the summary counts */
+    const char *last;  /* the last new reference set, which the next match with the same one shares */
 } set_image;
 
 static bool tag_char(char ch)
@@ -88,14 +90,26 @@ static bool image_matches(const char *value, const char *name, const char **tag,
     return *q == 0;
 }
 
-static const char *new_image(arena *a, const char *old, const image_spec *img)
+/* The new reference, written into tmp[cap] when it fits (else an arena copy); NULL when old does not match. */
+static const char *new_image(arena *a, char *tmp, size_t cap, const char *old, const image_spec *img)
 {
     const char *tag, *digest;
     size_t tag_len;
     if (!image_matches(old, img->name, &tag, &tag_len, &digest))
         return NULL;
     const char *name = *img->new_name ? img->new_name : img->name;
+    int n;
     /* both only in the newest profile (v0.1 rejects the pair): kustomize 5 writes name:tag@digest */
+    if (*img->new_tag && *img->digest)
+        n = snprintf(tmp, cap, "%s:%s@%s", name, img->new_tag, img->digest);
+    else if (*img->new_tag)
+        n = snprintf(tmp, cap, "%s:%s", name, img->new_tag);
+    else if (*img->digest)
+        n = snprintf(tmp, cap, "%s@%s", name, img->digest);
+    else
+        n = snprintf(tmp, cap, "%s%.*s%s", name, (int)tag_len, tag, digest);
+    if (n >= 0 && (size_t)n < cap)
+        return tmp;
     if (*img->new_tag && *img->digest)
         return arena_printf(a, "%s:%s@%s", name, img->new_tag, img->digest);
     if (*img->new_tag)
@@ -113,8 +127,10 @@ static int set_at(void *ud, node *parent, const char *key)
         return 0;
     if (!is_scalar(v))
         return fn_fail_res(s->c, s->r, v, "set-image: %s must be an image reference (a string)", s->field);
-    const char *old = arena_strdup(s->c->a, scalar(v));
-    const char *nv = new_image(s->c->a, old, &s->img);
+    /* texts are never written in place: old stays what it is after the edit below */
+    const char *old = scalar(v);
+    char tmp[256];
+    const char *nv = new_image(s->c->a, tmp, sizeof tmp, old, &s->img);
     if (!nv)
         return 0;
     bool changed = strcmp(nv, old) != 0;
@@ -123,8 +139,12 @@ static int set_at(void *ud, node *parent, const char *key)
         s->count++;
     if (s->v01)
         fn_result_add(s->c, SEV_INFO, s->r, s->field, "set image from %s to %s", old, nv);
-    if (changed)
-        map_set_str(s->c->a, parent, key, nv);
+    if (changed) {
+        /* most matches get the same new reference: one copy for all of them (issue #32) */
+        if (!s->last || strcmp(s->last, nv))
+            s->last = nv == tmp ? arena_strdup(s->c->a, tmp) : nv;
+        map_set_str_ref(s->c->a, parent, key, s->last);
+    }
     return 0;
 }
 

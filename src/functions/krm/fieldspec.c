@@ -141,6 +141,7 @@ int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
 {
     out->v = NULL;
     out->n = 0;
+    out->maps = NULL;
     if (!m || is_null(m))
         return 0;
     if (!is_map(m))
@@ -158,22 +159,81 @@ int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
     return 0;
 }
 
+/* The maps a function makes whole on every object that lacks one (metadata.labels, metadata.annotations...), by
+ * the key they go under: a few keys, so a short list. */
+#define KV_MAPS 8
+struct kv_maps {
+    struct {
+        const char *key;
+        node *key_node;
+        node *map; /* shared (node_map_share) */
+        int changed;
+    } v[KV_MAPS];
+    size_t n;
+};
+
 void kvlist_share_values(arena *a, kvlist *pairs)
 {
     for (size_t i = 0; i < pairs->n; i++)
         pairs->v[i].value_node = node_value_shared(a, pairs->v[i].value, pairs->v[i].value_facts);
+    pairs->maps = arena_alloc(a, sizeof *pairs->maps);
+}
+
+static int set_pairs_in(arena *a, node *m, const kvlist *pairs, bool add_keys);
+
+/* For an object that lacks parent[key]: the one map of the pairs that every such object holds (made the first time,
+ * by the same edit of an empty map), or NULL when there is no room for another key (each object then gets its own).
+ * Its key node is shared too; *changed: what the edit of the empty map counted. */
+static node *shared_map(arena *a, const kvlist *pairs, const char *key, node **key_node, int *changed)
+{
+    struct kv_maps *ms = pairs->maps;
+    for (size_t i = 0; i < ms->n; i++)
+        if (!strcmp(ms->v[i].key, key)) {
+            *key_node = ms->v[i].key_node, *changed = ms->v[i].changed;
+            return ms->v[i].map;
+        }
+    if (ms->n == KV_MAPS)
+        return NULL;
+    node *m = node_map(a);
+    int c = set_pairs_in(a, m, pairs, true);
+    if (!node_map_share(m))
+        return NULL;
+    const char *k = arena_strdup(a, key); /* key may be a path segment the walk frees */
+    ms->v[ms->n].key = k;
+    ms->v[ms->n].key_node = *key_node = node_key_shared(a, k, 0);
+    ms->v[ms->n].map = m;
+    ms->v[ms->n++].changed = *changed = c;
+    return m;
 }
 
 int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pairs, bool create_map, bool add_keys)
 {
     node *m = map_get(parent, key);
+    if (!m && create_map && add_keys && pairs->maps && pairs->n) {
+        /* the objects that lack the map hold one for all of them (issue #32: on a dense package, each object's own
+         * copy of the same pairs was a twentieth of the render's peak) */
+        node *kn;
+        int changed;
+        node *sm = shared_map(a, pairs, key, &kn, &changed);
+        if (sm) {
+            map_append(a, parent, kn, sm);
+            return changed;
+        }
+    }
     if (!m || is_null(m)) {
         if (!create_map)
             return 0;
         m = map_ensure_map(a, parent, key);
+    } else if (is_map(m) && pairs->maps) {
+        m = map_ensure_map(a, parent, key); /* a map many objects share (an earlier step's) gets its own copy */
     }
     if (!is_map(m))
         return 0;
+    return set_pairs_in(a, m, pairs, add_keys);
+}
+
+static int set_pairs_in(arena *a, node *m, const kvlist *pairs, bool add_keys)
+{
     /* where each key is, looked up once (a few pairs, on every object): missing ones are appended without another
      * look, into one array of the right size */
     long small[16], *at = pairs->n <= 16 ? small : arena_alloc(a, pairs->n * sizeof *at);

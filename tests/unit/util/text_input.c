@@ -3,11 +3,15 @@
  * every position relative to those eight-byte words. The byte-by-byte decoder is kept here as the oracle. */
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "util/arena.h"
+#include "util/buf.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 
@@ -202,4 +206,80 @@ TEST(read_text_file_reads_a_file_of_exactly_the_limit)
     CHECK(ok);
     CHECK(over);
     CHECK(empty);
+}
+
+/* read_text_file_pieces: the pieces, joined, are read_text_file's text, and a bad file gets read_text_file's
+ * message, whatever piece the bad byte falls in. */
+struct joined {
+    buf b;
+    int pieces;
+};
+
+static int join_piece(void *ud, const char *data, size_t len)
+{
+    struct joined *j = ud;
+    buf_put(&j->b, data, len);
+    j->pieces++;
+    return 0;
+}
+
+/* 0 when both readers agree on path (the same text, or the same message); -1 otherwise. *pieces: how many. */
+static int both_agree(const char *path, int *pieces)
+{
+    limits lim = limits_default;
+    char *data = NULL;
+    size_t len = 0;
+    diag_reset();
+    int rc1 = read_text_file(&lim, path, "f.yaml", &data, &len);
+    char *msg1 = strdup(rc1 < 0 ? diag_message() : "");
+    diag_reset();
+    struct joined j = {{0}, 0};
+    int rc2 = read_text_file_pieces(&lim, path, "f.yaml", join_piece, &j);
+    const char *msg2 = rc2 < 0 ? diag_message() : "";
+    int same = rc1 == rc2 && !strcmp(msg1, msg2) &&
+               (rc1 < 0 || (j.b.len == len && (!len || memcmp(j.b.data, data, len) == 0)));
+    if (!same)
+        fprintf(stderr, "read_text_file: %d \"%s\"; pieces: %d \"%s\"\n", rc1, msg1, rc2, msg2);
+    *pieces = j.pieces;
+    diag_reset();
+    free(msg1);
+    buf_free(&j.b);
+    xfree(data);
+    return same ? 0 : -1;
+}
+
+TEST(read_text_file_pieces_gives_read_text_files_text_and_errors)
+{
+    char dir[] = "/tmp/cmp-unit-text-pieces.XXXXXX";
+    CHECK(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/f.yaml", dir);
+    size_t n = 200 * 1024;
+    char *text = malloc(n + 8);
+    int pieces = 0;
+    /* a byte order mark, then multi-byte characters across every 64 KiB boundary (each offset of a 4-byte one) */
+    for (int shift = 0; shift < 4; shift++) {
+        memset(text, 'a', n);
+        memcpy(text, "\xef\xbb\xbf", 3);
+        for (size_t i = 63; i < n; i += 64)
+            text[i] = '\n';
+        for (size_t at = 65536; at < n; at += 65536)
+            memcpy(text + at - shift, "\xf0\x9f\x98\x80", 4);
+        CHECK(write_file(path, text, n) == 0 && both_agree(path, &pieces) == 0);
+    }
+    CHECK(pieces >= 4);
+    /* invalid UTF-8 in the third piece, a NUL later still wins; then the invalid byte alone; then a file that ends
+     * inside a sequence cut by a piece's end */
+    text[140000] = (char)0xff;
+    text[150000] = 0;
+    CHECK(write_file(path, text, n) == 0 && both_agree(path, &pieces) == 0);
+    text[150000] = 'a';
+    CHECK(write_file(path, text, n) == 0 && both_agree(path, &pieces) == 0);
+    text[140000] = 'a';
+    text[65535] = (char)0xe2, text[65536] = (char)0x82;
+    CHECK(write_file(path, text, 65537) == 0 && both_agree(path, &pieces) == 0);
+    CHECK(write_file(path, "", 0) == 0 && both_agree(path, &pieces) == 0 && pieces == 0);
+    free(text);
+    unlink(path);
+    rmdir(dir);
 }

@@ -1,6 +1,7 @@
 /* Shared value nodes: the stamped annotations many objects share (map_set_tail_shared), never edited through one
  * object so that it shows in another (mutators refuse them, map_val_own and the setters give an object its own). */
 #include <fcntl.h>
+#include <string.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -178,4 +179,55 @@ TEST(mutators_stop_on_a_shared_value)
 {
     for (int what = 0; what < 8; what++)
         CHECK(edit_in_child(what) == SIGABRT);
+}
+
+/* node_map_share: the one map of pairs that set-labels or set-annotations gives every object lacking one. */
+TEST(a_shared_map_of_pairs_is_held_by_many_and_owned_on_edit)
+{
+    stamps();
+    node *pairs = parse("team: platform\n");
+    CHECK(pairs && node_map_share(pairs) == pairs);
+    node *withc = parse("team: platform # c\n");
+    CHECK(withc && node_map_share(withc) == NULL); /* comments: no such map */
+    node *nested = parse("team: {a: b}\n");
+    CHECK(nested && node_map_share(nested) == NULL);
+    node *a = parse("metadata:\n  name: a\n"), *b = parse("metadata:\n  name: b\n");
+    CHECK(a && b);
+    map_append(A, map_get(a, "metadata"), node_key_shared(A, "annotations", 0), pairs);
+    map_append(A, map_get(b, "metadata"), node_key_shared(A, "annotations", 0), pairs);
+    CHECK(annotations(a) == annotations(b));
+    /* an edit goes to the object's own copy, the other keeps the shared map */
+    node *own = map_ensure_map(A, map_get(a, "metadata"), "annotations");
+    CHECK(own && own != pairs && annotations(a) == own && annotations(b) == pairs);
+    map_set_str(A, own, "team", "other");
+    map_set_str(A, own, "x", "z");
+    CHECK_STR(emit(a), "metadata:\n  name: a\n  annotations:\n    team: other\n    x: z\n");
+    CHECK_STR(emit(b), "metadata:\n  name: b\n  annotations:\n    team: platform\n");
+    /* the stamps read a shared map and leave it as it was */
+    node *last = NULL;
+    CHECK(map_set_tail_shared(A, map_get(b, "metadata"), "annotations", K, V, 2, &last));
+    CHECK(annotations(b) == last && last != pairs && node_len(pairs) == 1);
+    CHECK_STR(emit(b), "metadata:\n  name: b\n  annotations:\n    team: platform\n    x/app: bench\n    x/path: a b\n");
+}
+
+/* strtab_reset: the slots go once a package is read; interning goes on, and a later load still finds duplicate keys
+ * by address. */
+TEST(strtab_reset_keeps_interning_and_duplicate_keys)
+{
+    strtab *t = strtab_new(A);
+    const char *p = intern(t, "prod", 4);
+    node *n = NULL;
+    CHECK(yaml_load_one(A, t, NULL, "d.yaml", "prod: 0\n", 8, &n) == 0 && n); /* a shared key node for "prod" */
+    strtab_reset(t);
+    const char *q = intern(t, "prod", 4);
+    CHECK_STR(p, "prod");
+    CHECK_STR(q, "prod");
+    CHECK(intern(t, "prod", 4) == q);
+    diag_reset();
+    CHECK(yaml_load_one(A, t, NULL, "d.yaml", "a: 1\nb: 2\na: 3\n", 15, &n) < 0);
+    CHECK(strstr(diag_message(), "duplicate") != NULL);
+    diag_reset();
+    CHECK(yaml_load_one(A, t, NULL, "d.yaml", "prod: 1\nb: 2\n", 13, &n) == 0 && n);
+    CHECK_STR(emit(n), "prod: 1\nb: 2\n");
+    strtab_release(t);
 }

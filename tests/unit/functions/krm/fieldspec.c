@@ -86,3 +86,49 @@ TEST(fieldspec_handles_long_segments)
     CHECK(s.parents[0] == path_get(root, key, key, "new/one", NULL));
     fx_close(&f);
 }
+
+static const char *emitted(arena *a, const node *n)
+{
+    buf b = {0};
+    emit_opts o = {.comments = true};
+    emit_yaml(&b, n, &o);
+    const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
+    buf_free(&b);
+    return s;
+}
+
+/* With shared values (set-labels, set-annotations): every object lacking the map holds one map of the pairs, the
+ * same edit an empty map would get; an object that has one edits its own, and a later step owns the shared map
+ * before it writes. */
+TEST(set_string_pairs_shares_the_map_objects_lack)
+{
+    struct fx f;
+    fx_open(&f, "kind: X\nmetadata: {name: a}\n---\nkind: X\nmetadata:\n  name: b\n---\nkind: X\nmetadata:\n"
+                "  name: c\n  labels:\n    app: c\n");
+    CHECK(f.items.n == 3);
+    kv v[2] = {{"env", "prod", NULL, node_key_shared(f.a, "env", 0), 0, NULL},
+               {"env", "test", NULL, node_key_shared(f.a, "env", 0), 0, NULL}};
+    kvlist pairs = {v, 2, NULL};
+    kvlist_share_values(f.a, &pairs);
+    node *md[3];
+    int changed[3];
+    for (int i = 0; i < 3; i++) {
+        md[i] = map_get(f.items.v[i]->root, "metadata");
+        changed[i] = set_string_pairs(f.a, md[i], "labels", &pairs, true, true);
+    }
+    CHECK(map_get(md[0], "labels") == map_get(md[1], "labels"));
+    CHECK(map_get(md[2], "labels") != map_get(md[0], "labels"));
+    CHECK(changed[0] == 2 && changed[1] == 2 && changed[2] == 2); /* as an empty map's edit counts: twice "env" */
+    CHECK_STR(emitted(f.a, f.items.v[0]->root), "kind: X\nmetadata: {name: a, labels: {env: test}}\n");
+    CHECK_STR(emitted(f.a, f.items.v[1]->root), "kind: X\nmetadata:\n  name: b\n  labels:\n    env: test\n");
+    CHECK_STR(emitted(f.a, f.items.v[2]->root), "kind: X\nmetadata:\n  name: c\n  labels:\n    app: c\n    env: test\n");
+    /* a second step: b gets its own map, a keeps the shared one */
+    kv w[1] = {{"tier", "web", NULL, node_key_shared(f.a, "tier", 0), 0, NULL}};
+    kvlist more = {w, 1, NULL};
+    kvlist_share_values(f.a, &more);
+    CHECK(set_string_pairs(f.a, md[1], "labels", &more, true, true) == 1);
+    CHECK(map_get(md[0], "labels") != map_get(md[1], "labels"));
+    CHECK_STR(emitted(f.a, f.items.v[0]->root), "kind: X\nmetadata: {name: a, labels: {env: test}}\n");
+    CHECK_STR(emitted(f.a, f.items.v[1]->root), "kind: X\nmetadata:\n  name: b\n  labels:\n    env: test\n    tier: web\n");
+    fx_close(&f);
+}
