@@ -31,10 +31,12 @@ FROM registry.k8s.io/kustomize/kustomize:v${KUSTOMIZE_VERSION} AS kustomize
 # cmp-generate links libfyaml, pcre2 and zlib statically and needs only libc to start; libgit2 is loaded at run time
 # on the git paths alone (local dry runs' metadata, the package-revision stamp, pkg get, serve-params), and
 # libmicrohttpd by serve-params alone (kustomize/params-server runs this image as the plugin generator's server).
+# skopeo reads OCI charts' manifests for their org.opencontainers.image annotations (src/flux/oci_annotations.c)
+# and registries' tag lists for an OCIRepository's ref.semver and ref.semverFilter (src/flux/oci_tags.c).
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libgit2-1.5 libmicrohttpd12 ca-certificates \
+      libgit2-1.5 libmicrohttpd12 ca-certificates skopeo \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 999 argocd \
  && useradd --uid 999 --gid 999 --home-dir /home/argocd --no-create-home --shell /usr/sbin/nologin argocd \
@@ -60,7 +62,8 @@ RUN ! ldd /usr/local/bin/cmp-generate | grep -q 'not found' \
  && /usr/local/bin/cmp-generate pkg get /tmp /tmp/libgit2-check 2>&1 | grep -q 'not a git repository' \
  && ldconfig -p | grep -q 'libmicrohttpd\.so\.12 ' \
  && /usr/local/bin/helm version --short \
- && /usr/local/bin/kustomize version
+ && /usr/local/bin/kustomize version \
+ && /usr/bin/skopeo --version
 
 ENV HOME=/tmp \
     XDG_CACHE_HOME=/tmp/.cache \

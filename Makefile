@@ -16,7 +16,7 @@ BIN_DIR    ?= .
 export PATH := $(CURDIR)/$(TOOLS)/bin:$(PATH)
 
 # Everything beyond make itself that a fresh Debian machine lacks: the compiler too (a server image has no gcc).
-DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev libmicrohttpd-dev zlib1g-dev unzip git procps ca-certificates
+DEBS       := gcc libc6-dev pkg-config libfyaml-dev libyaml-dev libpcre2-dev libgit2-dev libmicrohttpd-dev zlib1g-dev unzip git procps ca-certificates skopeo
 # tests only: clang with libFuzzer for the fuzz targets; GNU time for the peak-memory check of a child-output case;
 # an OCI registry for the helm fetching tests (tests/helmfetch starts its own, on 127.0.0.1); python3 writes the
 # security suite's crafted chart archives and git histories byte by byte (tests/security/chart-tgz.py, git-memory)
@@ -46,7 +46,7 @@ SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 
 SRCS       := $(sort $(shell find src -name '*.c'))
 LIB_SRCS   := $(filter-out src/main.c,$(SRCS))
-UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c))
+UNIT_SRCS  := $(sort $(shell find tests/unit -name '*.c')) # tests/unit/<folder>/ mirrors src/<folder>/
 
 REL_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o)
 SAN_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
@@ -84,6 +84,9 @@ $(BUILD)/rel/%.o: %.c
 $(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(SAN) $(CFLAGS_ALL) -c -o $@ $<
+
+# check.h and the fixtures stay in tests/unit, beside the runner (main.c), for the tests in its folders
+$(UNIT_SRCS:%.c=$(BUILD)/rel/%.o) $(UNIT_SRCS:%.c=$(BUILD)/san/%.o): CFLAGS_ALL += -Itests/unit
 
 $(BUILD)/rel/unit-tests: $(UNIT_SRCS:%.c=$(BUILD)/rel/%.o) $(REL_OBJS)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lyaml

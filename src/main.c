@@ -113,7 +113,7 @@ static int run(int argc, char **argv)
         return 2;
     }
     if (!cmd || cmd->budget)
-        mem_budget_set(cmp_limits.max_memory_bytes, cmp_limits.memory_why);
+        mem_budget_set(host_limits()->max_memory_bytes, host_limits()->memory_why);
     /* no subcommand: render, as Argo CD runs us (`cmp-generate` in the package directory) */
     return cmd ? cmd->run(argc - 2, argv + 2) : cmd_render(argc - 1, argv + 1);
 }

@@ -50,8 +50,9 @@ static void set_labels_under(arena *a, node *holder, const node *labels)
 {
     node *md = map_ensure_map(a, holder, "metadata");
     node *l = md ? map_ensure_map(a, md, "labels") : NULL;
-    for (uint32_t i = 0; l && i < node_len(labels); i++)
-        map_set_str(a, l, scalar(map_key(labels, i)), scalar(map_val(labels, i)));
+    if (l)
+        map_foreach(labels, i, key, val)
+            map_set_str(a, l, scalar(key), scalar(val));
 }
 
 static void labels_without_selectors(run_ctx *R, rlist *items, const node *labels)
@@ -92,9 +93,9 @@ int apply_final_steps(run_ctx *R, package *root, rlist *items, const settings *s
     if (s->annotations && node_len(s->annotations) &&
         final_step(R, root, items, "set-annotations", "annotations", s->annotations) < 0)
         return -1;
-    for (uint32_t i = 0; s->images && i < node_len(s->images); i++) {
+    seq_foreach(s->images, i, item) {
         node *d;
-        if (parse_image_override(R->a, scalar(seq_item(s->images, i)), &d) < 0 ||
+        if (parse_image_override(R->a, scalar(item), &d) < 0 ||
             final_step(R, root, items, "set-image", "images", d) < 0)
             return -1;
     }
@@ -104,10 +105,10 @@ int apply_final_steps(run_ctx *R, package *root, rlist *items, const settings *s
 int check_setters_used(const run_ctx *R)
 {
     const node *o = R->setter_overrides;
-    for (uint32_t i = 0; o && i < node_len(o); i++)
+    map_foreach(o, i, key, val)
         if (!R->setter_used || !R->setter_used[i])
             return fail(NULL, 0, "parameter \"setters\": \"%s\" is not a setter of this package (no apply-setters "
                                  "config defines it)",
-                        scalar(map_key(o, i)));
+                        scalar(key));
     return 0;
 }

@@ -49,8 +49,8 @@ static node *values_file(arena *a, strtab *st, const char *dir, const char *rel)
     node *n = NULL;
     diag_detail unreadable; /* dropped: the file is left out of the announcement */
     diag_detail *outer = diag_capture(&unreadable);
-    if (file_exists(path) && inside(dir, path) && read_text_file(path, rel, &text, &len) == 0) {
-        if (yaml_load_one(a, st, rel, text, len, &n) < 0)
+    if (file_exists(path) && inside(dir, path) && read_text_file(host_limits(), path, rel, &text, &len) == 0) {
+        if (yaml_load_one(a, st, limits_yaml(host_limits()), rel, text, len, &n) < 0)
             n = NULL;
         xfree(text);
     }
@@ -65,9 +65,8 @@ static node *coalesce(arena *a, node *base, const node *over)
         return base;
     if (!is_map(base))
         base = node_map(a);
-    for (uint32_t i = 0; i < node_len(over); i++) {
-        const char *k = scalar(map_key(over, i));
-        const node *v = map_val(over, i);
+    map_foreach(over, i, key, v) { /* the deletes are base's, not over's */
+        const char *k = scalar(key);
         if (!k)
             continue;
         if (is_null(v))
@@ -88,8 +87,8 @@ typedef struct announced_values {
 
 static void add_files(arena *a, strtab *st, const char *dir, announced_values *v, const node *seq, const char *csv)
 {
-    for (uint32_t i = 0; is_seq(seq) && i < node_len(seq); i++) {
-        const char *f = scalar(seq_item(seq, i));
+    seq_foreach(seq, i, item) {
+        const char *f = scalar(item);
         if (f && (!strncmp(f, "https://", 8) || !strncmp(f, "http://", 7)))
             v->urls = true;
         else
@@ -173,8 +172,8 @@ static void collect(arena *a, strtab *st, package *p, node *setters, announced_v
             if (strcmp(pl.steps[i].fn->name, "apply-setters"))
                 continue;
             const node *d = config_of(p, &pl.steps[i]);
-            for (uint32_t k = 0; is_map(d) && k < node_len(d); k++) {
-                const char *key = scalar(map_key(d, k)), *val = scalar(map_val(d, k));
+            map_foreach(d, k, mk, mv) {
+                const char *key = scalar(mk), *val = scalar(mv);
                 if (key && val && !map_get(setters, key))
                     map_set(a, setters, key, node_str(a, val));
             }
@@ -235,8 +234,8 @@ int print_parameters(const char *dir, buf *out)
     host_from_env(&host);
     host_find_repo_root(a, &host, dir);
     step_sources sources = {.host = &host};
-    load_ctx lc = {.a = a, .st = st, .defer_non_krm = true, .keep_lists = true, .step_source = step_source,
-                   .step_source_ud = &sources};
+    load_ctx lc = {.a = a, .st = st, .limits = host.limits, .defer_non_krm = true, .keep_lists = true,
+                   .step_source = step_source, .step_source_ud = &sources};
     node *setters = node_map(a);
     announced_values hv = {0};
     bool ordered = false; /* an object asks for kpt's ordering: the ordering parameter is announced */
@@ -262,12 +261,12 @@ int print_parameters(const char *dir, buf *out)
         buf_puts(out, "{\"name\":\"setters\",\"title\":\"Setters\",\"tooltip\":");
         json_quote(out, "The package's apply-setters values; change one to override it for this Application.");
         buf_puts(out, ",\"collectionType\":\"map\",\"map\":{");
-        for (uint32_t i = 0; i < node_len(setters); i++) {
+        map_foreach(setters, i, key, val) {
             if (i)
                 buf_putc(out, ',');
-            json_quote(out, scalar(map_key(setters, i)));
+            json_quote(out, scalar(key));
             buf_putc(out, ':');
-            json_quote(out, scalar(map_val(setters, i)));
+            json_quote(out, scalar(val));
         }
         buf_puts(out, "}}");
     }

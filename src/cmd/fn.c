@@ -23,10 +23,10 @@ static int read_stdin(char **out, size_t *len)
     char *d = xmalloc(cap);
     for (;;) {
         /* checked on what was read, not on the buffer's size: the limit holds to the byte */
-        if (n > cmp_limits.max_file_bytes) {
+        if (n > host_limits()->max_file_bytes) {
             xfree(d);
             return fail("stdin", 0, "input is over %zu bytes (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
-                        cmp_limits.max_file_bytes);
+                        host_limits()->max_file_bytes);
         }
         if (n + 1 >= cap)
             d = xrealloc(d, cap *= 2);
@@ -81,7 +81,7 @@ static int krm_function(const char *name, buf *out)
         fail(NULL, 0, "unknown function \"%s\"; built-in functions: %s", name, fn_names(a));
         goto done;
     }
-    if (read_stdin(&text, &len) < 0 || yaml_load_one(a, st, "stdin", text, len, &rl) < 0)
+    if (read_stdin(&text, &len) < 0 || yaml_load_one(a, st, limits_yaml(host_limits()), "stdin", text, len, &rl) < 0)
         goto done;
     if (!rl || !is_map(rl) || !scalar_is(map_get(rl, "kind"), "ResourceList")) {
         fail("stdin", (int)node_line(rl), "expected a ResourceList (kind: ResourceList)");
@@ -92,8 +92,7 @@ static int krm_function(const char *name, buf *out)
         fail("stdin", (int)node_line(list), "ResourceList items must be a list");
         goto done;
     }
-    for (uint32_t i = 0; list && is_seq(list) && i < node_len(list); i++) {
-        node *it = seq_item(list, i);
+    seq_foreach(list, i, it) {
         if (!is_map(it)) {
             fail("stdin", (int)node_line(it), "ResourceList items must be objects");
             goto done;

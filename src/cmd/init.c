@@ -25,7 +25,8 @@ static int visit(fn_ctx *c, const char *dir, int depth)
     if (depth > 32)
         return 0;
     bool chart = file_exists(path_join(c->a, dir, "Chart.yaml"));
-    if (chart && helm_chart_has_dependencies(c, dir) && helm_dependency_build(c, NULL, dir, NULL) < 0)
+    const engine_ctx *engine = fn_engine(c);
+    if (chart && helm_chart_has_dependencies(engine, dir) && helm_dependency_build(engine, NULL, dir, NULL) < 0)
         return -1;
     DIR *d = opendir(dir);
     if (!d)

@@ -44,6 +44,7 @@ int cmd_serve_params(int argc, char **argv)
     }
     diag_set_step("serve-params");
     host_git_env(&o.git);
+    o.limits = host_limits();
     if (settings_params(&o.s) < 0 || params_serve(&o) < 0) {
         cmd_say_error("");
         return 1;

@@ -363,13 +363,13 @@ int go_check_text(const go_reader *r, const char *text, size_t len)
     return 0;
 }
 
-int go_load_chart_file(arena *a, strtab *st, const char *display, const char *base_name, const char *text, size_t len,
-                       node **out)
+int go_load_chart_file(arena *a, strtab *st, const load_limits *lim, const char *display, const char *base_name,
+                       const char *text, size_t len, node **out)
 {
     go_reader r = {a, display, "helm", 0, ""};
     *out = NULL;
     if (go_check_text(&r, text, len) < 0 ||
-        yaml_load_one_flags(a, st, display, text, len, YAML_KEEP_MERGE_KEYS, out) < 0)
+        yaml_load_one_flags(a, st, lim, display, text, len, YAML_KEEP_MERGE_KEYS, out) < 0)
         return -1;
     return go_check_doc(&r, *out, go_helm_chart_file(base_name));
 }

@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "util/arena.h"
+#include "util/limits.h"
 #include "yaml/tree.h"
 
 typedef struct go_struct go_struct;
@@ -92,7 +93,8 @@ const go_struct *go_helm_chart_file(const char *base_name);
 
 /* A chart file (base_name says which: Chart.yaml, Chart.lock, requirements.yaml, requirements.lock), loaded as one
  * document (*out, NULL when empty) and checked as helm reads it: go_check_text, then the loader with merge keys
- * kept, then go_check_doc. For every reader of those files, before it looks at any field. 0 or -1. */
-int go_load_chart_file(arena *a, strtab *st, const char *display, const char *base_name, const char *text, size_t len,
-                       node **out);
+ * kept, then go_check_doc. For every reader of those files, before it looks at any field. lim: the operator's loader
+ * limits (NULL: the defaults). 0 or -1. */
+int go_load_chart_file(arena *a, strtab *st, const load_limits *lim, const char *display, const char *base_name,
+                       const char *text, size_t len, node **out);
 #endif

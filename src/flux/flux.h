@@ -14,6 +14,10 @@ typedef struct flux_step {
     const char *annotation_domain; /* the prefix of the traceability annotations (<domain>/helmrelease, ...) */
     const char *lock;              /* the flux-lock parameter: a file of the package (relative to dir), or NULL */
     const char *dir;               /* the package's directory */
+    /* the Application's repository URL, revision and target revision (ARGOCD_APP_SOURCE_REPO_URL, _REVISION,
+     * _SOURCE_TARGET_REVISION, or git's view of a local checkout): what a GitRepository source must match to be
+     * read from the checkout; NULL: not known */
+    const char *app_repo, *app_revision, *app_target_revision;
 } flux_step;
 
 /* The modes the parameter takes, for settings: NULL when mode is one, else the rule it breaks. */

@@ -19,12 +19,15 @@
 
 #include "flux/internal.h"
 #include "flux/sha256.h"
+#include "git/git.h"
+#include "decode/decode.h"
 #include "functions/tools/external.h"
 #include "helm/archive.h"
 #include "helm/fetch.h"
 #include "functions/krm/nameref.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
+#include "util/url.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
@@ -75,7 +78,14 @@ typedef struct run {
     fn_ctx c; /* the release being rendered: errors name its file and line */
     node *lock;            /* flux-lock: <namespace>/<name> -> {version, digest}, or NULL */
     const char *lock_file; /* its path, for messages */
+    bool skopeo_warned;    /* the one warning that OCI annotations are not stamped (no skopeo) was given */
 } run;
+
+/* The loader's limits of the operator (through the step's host), for every text a release brings. */
+static const load_limits *run_yaml_limits(const run *R)
+{
+    return limits_yaml(R->s->host ? R->s->host->limits : NULL);
+}
 
 /* An object's namespace as Argo CD applies it: its own, else the Application's destination, else "default". */
 static const char *obj_ns(const run *R, const resource *r)
@@ -214,17 +224,17 @@ static bool present(const node *v)
 /* Every key of m must be in fields: K_WARN ones that are set get one warning each, K_ERROR ones an error. */
 static int check_fields(run *R, const release *rel, const node *m, const char *where, const field *fields)
 {
-    for (uint32_t i = 0; is_map(m) && i < node_len(m); i++) {
-        const char *k = scalar(map_key(m, i));
+    map_foreach(m, i, key, val) {
+        const char *k = scalar(key);
         const field *f = fields;
         while (f->key && (!k || strcmp(f->key, k)))
             f++;
         if (!f->key)
             return fn_fail_key(&R->c, m, i, "%s: %s%s is not a field the flux-helmrelease step renders", hr_id(R, rel),
                                where, k ? shown(R->s->a, k) : "(a key that is not a string)");
-        if (f->how == K_ERROR && set_value(map_val(m, i)))
+        if (f->how == K_ERROR && set_value(val))
             return fn_fail_key(&R->c, m, i, "%s: %s%s %s", hr_id(R, rel), where, k, f->why);
-        if (f->how == K_WARN && set_value(map_val(m, i)))
+        if (f->how == K_WARN && set_value(val))
             fn_warn_key(&R->c, m, i, "%s: %s%s %s; ignored", hr_id(R, rel), where, k, f->why);
     }
     return 0;
@@ -315,8 +325,8 @@ static int values_sources(run *R, flux_values_source **out, size_t *n)
             continue;
         node *data = node_map(a);
         const node *d = map_get(r->root, "data");
-        for (uint32_t j = 0; is_map(d) && j < node_len(d); j++) {
-            const char *key = scalar(map_key(d, j)), *val = scalar(map_val(d, j));
+        map_foreach(d, j, dk, dv) {
+            const char *key = scalar(dk), *val = scalar(dv);
             if (!key || !val)
                 continue;
             if (!strcmp(k, "Secret")) {
@@ -335,9 +345,9 @@ static int values_sources(run *R, flux_values_source **out, size_t *n)
             map_set(a, data, key, node_str(a, val));
         }
         const node *sd = !strcmp(k, "Secret") ? map_get(r->root, "stringData") : NULL;
-        for (uint32_t j = 0; is_map(sd) && j < node_len(sd); j++)
-            if (scalar(map_key(sd, j)) && scalar(map_val(sd, j)))
-                map_set(a, data, scalar(map_key(sd, j)), node_str(a, scalar(map_val(sd, j))));
+        map_foreach(sd, j, sk, sv)
+            if (scalar(sk) && scalar(sv))
+                map_set(a, data, scalar(sk), node_str(a, scalar(sv)));
         (*out)[(*n)++] = (flux_values_source){k, res_name(r), obj_ns(R, r), data};
     }
     return 0;
@@ -377,11 +387,9 @@ static int compute_values(run *R, const release *rel, const node *spec, node **o
     flux_values_source *srcs;
     size_t nsrcs;
     values_sources(R, &srcs, &nsrcs);
-    const char *why;
     long bad;
-    if (flux_chart_values(a, R->s->st, srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &why,
-                          &bad) < 0)
-        return fn_fail(&R->c, bad >= 0 ? seq_item(from, (uint32_t)bad) : from, "%s: %s", hr_id(R, rel), why);
+    if (flux_chart_values(a, R->s->st, run_yaml_limits(R), srcs, nsrcs, rel->ns, is_map(inl) ? inl : NULL, refs, nrefs, out, &bad) < 0)
+        return fn_locate(&R->c, bad >= 0 ? seq_item(from, (uint32_t)bad) : from, "%s", hr_id(R, rel));
     return 0;
 }
 
@@ -401,6 +409,7 @@ static void push(const char ***argv, size_t *n, size_t *cap, const char *s)
 typedef struct chart_meta {
     arena *a;
     strtab *st;
+    const load_limits *lim;
     const char *name, *version;
     const char *chart_yaml; /* its text */
     char digest[65];
@@ -414,7 +423,7 @@ static int chart_yaml(void *ud, const helm_archive_entry *e)
     node *doc = NULL;
     diag_detail why;
     m->chart_yaml = arena_strndup(m->a, (const char *)e->data, e->size);
-    if (yaml_load_one_into(m->a, m->st, "Chart.yaml", (const char *)e->data, e->size, &doc, &why) == 0) {
+    if (yaml_load_one_into(m->a, m->st, m->lim, "Chart.yaml", (const char *)e->data, e->size, &doc, &why) == 0) {
         m->name = path_str(doc, "name", NULL);
         m->version = path_str(doc, "version", NULL);
     }
@@ -443,13 +452,13 @@ static int read_chart_meta(run *R, const node *at, const char *tgz, chart_meta *
     sha256_init(&c);
     sha256_update(&c, bytes, got);
     sha256_hex(&c, m->digest);
-    const char *why = NULL;
     size_t max = R->s->host->max_chart_bytes ? R->s->host->max_chart_bytes : (size_t)100 << 20;
-    int rc = helm_archive_read(R->s->a, bytes, got, max, chart_yaml, m, &why);
+    int rc = helm_archive_read(R->s->a, bytes, got, max, chart_yaml, m);
     xfree(bytes);
+    if (rc == HELM_ARCHIVE_REFUSED)
+        return fn_locate(&R->c, at, "the chart archive helm pulled has no readable Chart.yaml");
     if (rc < 0 || !m->name || !m->version)
-        return fn_fail(&R->c, at, "the chart archive helm pulled has no readable Chart.yaml%s%s", why ? ": " : "",
-                       why ? why : "");
+        return fn_fail(&R->c, at, "the chart archive helm pulled has no readable Chart.yaml");
     return 0;
 }
 
@@ -472,6 +481,17 @@ typedef struct chart_src {
     bool ignore_missing_values;      /* ignoreMissingValuesFiles */
     size_t used[2];                  /* the source objects used, removed from the output */
     int nused;
+    const char *git_chart;           /* a GitRepository's chart: its directory in the checkout (a real path) */
+    const char *git_revision;        /* ... the commit it is read at (the Application's revision) */
+    bool git_revision_version;       /* ... reconcileStrategy Revision: version +<first 12 of the revision> */
+    const char *semver_filter;       /* an OCIRepository's ref.semverFilter, checked on the tag helm picked */
+    const node *semver_filter_at;    /* ... the field, its file and line, for messages */
+    const char *semver_filter_file;
+    int semver_filter_line;
+    const char *semver_who;          /* an OCIRepository's ref.semver: its name for messages, the field, file, line */
+    const node *semver_at;
+    const char *semver_file;
+    int semver_line;
 } chart_src;
 
 /* A source object of the package: kind/namespace/name, an apiVersion source-controller serves. */
@@ -522,10 +542,26 @@ static int check_verify(run *R, const release *rel, const node *v, const char *w
         return fn_fail(c, v, "%s: %sverify must be a map (provider, secretRef, matchOIDCIdentity)", hr_id(R, rel), where);
     if (check_fields(R, rel, v, vw, verify_fields) < 0 || text(R, rel, v, "provider", vw, &provider) < 0)
         return -1;
-    if (provider && strcmp(provider, "cosign"))
-        return fn_fail(c, map_get(v, "provider"), "%s: %sprovider %s is not supported (cosign is); not rendered "
-                                                  "unverified",
+    if (provider && strcmp(provider, "cosign") && strcmp(provider, "notation"))
+        return fn_fail(c, map_get(v, "provider"), "%s: %sprovider %s is not supported (cosign and notation are); not "
+                                                  "rendered unverified",
                        hr_id(R, rel), vw, shown(R->s->a, provider));
+    if (provider && !strcmp(provider, "notation")) {
+        const node *sr = map_get(v, "secretRef"), *ids = map_get(v, "matchOIDCIdentity");
+        const char *key_name = sr && !is_null(sr) ? path_str(sr, "name", NULL) : NULL;
+        if (ids && !is_null(ids))
+            return fn_fail(c, ids, "%s: %smatchOIDCIdentity is cosign's (keyless); notation verifies with the trust "
+                                   "policy verify.secretRef names",
+                           hr_id(R, rel), vw);
+        if (sr && !is_null(sr) && (!key_name || !dns_label(key_name)))
+            return fn_fail(c, sr, "%s: %ssecretRef.name must name the Secret of the trust policy", hr_id(R, rel), vw);
+        if (flux_notation_verify(c, hr_id(R, rel), where, v, key_name, NULL) < 0)
+            return -1;
+        cs->verify = v;
+        cs->verify_file = c->config_file;
+        cs->verify_line = c->config_line;
+        return 0;
+    }
     if (!R->s->host->cosign_bin)
         return fn_fail(c, v, "%s: %sverify needs the operator's cosign (CMP_COSIGN_BIN on the sidecar), which this "
                              "sidecar does not have; not rendered unverified",
@@ -533,10 +569,9 @@ static int check_verify(run *R, const release *rel, const node *v, const char *w
     const node *ids = map_get(v, "matchOIDCIdentity");
     if (ids && !is_null(ids) && !is_seq(ids))
         return fn_fail(c, ids, "%s: %smatchOIDCIdentity must be a list of {issuer, subject}", hr_id(R, rel), vw);
-    for (uint32_t i = 0; is_seq(ids) && i < node_len(ids); i++)
-        if (!path_str(seq_item(ids, i), "issuer", NULL) || !path_str(seq_item(ids, i), "subject", NULL))
-            return fn_fail(c, seq_item(ids, i), "%s: %smatchOIDCIdentity[%u] needs issuer and subject", hr_id(R, rel),
-                           vw, i);
+    seq_foreach(ids, i, id)
+        if (!path_str(id, "issuer", NULL) || !path_str(id, "subject", NULL))
+            return fn_fail(c, id, "%s: %smatchOIDCIdentity[%u] needs issuer and subject", hr_id(R, rel), vw, i);
     const node *sr = map_get(v, "secretRef");
     const char *key_name = sr && !is_null(sr) ? path_str(sr, "name", NULL) : NULL;
     if (sr && !is_null(sr) && (!key_name || !dns_label(key_name)))
@@ -618,6 +653,129 @@ static int cosign_verify(run *R, const release *rel, const chart_src *cs, const 
     return diag_raise(&last);
 }
 
+/* ---- a GitRepository: this Application's own repository, read from the checkout (flux/git_source.c) ---- */
+
+#define GIT_OUTSIDE "GitRepository outside this Application is not fetched"
+
+static const field git_repository_fields[] = {
+    {"url", K_USE, NULL},
+    {"ref", K_USE, NULL},
+    {"ignore", K_USE, NULL},
+    {"verify", K_USE, NULL},
+    {"interval", K_IGNORE, NULL},
+    {"timeout", K_IGNORE, NULL},
+    {"suspend", K_IGNORE, NULL},
+    /* how source-controller would fetch; the checkout is Argo CD's */
+    {"secretRef", K_IGNORE, NULL},
+    {"proxySecretRef", K_IGNORE, NULL},
+    {"provider", K_IGNORE, NULL},
+    {"recurseSubmodules", K_IGNORE, NULL},
+    {"include", K_ERROR, "adds other GitRepositories' artifacts to this one, which are not fetched; not rendered"},
+    {"sparseCheckout", K_ERROR, "narrows source-controller's checkout, which this step does not reproduce; not "
+                                "rendered"},
+    {NULL, K_USE, NULL},
+};
+
+/* The GitRepository src (sns/sname) and the chart at path in it (chart_at: the field, where: its prefix). */
+static int resolve_git_repository(run *R, const release *rel, const node *chart_at, const char *where, resource *src,
+                                  const char *sns, const char *sname, const char *path, chart_src *cs)
+{
+    arena *a = R->s->a;
+    fn_ctx *c = &R->c;
+    fn_ctx hr_ctx = *c;
+    c->config_file = res_file(a, src);
+    c->config_line = (int)src->line;
+    const char *who = arena_printf(a, "GitRepository %s/%s", sns, sname), *w = "(its GitRepository) spec.";
+    const node *sspec = map_get(src->root, "spec");
+    if (!is_map(sspec))
+        return fn_fail(c, NULL, "%s: spec must be a map", who);
+    const char *url, *ignore;
+    if (check_fields(R, rel, sspec, w, git_repository_fields) < 0 || text(R, rel, sspec, "url", w, &url) < 0 ||
+        text(R, rel, sspec, "ignore", w, &ignore) < 0)
+        return -1;
+    /* Flux checks the commit's OpenPGP signature with keys from a cluster Secret: never rendered unverified */
+    if (present(map_get(sspec, "verify")))
+        return fn_fail(c, map_get(sspec, "verify"), "%s: spec.verify asks for the commit's signature to be verified, "
+                                                    "which this step cannot check; not rendered unverified",
+                       who);
+    if (!url || !*url)
+        return fn_fail(c, sspec, "%s: spec.url is required", who);
+    if (!R->s->app_repo)
+        return fn_fail(c, map_get(sspec, "url"), "%s: " GIT_OUTSIDE ": the Application's repository is unknown "
+                                                 "(ARGOCD_APP_SOURCE_REPO_URL unset)",
+                       who);
+    /* neither URL is repeated: either may carry credentials */
+    if (!flux_git_same_url(a, url, R->s->app_repo))
+        return fn_fail(c, map_get(sspec, "url"), "%s: " GIT_OUTSIDE ": spec.url is not the Application's repository "
+                                                 "(ARGOCD_APP_SOURCE_REPO_URL)",
+                       who);
+    const node *ref = map_get(sspec, "ref");
+    flux_git_ref gr = {0};
+    if (ref && !is_null(ref)) {
+        static const field ref_fields[] = {{"branch", K_USE, NULL}, {"tag", K_USE, NULL}, {"semver", K_USE, NULL},
+                                           {"name", K_USE, NULL},   {"commit", K_USE, NULL}, {NULL, K_USE, NULL}};
+        const char *rw = "(its GitRepository) spec.ref.";
+        if (!is_map(ref))
+            return fn_fail(c, ref, "%s: spec.ref must be a map", who);
+        if (check_fields(R, rel, ref, rw, ref_fields) < 0 || text(R, rel, ref, "branch", rw, &gr.branch) < 0 ||
+            text(R, rel, ref, "tag", rw, &gr.tag) < 0 || text(R, rel, ref, "semver", rw, &gr.semver) < 0 ||
+            text(R, rel, ref, "name", rw, &gr.name) < 0 || text(R, rel, ref, "commit", rw, &gr.commit) < 0)
+            return -1;
+    }
+    const char *tag = flux_git_ref_tag(&gr);
+    if (tag && R->s->app_revision) {
+        static const char *const tag_why[] = {
+            [GITSRC_TAG_NO_METADATA] = "the checkout has no git metadata (.git) to show the tag's commit",
+            [GITSRC_TAG_UNREADABLE] = "the checkout's git metadata cannot be read",
+            [GITSRC_TAG_ABSENT] = "the checkout's git metadata has no such tag",
+            [GITSRC_TAG_NOT_A_COMMIT] = "the tag names no commit in the checkout's git metadata",
+        };
+        int st = gitsrc_tag_commit(a, flux_repo_root(c), c->config_file, tag, &gr.tag_commit);
+        if (st < 0)
+            return -1;
+        gr.tag_why = st > 0 && st <= GITSRC_TAG_NOT_A_COMMIT ? tag_why[st] : NULL;
+    }
+    const char *why = flux_git_ref_problem(a, &gr, R->s->app_revision, R->s->app_target_revision);
+    if (why)
+        return fn_fail(c, ref && !is_null(ref) ? ref : sspec, "%s: " GIT_OUTSIDE ": %s", who, why);
+    *c = hr_ctx;
+    /* the chart: a path from the repository's root, as source-controller joins it to its artifact */
+    const char *root = flux_repo_root(c), *dir, *clean, *yaml_real, *yaml_clean;
+    bool missing;
+    why = flux_git_path(a, root, path, &dir, &clean, &missing);
+    if (!why) {
+        why = flux_git_path(a, root, arena_printf(a, "%s/Chart.yaml", clean), &yaml_real, &yaml_clean, &missing);
+        if (why && missing)
+            why = "has no Chart.yaml";
+    }
+    if (why)
+        return fn_fail(c, chart_at, "%s: %schart %s %s", hr_id(R, rel), where, shown(a, path), why);
+    why = flux_git_artifact_problem(a, root, clean, ignore && *ignore);
+    if (why)
+        return fn_fail(c, chart_at, "%s: %schart %s: %s", hr_id(R, rel), where, shown(a, path), why);
+    cs->at = chart_at;
+    cs->git_chart = dir;
+    cs->git_revision = R->s->app_revision;
+    cs->name = clean;
+    cs->source_url = url_strip_credentials(a, url);
+    return 0;
+}
+
+/* verify's provider: cosign (the default), or notation (flux/notation.c) on the same reference. */
+static int verify_chart(run *R, const release *rel, const chart_src *cs, const char *digest)
+{
+    const char *provider = path_str(cs->verify, "provider", NULL);
+    if (!provider || strcmp(provider, "notation"))
+        return cosign_verify(R, rel, cs, digest);
+    fn_ctx ctx = R->c;
+    ctx.config_file = cs->verify_file;
+    ctx.config_line = cs->verify_line;
+    if (!digest)
+        return fn_fail(&ctx, cs->verify, "%s: helm reported no manifest digest to verify", hr_id(R, rel));
+    return flux_notation_verify(&ctx, hr_id(R, rel), "", cs->verify, path_str(cs->verify, "secretRef", "name", NULL),
+                                arena_printf(R->s->a, "%s/%s@%s", cs->repo + 6, cs->oci_chart, digest));
+}
+
 /* The fields of a chart template (spec.chart.spec, or a HelmChart's spec) and the HelmRepository it names. where
  * prefixes the fields in messages; ref_ns is the namespace a sourceRef without one means. */
 static int resolve_chart_spec(run *R, const release *rel, const node *cspec, const char *where, const char *ref_ns,
@@ -631,7 +789,12 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
     if (text(R, rel, cspec, "chart", where, &chart_name_s) < 0 || text(R, rel, cspec, "version", where, &chart_version) < 0 ||
         text(R, rel, cspec, "reconcileStrategy", where, &strategy) < 0)
         return -1;
-    if (!chart_name_s || !chart_name(chart_name_s))
+    const char *ref_kind = path_str(cspec, "sourceRef", "kind", NULL);
+    bool git = ref_kind && !strcmp(ref_kind, "GitRepository");
+    if (git && (!chart_name_s || !*chart_name_s))
+        return fn_fail(c, map_get(cspec, "chart") ? map_get(cspec, "chart") : cspec,
+                       "%s: %schart must be the chart's path in the GitRepository", hr_id(R, rel), where);
+    if (!git && (!chart_name_s || !chart_name(chart_name_s)))
         return fn_fail(c, map_get(cspec, "chart") ? map_get(cspec, "chart") : cspec,
                        "%s: %schart must name a chart of the repository (letters, digits, '-', '_', '.')",
                        hr_id(R, rel), where);
@@ -650,12 +813,11 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
         return fn_fail(c, vfs && !is_seq(vfs) ? vfs : vf1, "%s: %svaluesFiles must be a list of paths in the chart",
                        hr_id(R, rel), where);
     node *files = node_seq(a);
-    for (uint32_t i = 0; is_seq(vfs) && i < node_len(vfs); i++) {
-        const char *f = scalar(seq_item(vfs, i));
+    seq_foreach(vfs, i, vf) {
+        const char *f = scalar(vf);
         if (!f || !*f)
-            return fn_fail(c, seq_item(vfs, i), "%s: %svaluesFiles[%u] must be a path in the chart", hr_id(R, rel),
-                           where, i);
-        seq_append(a, files, seq_item(vfs, i));
+            return fn_fail(c, vf, "%s: %svaluesFiles[%u] must be a path in the chart", hr_id(R, rel), where, i);
+        seq_append(a, files, vf);
     }
     if (is_scalar(vf1) && *scalar(vf1) && !(is_seq(vfs) && node_len(vfs)))
         seq_append(a, files, (node *)vf1);
@@ -680,12 +842,23 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
         return -1;
     if (!skind || !sname)
         return fn_fail(c, ref, "%s: %sneeds kind and name", hr_id(R, rel), rw);
-    if (strcmp(skind, "HelmRepository"))
-        return fn_fail(c, map_get(ref, "kind"), "%s: source kind %s is not rendered%s (a HelmRepository is)",
-                       hr_id(R, rel), shown(a, skind),
-                       !strcmp(skind, "GitRepository") || !strcmp(skind, "Bucket") ? " yet" : "");
+    if (strcmp(skind, "HelmRepository") && strcmp(skind, "GitRepository"))
+        return fn_fail(c, map_get(ref, "kind"), "%s: %skind %s: unsupported source kind (HelmRepository and "
+                                                "GitRepository are rendered)",
+                       hr_id(R, rel), rw, shown(a, skind));
     if (!sns || !*sns)
         sns = ref_ns;
+    if (git) {
+        resource *src = source_object(R, rel, ref, skind, sns, sname, cs);
+        if (!src)
+            return -1;
+        if (cs->verify)
+            return fn_fail(c, cs->verify, "%s: %sverify checks OCI artifacts only (as in Flux): the source is a "
+                                          "GitRepository",
+                           hr_id(R, rel), where);
+        cs->git_revision_version = strategy && !strcmp(strategy, "Revision");
+        return resolve_git_repository(R, rel, map_get(cspec, "chart"), where, src, sns, sname, chart_name_s, cs);
+    }
     resource *src = source_object(R, rel, ref, skind, sns, sname, cs);
     if (!src)
         return -1;
@@ -715,7 +888,7 @@ static int resolve_chart_spec(run *R, const release *rel, const node *cspec, con
     if (!url || (oci ? strncmp(url, "oci://", 6) : strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
         return fn_fail(c, url ? map_get(sspec, "url") : sspec, "HelmRepository %s/%s: spec.url must be %s", sns, sname,
                        oci ? "an oci:// registry URL (type oci)" : "an http(s) chart repository URL (or type oci)");
-    if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
+    if (helm_check_repo_url(fn_engine(c), map_get(sspec, "url"), "spec.url", url) < 0)
         return -1;
     *c = hr_ctx;
     if (cs->verify && !oci)
@@ -736,8 +909,8 @@ static int resolve_chart_template(run *R, const release *rel, const node *chart,
     const node *cspec = map_get(chart, "spec");
     if (!is_map(chart) || !is_map(cspec))
         return fn_fail(&R->c, chart, "%s: spec.chart.spec must be a map (chart, version, sourceRef)", hr_id(R, rel));
-    for (uint32_t i = 0; i < node_len(chart); i++) {
-        const char *k = scalar(map_key(chart, i));
+    map_foreach(chart, i, key, val) {
+        const char *k = scalar(key);
         if (!k || (strcmp(k, "spec") && strcmp(k, "metadata")))
             return fn_fail_key(&R->c, chart, i, "%s: spec.chart.%s is not a field the flux-helmrelease step renders",
                                hr_id(R, rel), k ? shown(R->s->a, k) : "(a key that is not a string)");
@@ -823,7 +996,7 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
     const char *repo = arena_strndup(a, url, (size_t)(slash - url)), *chart = slash + 1;
     if (!chart_name(chart))
         return fn_fail(c, map_get(sspec, "url"), "%s: spec.url must end in a chart name", who);
-    if (helm_check_repo_url(c, map_get(sspec, "url"), "spec.url", url) < 0)
+    if (helm_check_repo_url(fn_engine(c), map_get(sspec, "url"), "spec.url", url) < 0)
         return -1;
     const node *ref = map_get(sspec, "ref");
     const char *digest = NULL, *semver = NULL, *filter = NULL, *tag = NULL;
@@ -847,12 +1020,23 @@ static int resolve_oci_repository(run *R, const release *rel, const node *at, re
             return fn_fail(c, map_get(ref, "digest"), "%s: spec.ref.digest must be sha256:<64 hex digits>", who);
         cs->name = arena_printf(a, "%s@%s", chart, digest);
     } else if (semver && *semver) {
-        if (filter && *filter)
-            return fn_fail(c, map_get(ref, "semverFilter"), "%s: spec.ref.semverFilter is not rendered yet", who);
+        if (filter && *filter) {
+            const char *why = flux_semver_filter_problem(a, filter);
+            if (why)
+                return fn_fail(c, map_get(ref, "semverFilter"), "%s: spec.ref.semverFilter %s", who, why);
+            cs->semver_filter = filter;
+            cs->semver_filter_at = map_get(ref, "semverFilter");
+            cs->semver_filter_file = c->config_file;
+            cs->semver_filter_line = c->config_line;
+        }
         if (strlen(semver) > 256 || printable_check(semver, strlen(semver)) != strlen(semver))
             return fn_fail(c, map_get(ref, "semver"), "%s: spec.ref.semver is not a version constraint", who);
         cs->name = chart;
         cs->version = semver;
+        cs->semver_who = who;
+        cs->semver_at = map_get(ref, "semver");
+        cs->semver_file = c->config_file;
+        cs->semver_line = c->config_line;
     } else {
         if (!tag || !*tag)
             tag = "latest";
@@ -902,8 +1086,8 @@ static int resolve_chart_ref(run *R, const release *rel, const node *ref, chart_
         R->c = hr_ctx;
         return 0;
     }
-    return fn_fail(&R->c, map_get(ref, "kind"), "%s: spec.chartRef kind %s is not rendered (OCIRepository and HelmChart "
-                                                "are)",
+    return fn_fail(&R->c, map_get(ref, "kind"), "%s: spec.chartRef.kind %s: unsupported source kind (OCIRepository "
+                                                "and HelmChart are rendered)",
                    hr_id(R, rel), shown(a, kind));
 }
 
@@ -1076,12 +1260,13 @@ static int read_archive(run *R, const node *at, const char *tgz, int (*fn)(void 
         got += (size_t)k;
     }
     close(fd);
-    const char *why = NULL;
     size_t max = R->s->host->max_chart_bytes ? R->s->host->max_chart_bytes : (size_t)100 << 20;
-    int rc = helm_archive_read(R->s->a, bytes, got, max, fn, ud, &why);
+    int rc = helm_archive_read(R->s->a, bytes, got, max, fn, ud);
     xfree(bytes);
+    if (rc == HELM_ARCHIVE_REFUSED)
+        return fn_locate(c, at, "cannot read the chart helm pulled");
     if (rc < 0 && rc != HELM_ARCHIVE_STOPPED)
-        return fn_fail(c, at, "cannot read the chart helm pulled: %s", why ? why : "unreadable archive");
+        return fn_fail(c, at, "cannot read the chart helm pulled: unreadable archive");
     return 0;
 }
 
@@ -1112,7 +1297,8 @@ static int merge_values_files(run *R, release *rel, chart_src *cs, const char *t
         }
         node *v = NULL;
         diag_detail why;
-        if (yaml_load_one_into(a, R->s->st, w.names[i], w.texts[i], strlen(w.texts[i]), &v, &why) < 0)
+        if (yaml_load_one_into(a, R->s->st, run_yaml_limits(R), w.names[i], w.texts[i], strlen(w.texts[i]), &v,
+                               &why) < 0)
             return fn_fail(&R->c, at, "%s: the chart's %s is not YAML: %s", hr_id(R, rel), w.names[i], why.message);
         if (v && !is_null(v) && !is_map(v))
             return fn_fail(&R->c, at, "%s: the chart's %s is not a map of values", hr_id(R, rel), w.names[i]);
@@ -1145,7 +1331,9 @@ static int repackage(run *R, release *rel, chart_src *cs, const char *tgz, const
     unpack u = {R, arena_printf(a, "%s/chart", dir), NULL, values_yaml, false, 0, NULL, NULL};
     if (mkdir(u.dir, 0700) != 0)
         return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
-    if (meta->chart_yaml && yaml_load_one(a, R->s->st, "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml), &cy) == 0 &&
+    if (meta->chart_yaml &&
+        yaml_load_one(a, R->s->st, run_yaml_limits(R), "Chart.yaml", meta->chart_yaml, strlen(meta->chart_yaml),
+                      &cy) == 0 &&
         is_map(cy)) {
         map_set(a, cy, "version", node_str(a, meta->version));
         buf b = {0};
@@ -1293,10 +1481,10 @@ static int load_lock(run *R)
         return fail(s->lock, 0, "flux-lock: the lock file is not a file of the package");
     char *text;
     size_t len;
-    if (read_text_file(path, s->lock, &text, &len) < 0)
+    if (read_text_file(s->host ? s->host->limits : NULL, path, s->lock, &text, &len) < 0)
         return -1;
     node *n = NULL;
-    int rc = yaml_load_one(a, s->st, s->lock, text, len, &n);
+    int rc = yaml_load_one(a, s->st, run_yaml_limits(R), s->lock, text, len, &n);
     xfree(text);
     if (rc < 0)
         return -1;
@@ -1384,7 +1572,7 @@ static void set_meta(arena *a, node *root, const char *which, const char *k, con
 }
 
 static void finish_objects(run *R, release *rel, const rendered_opts *o, const char *chart, const char *source,
-                           const char *digest)
+                           const char *digest, const flux_oci_meta *om)
 {
     arena *a = R->s->a;
     const char *d = R->s->annotation_domain ? R->s->annotation_domain : "cmp-generate";
@@ -1410,12 +1598,14 @@ static void finish_objects(run *R, release *rel, const rendered_opts *o, const c
         bool hook = res_annotation(r, "helm.sh/hook") != NULL;
         if (crd_dir || !hook || o->hooks_too) {
             /* commonMetadata, then the origin labels, which win (internal/postrender/build.go) */
-            for (uint32_t k = 0; !crd_dir && is_map(cl) && k < node_len(cl); k++)
-                if (scalar(map_key(cl, k)) && scalar(map_val(cl, k)))
-                    set_meta(a, r->root, "labels", scalar(map_key(cl, k)), scalar(map_val(cl, k)));
-            for (uint32_t k = 0; !crd_dir && is_map(ca) && k < node_len(ca); k++)
-                if (scalar(map_key(ca, k)) && scalar(map_val(ca, k)))
-                    set_meta(a, r->root, "annotations", scalar(map_key(ca, k)), scalar(map_val(ca, k)));
+            if (!crd_dir) {
+                map_foreach(cl, k, lk, lv)
+                    if (scalar(lk) && scalar(lv))
+                        set_meta(a, r->root, "labels", scalar(lk), scalar(lv));
+                map_foreach(ca, k, ak, av)
+                    if (scalar(ak) && scalar(av))
+                        set_meta(a, r->root, "annotations", scalar(ak), scalar(av));
+            }
             set_meta(a, r->root, "labels", ORIGIN_NAME, rel->name);
             set_meta(a, r->root, "labels", ORIGIN_NAMESPACE, rel->ns);
         }
@@ -1424,6 +1614,12 @@ static void finish_objects(run *R, release *rel, const rendered_opts *o, const c
         set_meta(a, r->root, "annotations", arena_printf(a, "%s/chart", d), chart);
         set_meta(a, r->root, "annotations", arena_printf(a, "%s/chart-source", d), source);
         set_meta(a, r->root, "annotations", arena_printf(a, "%s/chart-digest", d), digest);
+        /* an OCI chart's org.opencontainers.image.* annotations, each when its manifest has it */
+        const char *oci_keys[] = {"chart-oci-source", "chart-oci-revision", "chart-oci-created"};
+        const char *oci_vals[] = {om->source, om->revision, om->created};
+        for (int k = 0; k < 3; k++)
+            if (oci_vals[k])
+                set_meta(a, r->root, "annotations", arena_printf(a, "%s/%s", d, oci_keys[k]), oci_vals[k]);
     }
 }
 
@@ -1475,6 +1671,241 @@ static int crd_policy(run *R, const release *rel, const node *install, bool *inc
                        hr_id(R, rel));
     /* v2beta1's skipCRDs counts when no policy is set, as helm-controller reads it */
     *include = policy ? strcmp(policy, "Skip") != 0 : !skip;
+    return 0;
+}
+
+/* source-controller's mergeFileValues for a chart from a GitRepository: each valuesFiles path from the
+ * repository's root (not the chart's), MergeMaps over the last; a missing file is an error unless
+ * ignoreMissingValuesFiles. The result replaces the chart's default values, as YAML text in *out. */
+static int merge_git_values(run *R, release *rel, chart_src *cs, const char **out)
+{
+    arena *a = R->s->a;
+    const char *root = flux_repo_root(&R->c);
+    node *merged = node_map(a);
+    seq_foreach(cs->values_files, i, at) {
+        const char *real, *clean;
+        bool missing;
+        const char *why = flux_git_path(a, root, scalar(at), &real, &clean, &missing);
+        if (why && missing && cs->ignore_missing_values)
+            continue;
+        /* the artifact's rules hold for a values file as for the chart: one they leave out is refused */
+        if (!why)
+            why = flux_git_left_out(a, root, clean);
+        struct stat st;
+        if (!why && (lstat(real, &st) != 0 || !S_ISREG(st.st_mode)))
+            why = "is not a file";
+        if (why)
+            return fn_fail(&R->c, at, "%s: valuesFiles[%u] %s %s", hr_id(R, rel), i, shown(a, scalar(at)), why);
+        char *text_;
+        size_t len;
+        if (read_text_file(R->s->host ? R->s->host->limits : NULL, real, clean, &text_, &len) < 0)
+            return -1;
+        node *v = NULL;
+        diag_detail d;
+        int lrc = yaml_load_one_into(a, R->s->st, run_yaml_limits(R), clean, text_, len, &v, &d);
+        xfree(text_);
+        if (lrc < 0)
+            return fn_fail(&R->c, at, "%s: valuesFiles[%u] %s is not YAML: %s", hr_id(R, rel), i, shown(a, clean),
+                           d.message);
+        if (v && !is_null(v) && !is_map(v))
+            return fn_fail(&R->c, at, "%s: valuesFiles[%u] %s is not a map of values", hr_id(R, rel), i,
+                           shown(a, clean));
+        merged = flux_merge_maps(a, merged, v);
+    }
+    buf b = {0};
+    if (node_len(merged))
+        emit_yaml(&b, merged, NULL);
+    *out = arena_strndup(a, b.data ? b.data : "{}\n", b.data ? b.len : 3);
+    buf_free(&b);
+    return 0;
+}
+
+#define GIT_DEPENDENCY_DEPTH 8
+
+/* helm dependency build packages each file:// dependency from its directory (helm's GetLocalPath: the path after
+ * file:// joined to the chart's directory), which only the repository's root confines: that directory, and its own
+ * file:// dependencies in turn (at most GIT_DEPENDENCY_DEPTH deep), are held to what the chart is
+ * (flux_git_path, flux_git_dir_problem), so helm reads nothing source-controller's artifact would leave out.
+ * dir_clean and dir_real: the chart's directory from the root and as a real path. */
+typedef struct dep_seen {
+    const char *dir; /* a directory already checked, from the root */
+    struct dep_seen *next;
+} dep_seen;
+
+static int check_git_dependencies(run *R, const release *rel, const chart_src *cs, const char *root,
+                                  const char *dir_clean, const char *dir_real, int depth, dep_seen **seen)
+{
+    /* each directory once: dependencies naming one another (or many naming one) stay linear, not exponential */
+    for (const dep_seen *d = *seen; d; d = d->next)
+        if (!strcmp(d->dir, dir_clean))
+            return 0;
+    dep_seen *mark = arena_alloc(R->s->a, sizeof *mark);
+    mark->dir = dir_clean;
+    mark->next = *seen;
+    *seen = mark;
+    static const char *const files[] = {"Chart.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"};
+    arena *a = R->s->a;
+    for (int k = 0; k < 4; k++) {
+        const char *path = arena_printf(a, "%s/%s", dir_real, files[k]);
+        const char *display = arena_printf(a, "%s/%s", dir_clean, files[k]);
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            continue;
+        char *t;
+        size_t len;
+        node *doc = NULL;
+        if (read_text_file(R->s->host ? R->s->host->limits : NULL, path, display, &t, &len) < 0)
+            return -1;
+        int rc = go_load_chart_file(a, R->s->st, run_yaml_limits(R), display, files[k], t, len, &doc);
+        xfree(t);
+        if (rc < 0)
+            return -1;
+        const node *deps = map_get(doc, "dependencies");
+        seq_foreach(deps, i, dep) {
+            const char *r = path_str(dep, "repository", NULL);
+            if (!r || strncmp(r, "file://", 7))
+                continue;
+            const char *p = r + 7, *real = NULL, *clean = NULL, *why;
+            bool missing;
+            if (depth >= GIT_DEPENDENCY_DEPTH)
+                why = arena_printf(a, "is more than %d file:// dependencies deep", GIT_DEPENDENCY_DEPTH);
+            else if (*p == '/')
+                why = "is an absolute path: only a path relative to the chart, inside the repository, is read";
+            else
+                why = flux_git_path(a, root, arena_printf(a, "%s/%s", dir_clean, p), &real, &clean, &missing);
+            if (why)
+                return fn_fail(&R->c, cs->at, "%s: the chart %s: %s dependencies[%u].repository %s %s", hr_id(R, rel),
+                               shown(a, cs->name), display, i, shown(a, r), why);
+            why = flux_git_dir_problem(a, root, clean); /* the .sourceignore files: looked at for the chart */
+            if (why)
+                return fn_fail(&R->c, cs->at, "%s: the chart %s: %s dependencies[%u].repository %s: %s", hr_id(R, rel),
+                               shown(a, cs->name), display, i, shown(a, r), why);
+            if (check_git_dependencies(R, rel, cs, root, clean, real, depth + 1, seen) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* A chart from this Application's own repository: checked as every local chart is (confinement, its dependencies
+ * built: helm_dependency_build), then templated from the checkout; when source-controller would change it (new
+ * default values from valuesFiles, the version +<first 12 of the revision> under reconcileStrategy Revision), helm
+ * packages it and it is rewritten as a pulled chart is. Its digest is the revision ("sha1:<commit>", as Flux names
+ * a Git artifact's revision). */
+static int git_chart(run *R, release *rel, chart_src *cs, chart_meta *meta, const char **chart_path,
+                     const char **digest)
+{
+    arena *a = R->s->a;
+    fn_ctx *c = &R->c;
+    if (R->s->host->helm_verify_prov)
+        return fn_fail(c, cs->at, "%s: the chart %s is a directory of the repository, which helm cannot verify "
+                                  "(parameter helm-verify-prov is true: only charts pulled with a provenance file "
+                                  "are rendered)",
+                       hr_id(R, rel), shown(a, cs->name));
+    dep_seen *seen = NULL;
+    if (check_git_dependencies(R, rel, cs, flux_repo_root(c), cs->name, cs->git_chart, 0, &seen) < 0 ||
+        helm_dependency_build(fn_engine(c), R->helm, cs->git_chart, cs->at) < 0)
+        return -1;
+    const char *values_yaml = NULL;
+    if (cs->values_files && merge_git_values(R, rel, cs, &values_yaml) < 0)
+        return -1;
+    *digest = arena_printf(a, "%s:%s", strlen(cs->git_revision) == 64 ? "sha256" : "sha1", cs->git_revision);
+    if (!values_yaml && !cs->git_revision_version) {
+        char *t;
+        size_t len;
+        node *doc = NULL;
+        const char *f = arena_printf(a, "%s/Chart.yaml", cs->git_chart);
+        if (read_text_file(R->s->host ? R->s->host->limits : NULL, f, "Chart.yaml", &t, &len) < 0)
+            return -1;
+        int rc = yaml_load_one(a, R->s->st, run_yaml_limits(R), "Chart.yaml", t, len, &doc);
+        xfree(t);
+        meta->name = rc == 0 ? path_str(doc, "name", NULL) : NULL;
+        meta->version = rc == 0 ? path_str(doc, "version", NULL) : NULL;
+        if (!meta->name || !meta->version)
+            return fn_fail(c, cs->at, "%s: the chart %s has no readable Chart.yaml (name, version)", hr_id(R, rel),
+                           shown(a, cs->name));
+        *chart_path = cs->git_chart;
+        return 0;
+    }
+    const char *s = scratch_dir(R->s->host);
+    static int seq;
+    const char *dir = s ? arena_printf(a, "%s/flux-git-%d", s, ++seq) : NULL;
+    if (!dir || mkdir(dir, 0700) != 0)
+        return fn_fail(c, cs->at, "cannot create a temporary directory for the chart: %s", strerror(errno));
+    const char *argv[] = {R->helm, "package", arena_printf(a, "--destination=%s", dir), "--", cs->git_chart, NULL};
+    if (run_tool(c, arena_printf(a, "helm package of %s's chart", hr_id(R, rel)), argv, helm_environment(R->s->host->tmpdir),
+                 dir) < 0)
+        return -1;
+    /* the archive's name comes from Chart.yaml, the package's text: found, never built from it */
+    const char *tgz = NULL;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            tgz = arena_printf(a, "%s/%s", dir, e->d_name);
+    if (d)
+        closedir(d);
+    if (!tgz)
+        return fn_fail(c, cs->at, "%s: helm package wrote no chart archive", hr_id(R, rel));
+    if (read_chart_meta(R, cs->at, tgz, meta) < 0)
+        return -1;
+    if (cs->git_revision_version) {
+        /* Masterminds' SetMetadata, then String(): major.minor.patch[-prerelease]+metadata */
+        semv v;
+        if (!semver_parse(meta->version, &v))
+            return fn_fail(c, cs->at, "%s: failed to parse version from chart metadata as SemVer: %s", hr_id(R, rel),
+                           shown(a, meta->version));
+        meta->version = arena_printf(a, "%llu.%llu.%llu%s%.*s+%.12s", v.n[0], v.n[1], v.n[2], v.pre_len ? "-" : "",
+                                     (int)v.pre_len, v.pre, cs->git_revision);
+    }
+    return repackage(R, rel, cs, tgz, meta, values_yaml, chart_path);
+}
+
+/* An OCIRepository's ref.semver with the operator's skopeo: the tag source-controller picks from the registry's tag
+ * list (semverFilter applied there), pulled as a tag is (and, as for a tag, it must be the chart's version). Without
+ * skopeo helm resolves the constraint from the same list, and check_semver_filter below checks its pick. */
+static int pick_oci_tag(run *R, const release *rel, chart_src *cs)
+{
+    (void)rel;
+    fn_ctx ctx = R->c;
+    ctx.config_file = cs->semver_file;
+    ctx.config_line = cs->semver_line;
+    const char *tag;
+    int rc = flux_oci_semver_tag(&ctx, cs->semver_at, cs->semver_who, cs->repo, cs->bare, cs->version,
+                                 cs->semver_filter, cs->semver_filter_at, &tag);
+    if (rc <= 0)
+        return rc;
+    cs->name = arena_printf(R->s->a, "%s:%s", cs->bare, tag);
+    cs->tag = tag;
+    cs->version = NULL;
+    cs->semver_filter = NULL; /* applied to the tag list */
+    return 0;
+}
+
+/* Without skopeo: source-controller filters the tags by semverFilter, then picks the highest that satisfies
+ * ref.semver; helm picked the highest of all tags. When that tag (the chart's version, '+' written '_') matches the
+ * filter it is source-controller's pick too; when it does not, source-controller's pick is a lower tag, which only
+ * the registry's tag list shows: an error, never another chart. */
+static int check_semver_filter(run *R, const release *rel, const chart_src *cs, const char *version)
+{
+    arena *a = R->s->a;
+    fn_ctx ctx = R->c;
+    ctx.config_file = cs->semver_filter_file;
+    ctx.config_line = cs->semver_filter_line;
+    char *tag = arena_strdup(a, version);
+    for (char *p = tag; *p; p++)
+        if (*p == '+')
+            *p = '_';
+    int rc = flux_semver_filter_match(R->s->host ? R->s->host->limits : NULL, a, cs->semver_filter, tag);
+    if (rc < 0)
+        return fn_locate(&ctx, cs->semver_filter_at, "%s: spec.ref.semverFilter", hr_id(R, rel));
+    if (rc == 0)
+        return fn_fail(&ctx, cs->semver_filter_at,
+                       "%s: spec.ref.semverFilter does not match %s, the highest tag that satisfies spec.ref.semver: "
+                       "source-controller would pick a lower tag, which only the registry's tag list shows, and "
+                       "without skopeo this step does not read it; the operator can install skopeo on the sidecar "
+                       "(on PATH, or CMP_SKOPEO_BIN), or pin the chart with spec.ref.tag or spec.ref.digest",
+                       hr_id(R, rel), shown(a, tag));
     return 0;
 }
 
@@ -1556,29 +1987,61 @@ static int render_release(run *R, release *rel)
     if (rel->depends_on && !is_null(rel->depends_on) && !is_seq(rel->depends_on))
         return fn_fail(c, rel->depends_on, "%s: spec.dependsOn must be a list", hr_id(R, rel));
     /* fetch and template */
+    chart_meta meta = {.a = a, .st = s->st, .lim = run_yaml_limits(R)};
+    const char *digest = NULL, *chart_path = NULL, *values_yaml = NULL;
+    flux_oci_meta om = {0}; /* an OCI chart's manifest annotations (none for a chart from the repository) */
+    if (cs.git_chart) {
+        if (git_chart(R, rel, &cs, &meta, &chart_path, &digest) < 0)
+            return -1;
+        goto template;
+    }
     const node *locked = NULL;
     const char *locked_version = NULL, *locked_digest = NULL;
     if (R->lock && apply_lock(R, rel, &cs, &locked, &locked_version, &locked_digest) < 0)
         return -1;
-    const char *oci_digest = NULL;
-    const char *tgz = helm_pull_digest(c, R->helm, cs.at, cs.repo, cs.name, cs.version, &oci_digest);
+    if (cs.bare && cs.version && pick_oci_tag(R, rel, &cs) < 0)
+        return -1;
+    /* a locked chart from the operator's cache (chart_cache.c) when it holds it; not with helm-verify-prov, whose
+     * provenance file the cache does not keep */
+    const char *oci_digest = NULL, *tgz = NULL, *manifest = NULL;
+    size_t manifest_len = 0;
+    const char *cache = s->host->helm_chart_cache, *cache_chart = cs.oci_chart ? cs.oci_chart : cs.name;
+    bool use_cache = locked && cache && !s->host->helm_verify_prov;
+    int cached = use_cache ? flux_cache_get(c, cs.at, hr_id(R, rel), cache, cs.repo, cache_chart, locked_digest,
+                                            cs.oci_chart != NULL, &tgz, &manifest, &manifest_len)
+                           : 0;
+    if (cached < 0)
+        return -1;
+    if (cached)
+        oci_digest = cs.oci_chart ? locked_digest : NULL;
+    else
+        tgz = helm_pull_digest(fn_engine(c), R->helm, cs.at, cs.repo, cs.name, cs.version, &oci_digest);
     if (!tgz)
         return -1;
-    chart_meta meta = {.a = a, .st = s->st};
     if (read_chart_meta(R, cs.at, tgz, &meta) < 0)
         return -1;
-    const char *digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
-    if (cs.verify && cosign_verify(R, rel, &cs, oci_digest) < 0)
+    if (cs.semver_filter && check_semver_filter(R, rel, &cs, meta.version) < 0)
+        return -1;
+    digest = oci_digest ? oci_digest : arena_printf(a, "sha256:%s", meta.digest);
+    if (cs.verify && verify_chart(R, rel, &cs, oci_digest) < 0)
         return -1;
     if (R->lock && check_lock(R, rel, locked, locked_version, locked_digest, meta.version, digest) < 0)
         return -1;
-    const char *chart_path = tgz, *values_yaml = NULL;
+    if (cs.oci_chart && oci_digest &&
+        flux_oci_annotations(c, cs.at, hr_id(R, rel), cs.repo, cs.oci_chart, oci_digest, meta.digest, &manifest,
+                             &manifest_len, &R->skopeo_warned, &om) < 0)
+        return -1;
+    if (use_cache && !cached && (!cs.oci_chart || manifest))
+        flux_cache_put(c, cs.at, hr_id(R, rel), cache, cs.repo, cache_chart, tgz, meta.digest, manifest, manifest_len,
+                       digest);
+    chart_path = tgz;
     if (cs.track_digest && track_digest(R, rel, &cs, oci_digest, &meta) < 0)
         return -1;
     if (cs.values_files && merge_values_files(R, rel, &cs, tgz, &values_yaml) < 0)
         return -1;
     if ((cs.track_digest || values_yaml) && repackage(R, rel, &cs, tgz, &meta, values_yaml, &chart_path) < 0)
         return -1;
+template:;
     const char **argv = NULL;
     size_t n = 0, cap = 0;
     push(&argv, &n, &cap, R->helm);
@@ -1616,7 +2079,7 @@ static int render_release(run *R, release *rel)
     push(&argv, &n, &cap, rel->release);
     push(&argv, &n, &cap, chart_path);
     int rc = run_tool_into_items_fds(c, arena_printf(a, "helm template of %s (chart %s)", hr_id(R, rel), meta.name),
-                                     argv, helm_environment(s->host), step_dir(c), &fds);
+                                     argv, helm_environment(s->host->tmpdir), step_dir(c), &fds);
     xfree(argv);
     if (rc < 0)
         return -1;
@@ -1625,7 +2088,7 @@ static int render_release(run *R, release *rel)
         return -1;
     for (int i = 0; i < cs.nused; i++)
         R->used[cs.used[i]] = true;
-    finish_objects(R, rel, &ro, arena_printf(a, "%s@%s", meta.name, meta.version), cs.source_url, digest);
+    finish_objects(R, rel, &ro, arena_printf(a, "%s@%s", meta.name, meta.version), cs.source_url, digest, &om);
     if (create_ns && target_ns && *target_ns && !find_object(R, "", "Namespace", target_ns, obj_ns(R, hr), NULL)) {
         bool have = false;
         for (size_t i = 0; i < R->items->n && !have; i++) {
@@ -1666,8 +2129,7 @@ static int depends_on(run *R, release *rel)
     /* the list is built once in a buffer and shared by every object (appending to a copy per object would be
      * quadratic in the dependencies' objects) */
     buf list = {0};
-    for (uint32_t i = 0; is_seq(d) && i < node_len(d); i++) {
-        const node *e = seq_item(d, i);
+    seq_foreach(d, i, e) {
         const char *name = path_str(e, "name", NULL), *ns = path_str(e, "namespace", NULL);
         static const field dep_fields[] = {{"name", K_USE, NULL}, {"namespace", K_USE, NULL}, {NULL, K_USE, NULL}};
         if (!is_map(e) || !name) {
@@ -1762,7 +2224,7 @@ int flux_helmreleases(const flux_step *s, rlist *items)
     R.helm = arena_strdup(a, helm);
     if (s->lock && load_lock(&R) < 0)
         goto done;
-    if (!helm_environment(s->host)) {
+    if (!helm_environment(s->host->tmpdir)) {
         fail(NULL, 0, "cannot create a temporary directory for helm");
         goto done;
     }

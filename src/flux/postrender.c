@@ -21,30 +21,27 @@
 #include "util/fsutil.h"
 #include "yaml/emit.h"
 
-static bool only_keys(fn_ctx *c, const char *who, const char *where, const node *m, const char *const *keys)
+static int only_keys(fn_ctx *c, const char *who, const char *where, const node *m, const char *const *keys)
 {
-    for (uint32_t i = 0; i < node_len(m); i++) {
-        const char *k = scalar(map_key(m, i));
+    map_foreach(m, i, key, val) {
+        const char *k = scalar(key);
         const char *const *p = keys;
         while (*p && (!k || strcmp(*p, k)))
             p++;
         if (!*p) {
-            fn_fail_key(c, m, i, "%s: %s%s is not a field the flux-helmrelease step renders", who, where,
-                        k ? shown(c->a, k) : "(a key that is not a string)");
-            return false;
+            return fn_fail_key(c, m, i, "%s: %s%s is not a field the flux-helmrelease step renders", who, where,
+                               k ? shown(c->a, k) : "(a key that is not a string)");
         }
     }
-    return true;
+    return 0;
 }
 
-static bool strings_only(fn_ctx *c, const char *who, const char *where, const node *m)
+static int strings_only(fn_ctx *c, const char *who, const char *where, const node *m)
 {
-    for (uint32_t i = 0; i < node_len(m); i++)
-        if (!is_scalar(map_val(m, i))) {
-            fn_fail_key(c, m, i, "%s: %s%s must be a string", who, where, scalar(map_key(m, i)));
-            return false;
-        }
-    return true;
+    map_foreach(m, i, key, val)
+        if (!is_scalar(val))
+            return fn_fail_key(c, m, i, "%s: %s%s must be a string", who, where, scalar(key));
+    return 0;
 }
 
 static const char *const target_keys[] = {"group", "version", "kind", "name", "namespace", "labelSelector",
@@ -59,7 +56,7 @@ static node *target(fn_ctx *c, const char *who, const char *where, const node *t
         return NULL;
     }
     const char *w = arena_printf(c->a, "%s.", where);
-    if (!only_keys(c, who, w, t, target_keys) || !strings_only(c, who, w, t))
+    if (only_keys(c, who, w, t, target_keys) < 0 || strings_only(c, who, w, t) < 0)
         return NULL;
     return node_clone(c->a, t);
 }
@@ -91,7 +88,7 @@ static node *kustomization(fn_ctx *c, const char *who, const node *k, uint32_t i
     static const char *const v2beta_keys[] = {"patches", "images", "patchesStrategicMerge", "patchesJson6902", NULL};
     if (!is_map(k))
         return fn_fail(c, k, "%s: %.*s must be a map", who, (int)strlen(where) - 1, where), NULL;
-    if (!only_keys(c, who, where, k, v2beta ? v2beta_keys : v2_keys))
+    if (only_keys(c, who, where, k, v2beta ? v2beta_keys : v2_keys) < 0)
         return NULL;
     node *out = node_map(a);
     map_set(a, out, "apiVersion", node_str(a, "kustomize.config.k8s.io/v1beta1"));
@@ -106,8 +103,7 @@ static node *kustomization(fn_ctx *c, const char *who, const node *k, uint32_t i
     for (size_t l = 0; l < sizeof lists / sizeof *lists; l++)
         if (lists[l].n && !is_null(lists[l].n) && !is_seq(lists[l].n))
             return fn_fail(c, lists[l].n, "%s: %s%s must be a list", who, where, lists[l].name), NULL;
-    for (uint32_t i = 0; is_seq(psm) && i < node_len(psm); i++) {
-        const node *p = seq_item(psm, i);
+    seq_foreach(psm, i, p) {
         if (!is_map(p))
             return fn_fail(c, p, "%s: %spatchesStrategicMerge[%u] must be an object (a strategic merge patch)", who,
                            where, i),
@@ -115,12 +111,11 @@ static node *kustomization(fn_ctx *c, const char *who, const node *k, uint32_t i
         seq_append(a, patches, patch_entry(a, as_json(a, p), NULL));
     }
     static const char *const patch_keys[] = {"patch", "target", NULL};
-    for (uint32_t i = 0; is_seq(pl) && i < node_len(pl); i++) {
-        const node *p = seq_item(pl, i);
+    seq_foreach(pl, i, p) {
         const char *w = arena_printf(a, "%spatches[%u].", where, i);
         if (!is_map(p))
             return fn_fail(c, p, "%s: %.*s must be a map (patch, target)", who, (int)strlen(w) - 1, w), NULL;
-        if (!only_keys(c, who, w, p, patch_keys))
+        if (only_keys(c, who, w, p, patch_keys) < 0)
             return NULL;
         const char *text = path_str(p, "patch", NULL);
         if (!text || !*text)
@@ -132,12 +127,11 @@ static node *kustomization(fn_ctx *c, const char *who, const node *k, uint32_t i
         seq_append(a, patches, patch_entry(a, text, t));
     }
     static const char *const json6902_keys[] = {"target", "patch", NULL};
-    for (uint32_t i = 0; is_seq(pj) && i < node_len(pj); i++) {
-        const node *p = seq_item(pj, i);
+    seq_foreach(pj, i, p) {
         const char *w = arena_printf(a, "%spatchesJson6902[%u].", where, i);
         if (!is_map(p))
             return fn_fail(c, p, "%s: %.*s must be a map (target, patch)", who, (int)strlen(w) - 1, w), NULL;
-        if (!only_keys(c, who, w, p, json6902_keys))
+        if (only_keys(c, who, w, p, json6902_keys) < 0)
             return NULL;
         node *t = target(c, who, arena_printf(a, "%starget", w), map_get(p, "target"));
         if (!t)
@@ -152,14 +146,13 @@ static node *kustomization(fn_ctx *c, const char *who, const node *k, uint32_t i
     static const char *const image_keys[] = {"name", "newName", "newTag", "digest", NULL};
     if (is_seq(images) && node_len(images)) {
         node *imgs = node_seq(a);
-        for (uint32_t i = 0; i < node_len(images); i++) {
-            const node *im = seq_item(images, i);
+        seq_foreach(images, i, im) {
             const char *w = arena_printf(a, "%simages[%u].", where, i);
             if (!is_map(im))
                 return fn_fail(c, im, "%s: %.*s must be a map (name, newName, newTag, digest)", who,
                                (int)strlen(w) - 1, w),
                        NULL;
-            if (!only_keys(c, who, w, im, image_keys) || !strings_only(c, who, w, im))
+            if (only_keys(c, who, w, im, image_keys) < 0 || strings_only(c, who, w, im) < 0)
                 return NULL;
             if (!path_str(im, "name", NULL))
                 return fn_fail(c, im, "%s: %sname is required", who, w), NULL;
@@ -257,11 +250,10 @@ int flux_post_render(fn_ctx *c, const char *who, const node *renderers, bool v2b
     if (!is_seq(renderers))
         return fn_fail(c, renderers, "%s: spec.postRenderers must be a list", who);
     static const char *const entry_keys[] = {"kustomize", NULL};
-    for (uint32_t i = 0; i < node_len(renderers); i++) {
-        const node *e = seq_item(renderers, i);
+    seq_foreach(renderers, i, e) {
         if (!is_map(e))
             return fn_fail(c, e, "%s: spec.postRenderers[%u] must be a map (kustomize)", who, i);
-        if (!only_keys(c, who, arena_printf(c->a, "spec.postRenderers[%u].", i), e, entry_keys))
+        if (only_keys(c, who, arena_printf(c->a, "spec.postRenderers[%u].", i), e, entry_keys) < 0)
             return -1;
         const node *k = map_get(e, "kustomize");
         if (!k || is_null(k))

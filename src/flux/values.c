@@ -14,7 +14,12 @@
 #include "util/diag.h"
 #include "yaml/load.h"
 
-size_t flux_merge_probes;
+static size_t merge_probes;
+
+size_t flux_merge_probes(void)
+{
+    return merge_probes;
+}
 
 static uint64_t key_hash(const char *k)
 {
@@ -31,7 +36,7 @@ static long merge_find(const node *out, const uint32_t *tab, size_t mask, const 
 {
     size_t s = key_hash(k) & mask;
     for (; tab[s]; s = (s + 1) & mask) {
-        flux_merge_probes++;
+        merge_probes++;
         if (!strcmp(scalar(map_key(out, tab[s] - 1)), k))
             return tab[s] - 1;
     }
@@ -63,24 +68,23 @@ static void merge_in(arena *a, node *out, const node *x, const node *y)
     while (cap < 2 * n)
         cap *= 2;
     uint32_t *tab = xcalloc(cap, sizeof *tab);
-    for (uint32_t i = 0; i < node_len(out); i++) {
-        const char *k = scalar(map_key(out, i));
+    map_foreach(out, i, key, val) {
+        const char *k = scalar(key);
         size_t slot;
         if (k && merge_find(out, tab, cap - 1, k, &slot) < 0)
             tab[slot] = i + 1;
     }
-    for (uint32_t i = 0; is_map(x) && i < node_len(x); i++)
-        if (scalar(map_key(x, i)))
-            merge_put(a, out, tab, cap - 1, map_key(x, i), map_val(x, i));
-    for (uint32_t i = 0; is_map(y) && i < node_len(y); i++) {
-        const char *k = scalar(map_key(y, i));
+    map_foreach(x, i, key, val)
+        if (scalar(key))
+            merge_put(a, out, tab, cap - 1, key, val);
+    map_foreach(y, i, key, v) {
+        const char *k = scalar(key);
         if (!k)
             continue;
-        node *v = map_val(y, i);
         size_t slot;
         long at = merge_find(out, tab, cap - 1, k, &slot);
         node *have = at >= 0 ? map_val(out, (uint32_t)at) : NULL;
-        merge_put(a, out, tab, cap - 1, map_key(y, i), is_map(v) && is_map(have) ? flux_merge_maps(a, have, v) : v);
+        merge_put(a, out, tab, cap - 1, key, is_map(v) && is_map(have) ? flux_merge_maps(a, have, v) : v);
     }
     xfree(tab);
 }
@@ -116,12 +120,12 @@ typedef struct sv {
     const char *s;
     size_t i, n;
     bool as_string; /* ParseIntoString: every value a string */
-    const char *why;
 } sv;
 
 static int sv_fail(sv *p, const char *msg)
 {
-    p->why = msg;
+    (void)p;
+    fail_here("%s", msg);
     return SV_ERR;
 }
 
@@ -260,8 +264,8 @@ static int set_index(sv *p, node **list, long index, node *v)
                                        MAX_INDEX));
     if ((long)node_len(*list) <= index) {
         node *grown = node_seq(p->a);
-        for (uint32_t i = 0; i < node_len(*list); i++)
-            seq_append(p->a, grown, seq_item(*list, i));
+        seq_foreach(*list, i, item)
+            seq_append(p->a, grown, item);
         while ((long)node_len(grown) <= index)
             seq_append(p->a, grown, plain(p->a, "null"));
         *list = grown;
@@ -484,8 +488,7 @@ static int literal_key(sv *p, node *data, int level)
     return e;
 }
 
-int flux_replace_path_value(arena *a, node *values, const char *path, const char *value, bool literal,
-                            const char **why)
+int flux_replace_path_value(arena *a, node *values, const char *path, const char *value, bool literal)
 {
     sv p = {.a = a};
     size_t vn = strlen(value);
@@ -508,11 +511,7 @@ int flux_replace_path_value(arena *a, node *values, const char *path, const char
         while ((rc = key(&p, values, 0)) == SV_OK)
             ;
     }
-    if (rc == SV_ERR) {
-        *why = p.why;
-        return -1;
-    }
-    return 0;
+    return rc == SV_ERR ? -1 : 0;
 }
 
 /* ---- ChartValuesFromReferences ---- */
@@ -527,30 +526,26 @@ static const flux_values_source *find_source(const flux_values_source *s, size_t
 }
 
 /* chartutil.ReadValues: a YAML map; empty or null is an empty map; anything else an error. */
-static int read_values(arena *a, strtab *st, const char *what, const char *text, node **out, const char **why)
+static int read_values(arena *a, strtab *st, const load_limits *lim, const char *what, const char *text, node **out)
 {
     node *n = NULL;
     diag_detail d;
-    if (yaml_load_one_into(a, st, what, text, strlen(text), &n, &d) < 0) {
-        *why = arena_printf(a, "failed to read values data: %s%s%s", d.line ? arena_printf(a, "line %d: ", d.line) : "",
-                            d.message, "");
-        return -1;
-    }
+    if (yaml_load_one_into(a, st, lim, what, text, strlen(text), &n, &d) < 0)
+        return fail_here("failed to read values data: %s%s", d.line ? arena_printf(a, "line %d: ", d.line) : "",
+                         d.message);
     if (!n || is_null(n)) {
         *out = node_map(a);
         return 0;
     }
-    if (!is_map(n)) {
-        *why = "failed to read values data: it is not a YAML map of values";
-        return -1;
-    }
+    if (!is_map(n))
+        return fail_here("failed to read values data: it is not a YAML map of values");
     *out = n;
     return 0;
 }
 
-int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, size_t nsources, const char *ns,
+int flux_chart_values(arena *a, strtab *st, const load_limits *lim, const flux_values_source *sources, size_t nsources, const char *ns,
                       const node *inline_values, const flux_values_ref *refs, size_t nrefs, node **out,
-                      const char **why, long *failed_ref)
+                      long *failed_ref)
 {
     node *result = node_map(a);
     *failed_ref = -1;
@@ -560,52 +555,55 @@ int flux_chart_values(arena *a, strtab *st, const flux_values_source *sources, s
         const char *head = arena_printf(a, "could not resolve%s %s chart values reference '%s/%s' with key '%s'",
                                         r->optional ? " optional" : "", r->kind, ns, r->name, key);
         if (strcmp(r->kind, "ConfigMap") && strcmp(r->kind, "Secret")) {
-            *why = arena_printf(a, "%s: unsupported values reference kind", head);
             *failed_ref = (long)i;
-            return -1;
+            return fail_here("%s: unsupported values reference kind", head);
         }
         const flux_values_source *s = find_source(sources, nsources, r->kind, r->name, ns);
         if (!s) {
             if (r->optional)
                 continue;
-            *why = arena_printf(a, "%s: resource not found (not in the package)", head);
             *failed_ref = (long)i;
-            return -1;
+            return fail_here("%s: resource not found (not in the package)", head);
         }
         const char *data = path_str(s->data, key, NULL);
         bool secret = !strcmp(r->kind, "Secret");
         if (!data) {
             if (r->optional)
                 continue;
-            *why = arena_printf(a, "%s: key not found", head);
             *failed_ref = (long)i;
-            return -1;
+            return fail_here("%s: key not found", head);
         }
         if (r->target_path && *r->target_path) {
             result = merge_into_own(a, result, inline_values);
-            const char *e;
-            if (flux_replace_path_value(a, result, r->target_path, data, r->literal, &e) < 0) {
+            diag_detail e; /* captured: worded here, or not shown at all */
+            diag_detail *outer = diag_capture(&e);
+            int rc = flux_replace_path_value(a, result, r->target_path, data, r->literal);
+            diag_restore(outer);
+            if (rc < 0) {
+                *failed_ref = (long)i;
                 /* helm's --set parser reads "<targetPath>=<value>" as one text, so its error may quote the value:
                  * never a Secret's */
-                *why = secret ? arena_printf(a, "%s: failed to merge value: targetPath '%s' with the Secret's value is not "
-                                                "what helm's --set syntax takes (its error is not shown: it could quote the "
-                                                "value)",
-                                             head, shown(a, r->target_path))
-                              : arena_printf(a, "%s: failed to merge value: %s", head, e);
-                *failed_ref = (long)i;
-                return -1;
+                if (secret)
+                    return fail_here("%s: failed to merge value: targetPath '%s' with the Secret's value is not "
+                                     "what helm's --set syntax takes (its error is not shown: it could quote the "
+                                     "value)",
+                                     head, shown(a, r->target_path));
+                return fail_here("%s: failed to merge value: %s", head, e.message);
             }
             continue;
         }
-        node *v;
-        const char *e;
-        if (read_values(a, st, arena_printf(a, "%s %s/%s key %s", r->kind, ns, r->name, key), data, &v, &e) < 0) {
-            *why = secret ? arena_printf(a, "%s: the value is not a YAML map of Helm values (the error is not shown: it "
-                                            "could quote the Secret)",
-                                         head)
-                          : arena_printf(a, "%s: %s", head, e);
+        node *v = NULL;
+        diag_detail e;
+        diag_detail *outer = diag_capture(&e);
+        int rc = read_values(a, st, lim, arena_printf(a, "%s %s/%s key %s", r->kind, ns, r->name, key), data, &v);
+        diag_restore(outer);
+        if (rc < 0) {
             *failed_ref = (long)i;
-            return -1;
+            if (secret)
+                return fail_here("%s: the value is not a YAML map of Helm values (the error is not shown: it could "
+                                 "quote the Secret)",
+                                 head);
+            return fail_here("%s: %s", head, e.message);
         }
         result = merge_into_own(a, result, v);
     }

@@ -45,27 +45,40 @@ void fn_failure_result(fn_ctx *c, enum severity sev, const resource *r, const ch
     c->failure_reported = true;
 }
 
-/* The error lines name `line`, else the config's (the resource's) own. */
-static int config_fail(fn_ctx *c, uint32_t line, const char *fmt, va_list ap)
+/* The error lines name `line`, else the config's (the resource's) own. place: the error was recorded already by a
+ * callee's fail_here(), and the message is the context put in front of it (diag_locate). */
+static int config_fail(fn_ctx *c, uint32_t line, bool place, const char *fmt, va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    return fail(c->config_file ? c->config_file : "functionConfig", line ? (int)line : c->config_line, "%s", msg);
+    const char *file = c->config_file ? c->config_file : "functionConfig";
+    int l = line ? (int)line : c->config_line;
+    return place ? diag_locate(file, l, "%s", msg) : fail(file, l, "%s", msg);
 }
 
-static int res_fail(fn_ctx *c, const resource *r, uint32_t line, const char *fmt, va_list ap)
+static int res_fail(fn_ctx *c, const resource *r, uint32_t line, bool place, const char *fmt, va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    return fail(r ? res_file(c->a, r) : NULL, line ? (int)line : r ? (int)r->line : 0, "%s: %s",
-                r ? res_id(c->a, r) : "resource", msg);
+    const char *file = r ? res_file(c->a, r) : NULL, *id = r ? res_id(c->a, r) : "resource";
+    int l = line ? (int)line : r ? (int)r->line : 0;
+    return place ? diag_locate(file, l, "%s: %s", id, msg) : fail(file, l, "%s: %s", id, msg);
 }
 
 int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = config_fail(c, node_line(at), fmt, ap);
+    int rc = config_fail(c, node_line(at), false, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int fn_locate(fn_ctx *c, const node *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = config_fail(c, node_line(at), true, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -93,7 +106,7 @@ int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = config_fail(c, key_line(m, i), fmt, ap);
+    int rc = config_fail(c, key_line(m, i), false, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -118,7 +131,16 @@ int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, .
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = res_fail(c, r, node_line(at), fmt, ap);
+    int rc = res_fail(c, r, node_line(at), false, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int fn_locate_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = res_fail(c, r, node_line(at), true, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -127,7 +149,7 @@ int fn_fail_res_key(fn_ctx *c, const resource *r, const node *m, uint32_t i, con
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = res_fail(c, r, map_key_line(m, i), fmt, ap);
+    int rc = res_fail(c, r, map_key_line(m, i), false, fmt, ap);
     va_end(ap);
     return rc;
 }

@@ -23,6 +23,11 @@ typedef struct fn_result {
 typedef struct fn_results {
     fn_result *v;
     size_t n, cap;
+    /* Nobody reads them once the step that made them is over (a render without --results-dir): the executor drops
+     * each step's results when it ends, so that a result on every object costs nothing at the render's peak, and a
+     * function may leave out the text of a message nobody will read (fn_results_read). Within the step they are
+     * kept as ever: a function may still look at its own. */
+    bool step_only;
 } fn_results;
 
 typedef struct fn_ctx {
@@ -39,6 +44,13 @@ typedef struct fn_ctx {
     fn_version version;      /* the catalog release the step pins; zero: the newest behaviour */
     bool failure_reported;   /* set by fn_failure_result: the failure's results are the catalog's own */
 } fn_ctx;
+
+/* Whether the text of c's results is read after the step (results.yaml): false when they are dropped at its end
+ * (step_only) or not kept at all, so that a message made for every object need not be made. */
+static inline bool fn_results_read(const fn_ctx *c)
+{
+    return c->results && !c->results->step_only;
+}
 
 typedef int (*fn_run)(fn_ctx *c);
 /* Receives a directory a step reads as its source, as a real path (pipeline/sources.h). */
@@ -61,6 +73,11 @@ typedef struct fn_def {
         const char *differs; /* how it differs from the catalog, on purpose */
         const char *versions; /* what each release does */
     } readme;             /* its row of the README's function table (Markdown) */
+    /* It edits the values of items only through the setters that replace a shared value node rather than write it
+     * (map_set_str*, map_set_shared, set_string_pairs), so shared value nodes may be in its items, and it may add
+     * them (node_value_shared: one node for the label it puts on every object). Before any other function runs,
+     * the executor gives every item its own copies (node_own_values). */
+    bool shares_values;
 } fn_def;
 
 /* registry */
@@ -72,11 +89,18 @@ const char *fn_basename(arena *a, const char *ref);
 char *fn_ref_split(arena *a, const char *ref, const char **tag);
 /* An exec: command line mapped to the built-in it stands for: `/path/cmp-generate fn NAME` gives NAME, a wrapper
  * named after a function (`./bin/set-labels`, `set-labels-v0.1.5`, no arguments) gives its own name. Anything else
- * is NULL with *why saying what is wrong. Nothing is ever run. */
-const char *fn_exec_ref(arena *a, const char *cmd, const char **why);
+ * is NULL, recorded with fail_here() ("exec \"<cmd>\" <what is wrong>; ...") for the caller to place (it knows
+ * the Kptfile's line: diag_locate). Nothing is ever run. */
+const char *fn_exec_ref(arena *a, const char *cmd);
 /* Comma-separated names of every built-in, for messages. */
 const char *fn_names(arena *a);
 const fn_def *const *fn_all(void);
+
+/* The operator's limits for c's step: those its host carries, or the defaults (no host, or a host made by hand). */
+static inline const limits *fn_limits(const fn_ctx *c)
+{
+    return limits_or_default(c->host ? c->host->limits : NULL);
+}
 
 /* Does the operator's CMP_SKIP_VALIDATORS list (h->skip_validators: names separated by commas or spaces, or "*")
  * name the validator fn? False without a host. */
@@ -100,6 +124,10 @@ void fn_failure_result(fn_ctx *c, enum severity sev, const resource *r, const ch
 int fn_fail_recorded(fn_ctx *c, bool record, const node *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A config error: names the config file and line. Returns -1. */
 int fn_fail(fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A config error a callee recorded with fail_here() (a field path, a selector: text that does not know its file),
+ * placed as fn_fail would place it, with the formatted context in front of its message: "<context>: <message>".
+ * Returns -1. */
+int fn_locate(fn_ctx *c, const node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same naming the line of map m's key i (map_key_line: a key node may have no position of its own). */
 int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A warning (the step goes on) in the error line's form, naming the config file, the line of map m's key i and
@@ -107,6 +135,9 @@ int fn_fail_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...) __at
 void fn_warn_key(fn_ctx *c, const node *m, uint32_t i, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A resource error: names the resource's file and line. Returns -1. */
 int fn_fail_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A resource error a callee recorded with fail_here(), placed as fn_fail_res would place it (fn_locate). */
+int fn_locate_res(fn_ctx *c, const resource *r, const node *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 int fn_fail_res_key(fn_ctx *c, const resource *r, const node *m, uint32_t i, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* The config's kind and apiVersion group checks. */

@@ -7,8 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/limits.h"
+
 typedef struct fn_host {
     /* operator settings (the sidecar's environment) */
+    /* the operator's limits (settings/host.h host_limits); NULL in a host made by hand: the defaults (fn_limits) */
+    const limits *limits;
     const char *helm_bin, *kustomize_bin, *kubectl_bin; /* HELM_BIN, ...: NULL when unset (look on path) */
     const char *path;                                   /* PATH, where tools are looked up */
     const char *tmpdir;                                 /* TMPDIR, or /tmp */
@@ -45,6 +49,17 @@ typedef struct fn_host {
     /* CMP_COSIGN_BIN: the operator's cosign, which checks the signatures Flux's `verify` asks for; CMP_COSIGN_KEYS_DIR:
      * <dir>/<secretRef name>/ holds the .pub files, the public keys a `verify.secretRef` names (NULL when unset) */
     const char *cosign_bin, *cosign_keys_dir;
+    /* CMP_NOTATION_BIN: the operator's notation, for a `verify` with provider notation; CMP_NOTATION_CONFIG_DIR:
+     * <dir>/<secretRef name>/ is notation's XDG_CONFIG_HOME (notation/trustpolicy.oci.json and notation/truststore/),
+     * the trust policy and certificates a `verify.secretRef` names (NULL when unset) */
+    const char *notation_bin, *notation_config_dir;
+    /* CMP_SKOPEO_BIN: the skopeo that reads an OCI chart's manifest for its org.opencontainers.image.* annotations
+     * and a registry's tag list for an OCIRepository's ref.semver (NULL: looked up on PATH; without one those
+     * annotations are left out, with a warning, and helm resolves ref.semver) */
+    const char *skopeo_bin;
+    /* CMP_HELM_CHART_CACHE: the operator's directory where charts pinned by a flux-lock are kept by digest, so a
+     * re-render needs no network (src/flux/chart_cache.c); NULL: no cache */
+    const char *helm_chart_cache;
     /* kustomize: what the operator lets a package's kustomizations do (a package can only ask for less) */
     int kustomize_enable_helm;             /* CMP_KUSTOMIZE_ENABLE_HELM: 1 "true", 0 "false" or unset, -1 other */
     const char *kustomize_load_restrictor; /* CMP_KUSTOMIZE_LOAD_RESTRICTOR: LoadRestrictionsRootOnly unless set */
@@ -73,7 +88,7 @@ typedef struct fn_host {
     const char *const *child_env;
     /* CMP_CHILD_MAX_MEMORY_MB, when the operator set it (0: no limit). Unset (child_memory_shared), a child gets
      * 3/4 of what the render's memory budget has free when it starts, at most CHILD_MEMORY_MAX_SHARE_MB, held from
-     * the budget while it runs (functions/tools/external.c): the render and its child together stay within the budget. */
+     * the budget while it runs (engine/run.c): the render and its child together stay within the budget. */
     long child_max_memory_mb;
     bool child_memory_shared;
     long child_max_cpu_seconds;       /* CMP_CHILD_MAX_CPU_SECONDS (default 60; 0: no limit) */
@@ -81,6 +96,4 @@ typedef struct fn_host {
     long child_max_procs;             /* CMP_CHILD_MAX_PROCS (default 0: no limit) */
     const char *child_settings_error; /* a CMP_CHILD_* value that does not parse: the error when a child would run */
 } fn_host;
-
-#define CHILD_MEMORY_MAX_SHARE_MB 1024L
 #endif

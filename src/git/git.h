@@ -8,12 +8,14 @@
 
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/limits.h"
 
 /* What git reads from the sidecar's environment, handed in by the caller that reads it (settings/host.h). */
 typedef struct gitsrc_env {
     const char *ceiling_directories; /* GIT_CEILING_DIRECTORIES: repository discovery stops below these; NULL: none */
     const char *cache_home;          /* XDG_CACHE_HOME: where `pkg get` caches fetches; NULL or relative: tmpdir */
     const char *tmpdir;              /* TMPDIR; NULL or relative: /tmp */
+    const limits *limits;            /* the operator's (the fetched Kptfile's loader limits); NULL: the defaults */
 } gitsrc_env;
 
 /* Argo CD's ARGOCD_APP_* values as git knows them: plain fields, copied to and from the caller's own record. */
@@ -44,6 +46,19 @@ int gitsrc_app_meta(arena *a, const gitsrc_env *env, const char *pkg_dir, gitsrc
  * *out is NULL when it cannot be known: no repository, no commits, or a shallow clone (its cut-off would pose as
  * the change). fail() and -1 only for a repository libgit2 cannot read. */
 int gitsrc_path_revision(arena *a, const gitsrc_env *env, const char *repo_root, const char *pkg_dir, const char *start, const char **out);
+
+/* What gitsrc_tag_commit found. */
+enum {
+    GITSRC_TAG_FOUND,         /* *commit set */
+    GITSRC_TAG_NO_METADATA,   /* no .git directory at the root */
+    GITSRC_TAG_UNREADABLE,    /* a .git libgit2 cannot open */
+    GITSRC_TAG_ABSENT,        /* no refs/tags/<tag> */
+    GITSRC_TAG_NOT_A_COMMIT,  /* it peels to no commit */
+};
+/* The commit tag (refs/tags/<tag>, peeled) names in the git metadata of the work tree at repo_root (its .git
+ * directory only, never searched for): GITSRC_TAG_FOUND with *commit its full SHA, or another GITSRC_TAG_* with
+ * *commit NULL. -1 after fail() (naming file) only when libgit2 cannot be loaded. */
+int gitsrc_tag_commit(arena *a, const char *repo_root, const char *file, const char *tag, const char **commit);
 
 /* Argo CD's ARGOCD_APP_REVISION_SHORT (n = 7) and ARGOCD_APP_REVISION_SHORT_8 (n = 8): the first n characters of
  * revision, all of it when shorter; NULL for NULL. */

@@ -23,6 +23,7 @@ typedef struct getctx {
     arena *a;
     git_repository *repo;
     const char *display; /* "<repo><directory>@<ref>" for messages */
+    const limits *limits;
 } getctx;
 
 static int write_file(const char *path, const void *data, size_t n, mode_t mode)
@@ -184,7 +185,7 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
             if (strlen(text) != len)
                 rc = fail("Kptfile", 0, "%s: the package's Kptfile is not text", g->display);
             else
-                rc = yaml_load(a, st, "Kptfile", text, len, take_doc, &d);
+                rc = yaml_load(a, st, limits_yaml(g->limits), "Kptfile", text, len, take_doc, &d);
             if (git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB_EXECUTABLE)
                 mode = 0755;
         }
@@ -205,11 +206,10 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
         map_set_str(a, md, "name", name);
         node *kept = node_map(a);
         bool placed = false;
-        for (uint32_t i = 0; i < node_len(root); i++) {
-            const node *k = map_key(root, i);
+        map_foreach(root, i, k, val) {
             if (scalar_is(k, "upstream") || scalar_is(k, "upstreamLock"))
                 continue;
-            map_append(a, kept, k, map_val(root, i));
+            map_append(a, kept, k, val);
             if (!placed && scalar_is(k, "metadata")) {
                 map_set(a, kept, "upstream", git_map(a, r, false));
                 map_set(a, kept, "upstreamLock", git_map(a, r, true));
@@ -217,8 +217,8 @@ static int write_kptfile(getctx *g, const git_tree_entry *e, const char *tmp, co
             }
         }
         node_clear(root); /* root keeps its style, comments and tag; only its entries change */
-        for (uint32_t i = 0; i < node_len(kept); i++)
-            map_append(a, root, map_key(kept, i), map_val(kept, i));
+        map_foreach(kept, i, key, val)
+            map_append(a, root, key, val);
         buf out = {0};
         emit_opts eo = {.seq_wide = d.seq_wide, .comments = true};
         emit_yaml(&out, root, &eo);
@@ -349,7 +349,8 @@ int pkg_get(arena *a, const gitsrc_env *env, const char *src_arg, const char *de
         if (git_commit_lookup(&commit, c.repo, &oid) < 0 || git_commit_tree(&top, commit) < 0)
             rc = fail(NULL, 0, "%s@%s: %s", s.key, ref, gitsrc_last_message());
     }
-    getctx g = {.a = a, .repo = c.repo, .display = arena_printf(a, "%s%s@%s", s.key, s.directory, ref)};
+    getctx g = {.a = a, .repo = c.repo, .display = arena_printf(a, "%s%s@%s", s.key, s.directory, ref),
+                .limits = env->limits};
     if (rc == 0 && !strcmp(s.directory, "/")) {
         tree = top;
         top = NULL;

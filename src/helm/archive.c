@@ -25,17 +25,16 @@ enum { BLOCK = 512, MAX_SPECIAL = 1 << 20 /* archive/tar's maxSpecialFileSize: P
 /* Go's gzip.Reader reads the members of a stream one after the other as one stream; after the last, bytes that are
  * not another member are an error when it reaches them. All members are unpacked here, and any such bytes refused
  * (helm reads them only if the tar stream goes on into them, which we would have to predict). */
-static int gunzip(arena *a, const unsigned char *gz, size_t len, size_t max, unsigned char **out, size_t *out_len,
-                  const char **why)
+static int gunzip(const unsigned char *gz, size_t len, size_t max, unsigned char **out, size_t *out_len)
 {
     if (len < 2 || gz[0] != 0x1f || gz[1] != 0x8b) {
-        *why = "it is not gzip data (helm could not load it either)";
+        fail_here("it is not gzip data (helm could not load it either)");
         return HELM_ARCHIVE_REFUSED;
     }
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
-        *why = "it cannot be unpacked (out of memory)";
+        fail_here("it cannot be unpacked (out of memory)");
         return HELM_ARCHIVE_REFUSED;
     }
     size_t cap = 1 << 16, n = 0, fed = 0, members = 1;
@@ -66,8 +65,9 @@ static int gunzip(arena *a, const unsigned char *gz, size_t len, size_t max, uns
                 break;
             const unsigned char *next = zs.avail_in ? zs.next_in : gz + fed;
             if (left < 2 || next[0] != 0x1f || next[1] != 0x8b) {
-                *why = arena_printf(a, "after its gzip member %zu come %zu bytes that are not another gzip member "
-                                       "(Go's gzip reader would read on into them)", members, left);
+                fail_here("after its gzip member %zu come %zu bytes that are not another gzip member (Go's gzip "
+                          "reader would read on into them)",
+                          members, left);
                 rc = HELM_ARCHIVE_REFUSED;
                 break;
             }
@@ -76,12 +76,12 @@ static int gunzip(arena *a, const unsigned char *gz, size_t len, size_t max, uns
             continue;
         }
         if (zr == Z_BUF_ERROR && !zs.avail_in && fed == len) {
-            *why = "its gzip stream is cut short (helm could not load it either)";
+            fail_here("its gzip stream is cut short (helm could not load it either)");
             rc = HELM_ARCHIVE_REFUSED;
             break;
         }
         if (zr != Z_OK && zr != Z_BUF_ERROR) {
-            *why = "its gzip data is corrupt (helm could not load it either)";
+            fail_here("its gzip data is corrupt (helm could not load it either)");
             rc = HELM_ARCHIVE_REFUSED;
             break;
         }
@@ -308,7 +308,6 @@ typedef struct reader {
     size_t n;
     int (*fn)(void *ctx, const helm_archive_entry *e);
     void *ctx;
-    const char **why;
     size_t index, header;
 } reader;
 
@@ -317,8 +316,10 @@ static int refuse(reader *r, const char *name, const char *what)
 {
     if (name && utf8_check((const unsigned char *)name, strlen(name)) != strlen(name))
         name = NULL;
-    *r->why = name ? arena_printf(r->a, "its header %zu (\"%s\") %s", r->header, shown(r->a, name), what)
-                   : arena_printf(r->a, "its header %zu %s", r->header, what);
+    if (name)
+        fail_here("its header %zu (\"%s\") %s", r->header, shown(r->a, name), what);
+    else
+        fail_here("its header %zu %s", r->header, what);
     return HELM_ARCHIVE_REFUSED;
 }
 
@@ -472,14 +473,14 @@ static int read_tar(reader *r)
 }
 
 int helm_archive_read(arena *a, const unsigned char *gz, size_t len, size_t max_unpacked,
-                      int (*fn)(void *ctx, const helm_archive_entry *e), void *ctx, const char **why)
+                      int (*fn)(void *ctx, const helm_archive_entry *e), void *ctx)
 {
     unsigned char *t;
     size_t n;
-    int rc = gunzip(a, gz, len, max_unpacked, &t, &n, why);
+    int rc = gunzip(gz, len, max_unpacked, &t, &n);
     if (rc)
         return rc;
-    reader r = {a, t, n, fn, ctx, why, 0, 0};
+    reader r = {a, t, n, fn, ctx, 0, 0};
     rc = read_tar(&r);
     xfree(t);
     return rc;

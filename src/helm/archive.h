@@ -27,7 +27,9 @@ typedef struct helm_archive_entry {
 enum {
     HELM_ARCHIVE_OK = 0,
     HELM_ARCHIVE_STOPPED = -1,  /* the callback returned nonzero */
-    HELM_ARCHIVE_REFUSED = -2,  /* *why says what (a sentence without the archive's name) */
+    HELM_ARCHIVE_REFUSED = -2,  /* recorded with fail_here(): a sentence without the archive's name, which the
+                                 * caller, knowing the archive and the file that named it, puts in front
+                                 * (diag_locate) */
     HELM_ARCHIVE_TOO_LARGE = -3 /* it unpacks to more than max_unpacked bytes */
 };
 
@@ -35,5 +37,5 @@ enum {
  * fn(ctx, entry) for every entry Go's tar reader returns, in order (so a name that appears twice comes twice).
  * Strings live in a. */
 int helm_archive_read(arena *a, const unsigned char *gz, size_t len, size_t max_unpacked,
-                      int (*fn)(void *ctx, const helm_archive_entry *e), void *ctx, const char **why);
+                      int (*fn)(void *ctx, const helm_archive_entry *e), void *ctx);
 #endif

@@ -10,16 +10,16 @@
 #include <sys/stat.h>
 
 #include "decode/decode.h"
-#include "functions/tools/confine.h"
 #include "helm/archive.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
+#include "util/path.h"
 #include "yaml/load.h"
 
 enum { MAX_DEPTH = 64, MAX_ARCHIVE_NESTING = 8, MAX_CHART_DIRS = 1024 };
 
 typedef struct walk {
-    fn_ctx *c;
+    const engine_ctx *c;
     const node *at;
     const char *root;  /* the repository (real path) */
     const char *chart; /* the chart being checked, as shown in messages */
@@ -33,15 +33,15 @@ typedef struct walk {
 static int count(walk *w, size_t bytes)
 {
     if (++w->entries > w->max_entries)
-        return fn_fail(w->c, w->at,
-                       "chart \"%s\" has more than %zu files and directories, with its dependencies (limit "
-                       "max-chart-files; raise it with CMP_MAX_CHART_FILES)",
-                       w->chart, w->max_entries);
+        return engine_fail(w->c, w->at,
+                           "chart \"%s\" has more than %zu files and directories, with its dependencies (limit "
+                           "max-chart-files; raise it with CMP_MAX_CHART_FILES)",
+                           w->chart, w->max_entries);
     if (bytes > w->max_bytes - w->bytes)
-        return fn_fail(w->c, w->at,
-                       "chart \"%s\" holds more than %zu bytes, with its dependencies and unpacked archives (limit "
-                       "max-chart-bytes; raise it with CMP_MAX_CHART_BYTES)",
-                       w->chart, w->max_bytes);
+        return engine_fail(w->c, w->at,
+                           "chart \"%s\" holds more than %zu bytes, with its dependencies and unpacked archives (limit "
+                           "max-chart-bytes; raise it with CMP_MAX_CHART_BYTES)",
+                           w->chart, w->max_bytes);
     w->bytes += bytes;
     return 0;
 }
@@ -55,21 +55,17 @@ static const char *base_name(const char *p)
 /* The first "$ref" that names anything but a part of the schema itself ("#..."). */
 static const node *foreign_ref(const node *n)
 {
-    if (is_seq(n)) {
-        for (uint32_t i = 0; i < node_len(n); i++) {
-            const node *r = foreign_ref(seq_item(n, i));
-            if (r)
-                return r;
-        }
-    } else if (is_map(n)) {
-        for (uint32_t i = 0; i < node_len(n); i++) {
-            const node *v = map_val(n, i);
-            if (scalar_is(map_key(n, i), "$ref") && is_scalar(v) && scalar(v)[0] != '#')
-                return v;
-            const node *r = foreign_ref(v);
-            if (r)
-                return r;
-        }
+    seq_foreach(n, i, item) { /* nothing when n is a map or a scalar, as map_foreach for a list */
+        const node *r = foreign_ref(item);
+        if (r)
+            return r;
+    }
+    map_foreach(n, i, key, v) {
+        if (scalar_is(key, "$ref") && is_scalar(v) && scalar(v)[0] != '#')
+            return v;
+        const node *r = foreign_ref(v);
+        if (r)
+            return r;
     }
     return NULL;
 }
@@ -77,7 +73,7 @@ static const node *foreign_ref(const node *n)
 static int check_schema(walk *w, const char *display, const char *text, size_t len)
 {
     node *doc = NULL;
-    if (yaml_load_one(w->c->a, w->c->st, display, text, len, &doc) < 0)
+    if (yaml_load_one(w->c->a, w->c->st, limits_yaml(w->c->lim), display, text, len, &doc) < 0)
         return -1;
     const node *ref = foreign_ref(doc);
     if (ref)
@@ -126,20 +122,19 @@ static int scan_entry(void *ctx, const helm_archive_entry *e)
 static int scan_archive(walk *w, const char *display, const unsigned char *gz, size_t len, int nesting)
 {
     if (nesting > MAX_ARCHIVE_NESTING)
-        return fn_fail(w->c, w->at, "chart \"%s\": archive %s nests archives more than %d deep", w->chart, display,
-                       MAX_ARCHIVE_NESTING);
+        return engine_fail(w->c, w->at, "chart \"%s\": archive %s nests archives more than %d deep", w->chart, display,
+                           MAX_ARCHIVE_NESTING);
     scan s = {w, display, nesting};
-    const char *why = NULL;
-    switch (helm_archive_read(w->c->a, gz, len, w->max_bytes - w->bytes, scan_entry, &s, &why)) {
+    switch (helm_archive_read(w->c->a, gz, len, w->max_bytes - w->bytes, scan_entry, &s)) {
     case HELM_ARCHIVE_OK:
         return 0;
     case HELM_ARCHIVE_TOO_LARGE:
-        return fn_fail(w->c, w->at,
-                       "chart \"%s\": archive %s unpacks to more than %zu bytes (limit max-chart-bytes; raise it "
-                       "with CMP_MAX_CHART_BYTES)",
-                       w->chart, display, w->max_bytes);
+        return engine_fail(w->c, w->at,
+                           "chart \"%s\": archive %s unpacks to more than %zu bytes (limit max-chart-bytes; raise it "
+                           "with CMP_MAX_CHART_BYTES)",
+                           w->chart, display, w->max_bytes);
     case HELM_ARCHIVE_REFUSED:
-        return fn_fail(w->c, w->at, "chart \"%s\": archive %s is refused: %s", w->chart, display, why);
+        return engine_locate(w->c, w->at, "chart \"%s\": archive %s is refused", w->chart, display);
     default:
         return -1;
     }
@@ -152,7 +147,7 @@ static int check_archive_file(walk *w, const char *path, const char *display, si
     size_t got = f ? fread(data, 1, size, f) : 0;
     if (f)
         fclose(f);
-    int rc = got != size ? fn_fail(w->c, w->at, "chart \"%s\": cannot read archive %s", w->chart, display)
+    int rc = got != size ? engine_fail(w->c, w->at, "chart \"%s\": cannot read archive %s", w->chart, display)
                          : scan_archive(w, display, data, size, 0);
     xfree(data);
     return rc;
@@ -167,16 +162,16 @@ static int check_file(walk *w, const char *path, const char *rel, size_t size)
     if (!strcmp(b, "values.schema.json")) {
         char *text;
         size_t len;
-        if (read_text_file(path, repo_relative(w->c, path), &text, &len) < 0)
+        if (read_text_file(w->c->lim, path, engine_repo_relative(w->c, path), &text, &len) < 0)
             return -1;
-        int rc = check_schema(w, repo_relative(w->c, path), text, len);
+        int rc = check_schema(w, engine_repo_relative(w->c, path), text, len);
         xfree(text);
         return rc;
     }
     size_t bl = strlen(b);
     bool in_charts = b - rel >= 7 && !strncmp(b - 7, "charts/", 7) && (b - 7 == rel || b[-8] == '/');
     if (in_charts && bl > 4 && !strcmp(b + bl - 4, ".tgz"))
-        return check_archive_file(w, path, repo_relative(w->c, path), size);
+        return check_archive_file(w, path, engine_repo_relative(w->c, path), size);
     return 0;
 }
 
@@ -184,11 +179,11 @@ static int check_file(walk *w, const char *path, const char *rel, size_t size)
 static int walk_dir(walk *w, const char *real, const char *rel)
 {
     if (w->depth >= MAX_DEPTH)
-        return fn_fail(w->c, w->at, "chart \"%s\": \"%s\" is nested more than %d directories deep", w->chart, rel,
-                       MAX_DEPTH);
+        return engine_fail(w->c, w->at, "chart \"%s\": \"%s\" is nested more than %d directories deep", w->chart, rel,
+                           MAX_DEPTH);
     DIR *d = opendir(real);
     if (!d)
-        return fn_fail(w->c, w->at, "chart \"%s\": cannot read the directory \"%s\"", w->chart, *rel ? rel : ".");
+        return engine_fail(w->c, w->at, "chart \"%s\": cannot read the directory \"%s\"", w->chart, *rel ? rel : ".");
     w->stack[w->depth++] = real;
     struct dirent *e;
     int rc = 0;
@@ -201,32 +196,33 @@ static int walk_dir(walk *w, const char *real, const char *rel)
         const char *erel = *rel ? arena_printf(w->c->a, "%s/%s", rel, e->d_name) : arena_strdup(w->c->a, e->d_name);
         struct stat st;
         if (lstat(path, &st) != 0) {
-            rc = fn_fail(w->c, w->at, "chart \"%s\": cannot read \"%s\"", w->chart, shown(w->c->a, erel));
+            rc = engine_fail(w->c, w->at, "chart \"%s\": cannot read \"%s\"", w->chart, shown(w->c->a, erel));
             break;
         }
         if (S_ISLNK(st.st_mode)) {
             char target[PATH_MAX];
             confined r = resolve_beneath(w->root, path, target);
             if (r == CONFINED_OUTSIDE) {
-                rc = fn_fail(w->c, w->at,
-                             "chart \"%s\": \"%s\" is a symlink that leads outside the repository; helm would follow "
-                             "it (a chart may read only files inside the repository)",
-                             w->chart, shown(w->c->a, erel));
+                rc = engine_fail(w->c, w->at,
+                                 "chart \"%s\": \"%s\" is a symlink that leads outside the repository; helm would "
+                                 "follow it (a chart may read only files inside the repository)",
+                                 w->chart, shown(w->c->a, erel));
                 break;
             }
             if (r == CONFINED_MISSING || stat(target, &st) != 0) {
-                rc = fn_fail(w->c, w->at, "chart \"%s\": \"%s\" is a symlink that does not resolve (helm cannot load the chart)",
-                             w->chart, shown(w->c->a, erel));
+                rc = engine_fail(w->c, w->at,
+                                 "chart \"%s\": \"%s\" is a symlink that does not resolve (helm cannot load the chart)",
+                                 w->chart, shown(w->c->a, erel));
                 break;
             }
             if (S_ISDIR(st.st_mode)) {
                 for (size_t i = 0; i < w->depth; i++) {
                     size_t tl = strlen(target);
                     if (!strncmp(w->stack[i], target, tl) && (w->stack[i][tl] == '/' || !w->stack[i][tl])) {
-                        rc = fn_fail(w->c, w->at,
-                                     "chart \"%s\": \"%s\" is a symlink to a directory that contains it (helm would "
-                                     "loop)",
-                                     w->chart, shown(w->c->a, erel));
+                        rc = engine_fail(w->c, w->at,
+                                         "chart \"%s\": \"%s\" is a symlink to a directory that contains it "
+                                         "(helm would loop)",
+                                         w->chart, shown(w->c->a, erel));
                         break;
                     }
                 }
@@ -241,8 +237,8 @@ static int walk_dir(walk *w, const char *real, const char *rel)
         else if (S_ISREG(st.st_mode))
             rc = check_file(w, path, erel, (size_t)st.st_size);
         else
-            rc = fn_fail(w->c, w->at, "chart \"%s\": \"%s\" is not a regular file or directory", w->chart,
-                         shown(w->c->a, erel));
+            rc = engine_fail(w->c, w->at, "chart \"%s\": \"%s\" is not a regular file or directory", w->chart,
+                             shown(w->c->a, erel));
     }
     closedir(d);
     w->depth--;
@@ -262,8 +258,8 @@ typedef int (*dep_visit)(void *ud, const char *display, const node *repo, uint32
  * file the step will refuse still claims the charts it names and the step's refusal is the error the user sees,
  * not a chart's template read as resources. Claiming never widens what is rendered: the step renders only after
  * its own, checked reading. */
-static int each_file_dependency(fn_ctx *c, const char *root, const char *chart_real, bool as_helm, dep_visit visit,
-                                void *ud)
+static int each_file_dependency(const engine_ctx *c, const char *root, const char *chart_real, bool as_helm,
+                                dep_visit visit, void *ud)
 {
     static const char *const files[] = {"Chart.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"};
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
@@ -271,20 +267,21 @@ static int each_file_dependency(fn_ctx *c, const char *root, const char *chart_r
         struct stat st;
         if (lstat(path, &st) != 0)
             continue;
-        const char *display = repo_relative(c, path);
+        const char *display = engine_repo_relative(c, path);
         char *text;
         size_t len;
         node *doc = NULL;
-        if (read_text_file(path, display, &text, &len) < 0)
+        if (read_text_file(c->lim, path, display, &text, &len) < 0)
             return -1;
-        int rc = as_helm ? go_load_chart_file(c->a, c->st, display, files[f], text, len, &doc)
-                         : yaml_load_one(c->a, c->st, display, text, len, &doc);
+        const load_limits *lim = limits_yaml(c->lim);
+        int rc = as_helm ? go_load_chart_file(c->a, c->st, lim, display, files[f], text, len, &doc)
+                         : yaml_load_one(c->a, c->st, lim, display, text, len, &doc);
         xfree(text);
         if (rc < 0)
             return -1;
         const node *deps = map_get(doc, "dependencies");
-        for (uint32_t i = 0; is_seq(deps) && i < node_len(deps); i++) {
-            const node *repo = map_get(seq_item(deps, i), "repository");
+        seq_foreach(deps, i, dep) {
+            const node *repo = map_get(dep, "repository");
             const char *r = scalar(repo);
             if (!r || strncmp(r, "file://", 7))
                 continue;
@@ -314,7 +311,7 @@ static int check_dependency(void *ud, const char *display, const node *repo, uin
         return 0; /* nothing to read: helm says so if it needs it */
     if (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
         const char *outer = w->chart;
-        w->chart = arena_strdup(w->c->a, repo_relative(w->c, real));
+        w->chart = arena_strdup(w->c->a, engine_repo_relative(w->c, real));
         int rc = check_chart(w, arena_strdup(w->c->a, real));
         w->chart = outer;
         return rc;
@@ -342,30 +339,30 @@ static int check_chart(walk *w, const char *real)
     return check_dependencies(w, real);
 }
 
-static void walk_init(walk *w, fn_ctx *c, const node *at, const char *chart)
+static void walk_init(walk *w, const engine_ctx *c, const node *at, const char *chart)
 {
     memset(w, 0, sizeof *w);
     w->c = c;
     w->at = at;
-    w->root = repo_root(c);
+    w->root = engine_repo_root(c);
     w->chart = chart;
-    w->max_entries = c->host && c->host->max_chart_files ? c->host->max_chart_files : 10000;
-    w->max_bytes = c->host && c->host->max_chart_bytes ? c->host->max_chart_bytes : (size_t)100 << 20;
+    w->max_entries = c->lim && c->lim->max_chart_files ? c->lim->max_chart_files : 10000;
+    w->max_bytes = c->lim && c->lim->max_chart_bytes ? c->lim->max_chart_bytes : (size_t)100 << 20;
 }
 
-int helm_confine_dir(fn_ctx *c, const node *at, const char *chart_dir)
+int helm_confine_dir(const engine_ctx *c, const node *at, const char *chart_dir)
 {
     walk w;
-    walk_init(&w, c, at, repo_relative(c, chart_dir));
+    walk_init(&w, c, at, engine_repo_relative(c, chart_dir));
     return check_chart(&w, chart_dir);
 }
 
 typedef struct chart_dirs {
-    fn_ctx *c;
+    const engine_ctx *c;
     const char *root;
     const char **seen;
     size_t n;
-    source_dir_fn add;
+    void (*add)(void *ud, const char *dir_real);
     void *ud;
 } chart_dirs;
 
@@ -395,20 +392,20 @@ static int add_chart_dir(chart_dirs *d, const char *real)
     return each_file_dependency(d->c, d->root, real, false, visit_chart_dir, d);
 }
 
-void helm_chart_dirs(fn_ctx *c, const char *chart_dir, source_dir_fn add, void *ud)
+void helm_chart_dirs(const engine_ctx *c, const char *chart_dir, void (*add)(void *ud, const char *dir_real), void *ud)
 {
-    chart_dirs d = {c, repo_root(c), NULL, 0, add, ud};
+    chart_dirs d = {c, engine_repo_root(c), NULL, 0, add, ud};
     add_chart_dir(&d, chart_dir);
     xfree(d.seen);
 }
 
-int helm_confine_archive(fn_ctx *c, const node *at, const char *tgz, const char *name)
+int helm_confine_archive(const engine_ctx *c, const node *at, const char *tgz, const char *name)
 {
     walk w;
     walk_init(&w, c, at, name);
     struct stat st;
     if (stat(tgz, &st) != 0)
-        return fn_fail(c, at, "chart \"%s\": the pulled archive is missing", name);
+        return engine_fail(c, at, "chart \"%s\": the pulled archive is missing", name);
     if (count(&w, (size_t)st.st_size) < 0)
         return -1;
     return check_archive_file(&w, tgz, name, (size_t)st.st_size);
@@ -417,8 +414,11 @@ int helm_confine_archive(fn_ctx *c, const node *at, const char *tgz, const char 
 int helm_confine_guard(const char *root, const char *chart_dir, size_t max_files, size_t max_bytes)
 {
     arena *a = arena_new();
-    fn_host h = {.repo_root = root, .max_chart_files = max_files, .max_chart_bytes = max_bytes};
-    fn_ctx c = {.a = a, .st = strtab_new(a), .config_file = "", .host = &h}; /* "": no config to name */
+    limits lim = limits_default; /* the guard runs in kustomize's process: the built-in limits, but the chart's */
+    lim.max_chart_files = max_files;
+    lim.max_chart_bytes = max_bytes;
+    /* "": no config to name */
+    engine_ctx c = {.a = a, .st = strtab_new(a), .file = "", .repo_root = root, .lim = &lim};
     int rc = helm_confine_dir(&c, NULL, chart_dir);
     strtab_release(c.st);
     arena_free(a);

@@ -2,7 +2,7 @@
  * https URL is not listed there fails with "no repository definition", and an @alias is looked up there by name.
  * Argo CD runs `helm repo add` for each dependency repository; here the file is written whole, one entry per
  * repository with the operator's credentials for it, and handed to each helm child as a descriptor that has no name
- * in any directory (external.h pass_text), so no secret is ever an argument or a file left behind. `helm repo
+ * in any directory (engine/run.h engine_pass_text), so no secret is ever an argument or a file left behind. `helm repo
  * update` fetches the indexes it lists, then the real command runs without fetching them again. OCI registries need
  * no entry: their credentials are the operator's registry config.json, handed over as HELM_REGISTRY_CONFIG. */
 #include "helm/fetch.h"
@@ -17,20 +17,20 @@
 #include <sys/stat.h>
 
 #include "decode/decode.h"
-#include "functions/tools/confine.h"
-#include "functions/tools/external.h"
+#include "engine/run.h"
 #include "helm/confine.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
+#include "util/path.h"
 #include "yaml/emit.h"
 #include "yaml/load.h"
 
 static const char *helm_env[5];
 static char helm_env_buf[4][4200];
 
-const char *const *helm_environment(const fn_host *h)
+const char *const *helm_environment(const char *tmpdir)
 {
-    const char *s = scratch_dir(h);
+    const char *s = engine_scratch_dir(tmpdir);
     if (!s)
         return NULL;
     const char *names[] = {"HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME"};
@@ -84,10 +84,10 @@ static const char *url_problem(const char *url)
     return NULL;
 }
 
-int helm_check_repo_url(fn_ctx *c, const node *at, const char *field, const char *url)
+int helm_check_repo_url(const engine_ctx *c, const node *at, const char *field, const char *url)
 {
     const char *why = url_problem(url);
-    return why ? fn_fail(c, at, "%s %s", field, why) : 0;
+    return why ? engine_fail(c, at, "%s %s", field, why) : 0;
 }
 
 /* One chart repository in the repositories.yaml helm gets. */
@@ -97,7 +97,7 @@ typedef struct repo_entry {
 } repo_entry;
 
 typedef struct fetch {
-    fn_ctx *c;
+    const engine_ctx *c;
     const node *at;
     const char *what; /* "chart web", for messages */
     bool loaded;
@@ -119,12 +119,12 @@ static int load_credentials(fetch *f)
     if (f->loaded)
         return 0;
     f->loaded = true;
-    fn_ctx *c = f->c;
-    const char *dir = c->host ? c->host->helm_credentials_dir : NULL;
+    const engine_ctx *c = f->c;
+    const char *dir = c->helm.credentials_dir;
     if (!dir)
         return 0;
     if (dir[0] != '/' || !is_dir(dir))
-        return fn_fail(c, f->at, "CMP_HELM_CREDENTIALS_DIR on the sidecar must be the absolute path of a directory "
+        return engine_fail(c, f->at, "CMP_HELM_CREDENTIALS_DIR on the sidecar must be the absolute path of a directory "
                                  "(the mounted Secret with repositories.yaml and/or config.json)");
     const char *repos = path_join(c->a, dir, "repositories.yaml"), *reg = path_join(c->a, dir, "config.json");
     bool have_repos = file_exists(repos), have_reg = file_exists(reg);
@@ -139,8 +139,9 @@ static int load_credentials(fetch *f)
         if (d)
             closedir(d);
         if (other)
-            return fn_fail(c, f->at, "CMP_HELM_CREDENTIALS_DIR on the sidecar holds neither repositories.yaml (chart "
-                                     "repositories) nor config.json (registries)");
+            return engine_fail(c, f->at,
+                               "CMP_HELM_CREDENTIALS_DIR on the sidecar holds neither repositories.yaml (chart "
+                               "repositories) nor config.json (registries)");
         return 0;
     }
     if (have_reg)
@@ -151,39 +152,39 @@ static int load_credentials(fetch *f)
     char *text;
     size_t len;
     node *doc = NULL;
-    if (read_text_file(repos, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", &text, &len) < 0)
+    if (read_text_file(c->lim, repos, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", &text, &len) < 0)
         return -1;
     diag_detail parse_error; /* dropped (and wiped, as the text is): the parser's message may quote the file */
-    int rc = yaml_load_one_into(c->a, c->st, "CMP_HELM_CREDENTIALS_DIR/repositories.yaml", text, len, &doc,
-                                &parse_error);
+    int rc = yaml_load_one_into(c->a, c->st, limits_yaml(c->lim), "CMP_HELM_CREDENTIALS_DIR/repositories.yaml",
+                                text, len, &doc, &parse_error);
     memset(text, 0, len);
     xfree(text);
     /* a limit's message quotes nothing of the file: it is the one kept */
     if (rc < 0 && yaml_over_limit(&parse_error)) {
-        fn_fail(c, f->at, "%s, line %d: %s", shown_file, parse_error.line, parse_error.message);
+        engine_fail(c, f->at, "%s, line %d: %s", shown_file, parse_error.line, parse_error.message);
         memset(&parse_error, 0, sizeof parse_error);
         return -1;
     }
     memset(&parse_error, 0, sizeof parse_error);
     if (rc < 0)
-        return fn_fail(c, f->at, "%s is not valid YAML", shown_file);
+        return engine_fail(c, f->at, "%s is not valid YAML", shown_file);
     const node *list = map_get(doc, "repositories");
     if (!is_map(doc) || (list && !is_null(list) && !is_seq(list)))
-        return fn_fail(c, f->at, "%s must be helm's repositories file: a map with a repositories list", shown_file);
-    for (uint32_t i = 0; i < node_len(list); i++) {
-        const node *r = seq_item(list, i);
+        return engine_fail(c, f->at, "%s must be helm's repositories file: a map with a repositories list", shown_file);
+    seq_foreach(list, i, r) {
         const char *url = path_str(r, "url", NULL), *name = path_str(r, "name", NULL);
         if (!is_map(r) || !url)
-            return fn_fail(c, f->at, "%s: repositories[%u] must be a map with a url", shown_file, i);
+            return engine_fail(c, f->at, "%s: repositories[%u] must be a map with a url", shown_file, i);
         const char *why = url_problem(url);
         if (why)
-            return fn_fail(c, f->at, "%s: repositories[%u].url %s", shown_file, i, why);
+            return engine_fail(c, f->at, "%s: repositories[%u].url %s", shown_file, i, why);
         if (name && (!*name || strchr(name, '/')))
-            return fn_fail(c, f->at, "%s: repositories[%u].name must be a name without '/'", shown_file, i);
+            return engine_fail(c, f->at, "%s: repositories[%u].name must be a name without '/'", shown_file, i);
         for (int k = 0; cred_strings[k]; k++) {
             const node *v = map_get(r, cred_strings[k]);
             if (v && !is_null(v) && !is_scalar(v))
-                return fn_fail(c, f->at, "%s: repositories[%u].%s must be a string", shown_file, i, cred_strings[k]);
+                return engine_fail(c, f->at, "%s: repositories[%u].%s must be a string", shown_file, i,
+                                   cred_strings[k]);
         }
     }
     f->op_repos = list;
@@ -204,8 +205,7 @@ static const node *cred_for_url(const fetch *f, const char *url)
 {
     const node *best = NULL;
     size_t best_len = 0, ul = trimmed_len(url);
-    for (uint32_t i = 0; i < node_len(f->op_repos); i++) {
-        const node *r = seq_item(f->op_repos, i);
+    seq_foreach(f->op_repos, i, r) {
         const char *ou = path_str(r, "url", NULL);
         size_t ol = trimmed_len(ou);
         if (ol > ul || strncmp(ou, url, ol) || (ol < ul && url[ol] != '/'))
@@ -222,8 +222,7 @@ static const node *cred_for_url(const fetch *f, const char *url)
 
 static const node *cred_by_name(const fetch *f, const char *name)
 {
-    for (uint32_t i = 0; i < node_len(f->op_repos); i++) {
-        const node *r = seq_item(f->op_repos, i);
+    seq_foreach(f->op_repos, i, r) {
         const char *n = path_str(r, "name", NULL);
         if (n && !strcmp(n, name))
             return r;
@@ -285,21 +284,22 @@ static bool registry_entry(const char *s, size_t n)
 }
 
 /* Does the operator list this registry (host[:port] of an oci:// URL) as served over plain HTTP? An entry without
- * a port stands for every port of its host. -1 (fn_fail) when the setting breaks its rule. */
+ * a port stands for every port of its host. -1 (engine_fail) when the setting breaks its rule. */
 static int plain_http(fetch *f, const char *url)
 {
     const char *auth = url + 6;
     size_t al = strcspn(auth, "/");
-    const char *list = f->c->host ? f->c->host->helm_plain_http_registries : NULL;
+    const char *list = f->c->helm.plain_http_registries;
     int found = 0;
     for (const char *p = list; p && *p;) {
         size_t len = strcspn(p, ", ");
         if (len) {
             if (!registry_entry(p, len))
-                return fn_fail(f->c, NULL, "CMP_HELM_PLAIN_HTTP_REGISTRIES on the sidecar: \"%s\" is not a registry "
-                                           "host or host:port (a comma-separated list such as 127.0.0.1:5000,"
-                                           "registry.ns.svc:5000)",
-                               shown(f->c->a, arena_strndup(f->c->a, p, len)));
+                return engine_fail(f->c, NULL,
+                                   "CMP_HELM_PLAIN_HTTP_REGISTRIES on the sidecar: \"%s\" is not a registry "
+                                   "host or host:port (a comma-separated list such as 127.0.0.1:5000,"
+                                   "registry.ns.svc:5000)",
+                                   shown(f->c->a, arena_strndup(f->c->a, p, len)));
             size_t h = host_part(p, len);
             if ((len == al && !strncasecmp(p, auth, al)) ||
                 (h == len && al > len && auth[len] == ':' && !strncasecmp(p, auth, len)))
@@ -314,6 +314,16 @@ static int plain_http(fetch *f, const char *url)
     else
         f->tls_host = host;
     return found;
+}
+
+int helm_registry_access(const engine_ctx *c, const node *at, const char *oci_url, const char **registry_config)
+{
+    fetch f = {.c = c, .at = at, .what = "the registry"};
+    *registry_config = NULL;
+    if (load_credentials(&f) < 0)
+        return -1;
+    *registry_config = f.registry_config;
+    return plain_http(&f, oci_url);
 }
 
 /* repositories.yaml for helm, as JSON (which helm reads as YAML), through a descriptor. The copy in our memory is
@@ -340,12 +350,12 @@ static const char *pass_repositories(fetch *f, child_fds *fds)
         buf_putc(&b, '}');
     }
     buf_puts(&b, "]}\n");
-    const char *path = pass_text(f->c, fds, b.data, b.len);
+    const char *path = engine_pass_text(f->c, fds, b.data, b.len);
     int e = errno;
     memset(b.data, 0, b.len);
     buf_free(&b);
     if (!path)
-        fn_fail(f->c, f->at, "cannot pass the chart repositories of %s to helm: %s", f->what, strerror(e));
+        engine_fail(f->c, f->at, "cannot pass the chart repositories of %s to helm: %s", f->what, strerror(e));
     return path;
 }
 
@@ -353,7 +363,7 @@ static const char *pass_repositories(fetch *f, child_fds *fds)
  * and the operator's registry credentials. */
 static const char *const *fetch_env(fetch *f, const char *repo_config)
 {
-    const char *const *base = helm_environment(f->c->host);
+    const char *const *base = helm_environment(f->c->child.tmpdir);
     if (!base)
         return NULL;
     size_t n = 0;
@@ -387,9 +397,9 @@ static int run_helm(fetch *f, const char *what, const char **argv)
         return -1;
     }
     const char *const *env = fetch_env(f, cfg);
-    int rc = env ? f->stderr_text ? run_tool_fds_stderr(f->c, what, argv, env, NULL, &fds, f->stderr_text)
-                                  : run_tool_fds(f->c, what, argv, env, NULL, &fds)
-                 : (child_fds_close(&fds), fn_fail(f->c, f->at, "cannot create a temporary directory for helm"));
+    int rc = env ? f->stderr_text ? engine_run_tool_fds_stderr(f->c, what, argv, env, NULL, &fds, f->stderr_text)
+                                  : engine_run_tool_fds(f->c, what, argv, env, NULL, &fds)
+                 : (child_fds_close(&fds), engine_fail(f->c, f->at, "cannot create a temporary directory for helm"));
     xfree(argv);
     return rc;
 }
@@ -413,34 +423,34 @@ static int update_indexes(fetch *f, const char *helm)
 
 /* helm-verify-prov: helm checks the chart's provenance file against the operator's keyring (--verify), and fails
  * without one; the keyring is the operator's path, never the package's. */
-static int verify_flags(fn_ctx *c, const node *at, const char ***argv, size_t *n, size_t *cap)
+static int verify_flags(const engine_ctx *c, const node *at, const char ***argv, size_t *n, size_t *cap)
 {
-    if (!c->host || !c->host->helm_verify_prov)
+    if (!c->helm.verify_prov)
         return 0;
-    if (!c->host->helm_keyring) {
+    if (!c->helm.keyring) {
         xfree(*argv);
-        return fn_fail(c, at, "parameter helm-verify-prov is true but the sidecar has no keyring to verify charts "
+        return engine_fail(c, at, "parameter helm-verify-prov is true but the sidecar has no keyring to verify charts "
                               "with (CMP_HELM_KEYRING, set by the operator)");
     }
     push(argv, n, cap, "--verify");
-    push(argv, n, cap, arena_printf(c->a, "--keyring=%s", c->host->helm_keyring));
+    push(argv, n, cap, arena_printf(c->a, "--keyring=%s", c->helm.keyring));
     return 0;
 }
 
-const char *helm_pull(fn_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
+const char *helm_pull(const engine_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
                       const char *version)
 {
     return helm_pull_digest(c, helm, at, repo, name, version, NULL);
 }
 
-const char *helm_pull_digest(fn_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
+const char *helm_pull_digest(const engine_ctx *c, const char *helm, const node *at, const char *repo, const char *name,
                              const char *version, const char **digest)
 {
     static int pulls;
-    const char *s = scratch_dir(c->host);
+    const char *s = engine_scratch_dir(c->child.tmpdir);
     const char *dest = s ? arena_printf(c->a, "%s/pull-%d", s, ++pulls) : NULL;
     if (!dest || mkdir(dest, 0700) != 0)
-        return fn_fail(c, at, "cannot create a temporary directory for the chart"), NULL;
+        return engine_fail(c, at, "cannot create a temporary directory for the chart"), NULL;
     buf report = {0};
     fetch f = {.c = c, .at = at, .what = arena_printf(c->a, "chart %s", name)};
     if (digest)
@@ -490,7 +500,7 @@ const char *helm_pull_digest(fn_ctx *c, const char *helm, const node *at, const 
     if (d)
         closedir(d);
     if (!tgz)
-        return fn_fail(c, at, "helm pull of chart %s left no chart archive", name), NULL;
+        return engine_fail(c, at, "helm pull of chart %s left no chart archive", name), NULL;
     if (helm_confine_archive(c, at, tgz, name) < 0)
         return NULL;
     return tgz;
@@ -505,7 +515,7 @@ typedef struct dep_files {
 static const char *const dep_file_names[] = {"Chart.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"};
 
 /* chart_dir has been checked (helm_confine_dir): each of these files, if there, resolves inside the repository. */
-static int load_dep_files(fn_ctx *c, const char *chart_dir, dep_files *d)
+static int load_dep_files(const engine_ctx *c, const char *chart_dir, dep_files *d)
 {
     memset(d, 0, sizeof *d);
     for (int i = 0; i < 4; i++) {
@@ -515,10 +525,11 @@ static int load_dep_files(fn_ctx *c, const char *chart_dir, dep_files *d)
         char *text;
         size_t len;
         node *doc = NULL;
-        d->display[i] = repo_relative(c, path);
-        if (read_text_file(path, d->display[i], &text, &len) < 0)
+        d->display[i] = engine_repo_relative(c, path);
+        if (read_text_file(c->lim, path, d->display[i], &text, &len) < 0)
             return -1;
-        int rc = go_load_chart_file(c->a, c->st, d->display[i], dep_file_names[i], text, len, &doc);
+        int rc = go_load_chart_file(c->a, c->st, limits_yaml(c->lim), d->display[i], dep_file_names[i], text, len,
+                                    &doc);
         xfree(text);
         if (rc < 0)
             return -1;
@@ -532,7 +543,7 @@ static int load_dep_files(fn_ctx *c, const char *chart_dir, dep_files *d)
 
 /* Does charts/ hold an archive of chart name at some version ("<name>-1.2.3.tgz")? For dependencies declared
  * with a version range and no lock file. */
-static bool archive_of(fn_ctx *c, const char *chart_dir, const char *name)
+static bool archive_of(const engine_ctx *c, const char *chart_dir, const char *name)
 {
     DIR *d = opendir(path_join(c->a, chart_dir, "charts"));
     if (!d)
@@ -553,13 +564,12 @@ static bool archive_of(fn_ctx *c, const char *chart_dir, const char *name)
 
 /* Is every dependency in charts/ (as <name>-<version>.tgz or an unpacked <name>/)? The lock file's list when there
  * is one (exact versions), else the declared one. */
-static bool dependencies_present(fn_ctx *c, const char *chart_dir, const dep_files *d)
+static bool dependencies_present(const engine_ctx *c, const char *chart_dir, const dep_files *d)
 {
     const node *lock = d->deps[2] ? d->deps[2] : d->deps[3];
     bool locked = d->display[2] || d->display[3];
     const node *deps = locked ? lock : (d->deps[0] ? d->deps[0] : d->deps[1]);
-    for (uint32_t i = 0; i < node_len(deps); i++) {
-        const node *dep = seq_item(deps, i);
+    seq_foreach(deps, i, dep) {
         const char *name = path_str(dep, "name", NULL), *ver = path_str(dep, "version", NULL);
         const char *repo = path_str(dep, "repository", NULL);
         if (!name || !repo || !*repo)
@@ -585,8 +595,8 @@ static int plan_dependencies(fetch *f, const dep_files *d)
         return -1;
     for (int pass = 0; pass < 2; pass++) {
         for (int k = 0; k < 4; k++) {
-            for (uint32_t i = 0; i < node_len(d->deps[k]); i++) {
-                const node *at = map_get(seq_item(d->deps[k], i), "repository");
+            seq_foreach(d->deps[k], i, dep) {
+                const node *at = map_get(dep, "repository");
                 const char *r = scalar(at);
                 int line = (int)node_line(at);
                 if (at && !is_null(at) && !r)
@@ -600,7 +610,7 @@ static int plan_dependencies(fetch *f, const dep_files *d)
                         return fail(d->display[k], line,
                                     "dependencies[%u].repository \"%s\" names a repository the sidecar's operator does "
                                     "not define (aliases come from CMP_HELM_CREDENTIALS_DIR/repositories.yaml%s)",
-                                    i, shown(f->c->a, r), f->c->host && f->c->host->helm_credentials_dir ? "" : ", not set");
+                                    i, shown(f->c->a, r), f->c->helm.credentials_dir ? "" : ", not set");
                     const char *url = path_str(op, "url", NULL);
                     if (!strncmp(url, "oci://", 6))
                         return fail(d->display[k], line,
@@ -625,18 +635,18 @@ static int plan_dependencies(fetch *f, const dep_files *d)
         }
     }
     if (f->plain_host && f->tls_host)
-        return fn_fail(f->c, f->at,
-                       "%s has dependencies from a registry the operator serves over plain HTTP (%s) and from one "
-                       "that is not (%s); helm's --plain-http would apply to both",
-                       f->what, shown(f->c->a, f->plain_host), shown(f->c->a, f->tls_host));
+        return engine_fail(f->c, f->at,
+                           "%s has dependencies from a registry the operator serves over plain HTTP (%s) and from one "
+                           "that is not (%s); helm's --plain-http would apply to both",
+                           f->what, shown(f->c->a, f->plain_host), shown(f->c->a, f->tls_host));
     return 0;
 }
 
-int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, const node *at)
+int helm_dependency_build(const engine_ctx *c, const char *helm, const char *chart_dir, const node *at)
 {
     char real[PATH_MAX], confined_real[PATH_MAX];
-    if (!realpath(chart_dir, real) || resolve_beneath(repo_root(c), real, confined_real) != CONFINED_OK)
-        return fn_fail(c, at, "chart %s leads outside the repository", chart_dir);
+    if (!realpath(chart_dir, real) || resolve_beneath(engine_repo_root(c), real, confined_real) != CONFINED_OK)
+        return engine_fail(c, at, "chart %s leads outside the repository", chart_dir);
     chart_dir = arena_strdup(c->a, confined_real);
     if (helm_confine_dir(c, at, chart_dir) < 0)
         return -1;
@@ -645,12 +655,13 @@ int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, co
         return -1;
     if (dependencies_present(c, chart_dir, &d))
         return 0;
-    const char *shown_dir = repo_relative(c, chart_dir);
+    const char *shown_dir = engine_repo_relative(c, chart_dir);
     fetch f = {.c = c, .at = at, .what = arena_printf(c->a, "chart %s", shown_dir)};
     if (plan_dependencies(&f, &d) < 0)
         return -1;
-    if (!helm && !(helm = find_tool(c->host->helm_bin, c->host->path, "helm")))
-        return fn_fail(c, at, "chart %s has dependencies to build but helm is not installed (set HELM_BIN)", shown_dir);
+    if (!helm && !(helm = find_tool(c->helm.bin, c->helm.path, "helm")))
+        return engine_fail(c, at, "chart %s has dependencies to build but helm is not installed (set HELM_BIN)",
+                           shown_dir);
     helm = arena_strdup(c->a, helm);
     if (update_indexes(&f, helm) < 0)
         return -1;
@@ -672,7 +683,7 @@ int helm_dependency_build(fn_ctx *c, const char *helm, const char *chart_dir, co
     return helm_confine_dir(c, at, chart_dir);
 }
 
-bool helm_chart_has_dependencies(fn_ctx *c, const char *dir)
+bool helm_chart_has_dependencies(const engine_ctx *c, const char *dir)
 {
     char abs[PATH_MAX], real[PATH_MAX];
     if (!realpath(dir, abs))
@@ -682,7 +693,7 @@ bool helm_chart_has_dependencies(fn_ctx *c, const char *dir)
         if (lstat(path_join(c->a, abs, dep_file_names[i]), &st) == 0)
             return true; /* helm_dependency_build checks where it leads */
     }
-    confined r = resolve_beneath(repo_root(c), path_join(c->a, abs, "Chart.yaml"), real);
+    confined r = resolve_beneath(engine_repo_root(c), path_join(c->a, abs, "Chart.yaml"), real);
     if (r != CONFINED_OK)
         return r == CONFINED_OUTSIDE;
     char *text;
@@ -690,9 +701,9 @@ bool helm_chart_has_dependencies(fn_ctx *c, const char *dir)
     node *doc = NULL;
     diag_detail why; /* dropped: the render reports it, with the chart it belongs to */
     diag_detail *outer = diag_capture(&why);
-    int rc = read_text_file(real, repo_relative(c, real), &text, &len);
+    int rc = read_text_file(c->lim, real, engine_repo_relative(c, real), &text, &len);
     if (rc == 0) {
-        rc = go_load_chart_file(c->a, c->st, "Chart.yaml", "Chart.yaml", text, len, &doc);
+        rc = go_load_chart_file(c->a, c->st, limits_yaml(c->lim), "Chart.yaml", "Chart.yaml", text, len, &doc);
         xfree(text);
     }
     diag_restore(outer);

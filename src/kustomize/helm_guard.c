@@ -411,16 +411,16 @@ static bool drop_var(const char *e)
     return false;
 }
 
-int helm_guard_main(int argc, char **argv, const char *helm, const char *root, const char *tmp, const char *limits)
+int helm_guard_main(int argc, char **argv, const char *helm, const char *root, const char *tmp, const char *chart_limits)
 {
     g_root = root;
     g_tmp = tmp;
     if (!root || root[0] != '/' || !tmp || tmp[0] != '/')
         return refuse(0, NULL, "started without its repository root and temporary directory");
-    if (limits) { /* two whole numbers, as kustomize-build writes them */
+    if (chart_limits) { /* two whole numbers, as kustomize-build writes them */
         char *end;
-        unsigned long long f = strtoull(limits, &end, 10), b = 0;
-        bool ok = limits[0] >= '0' && limits[0] <= '9' && *end == ' ' && end[1] >= '0' && end[1] <= '9';
+        unsigned long long f = strtoull(chart_limits, &end, 10), b = 0;
+        bool ok = chart_limits[0] >= '0' && chart_limits[0] <= '9' && *end == ' ' && end[1] >= '0' && end[1] <= '9';
         if (ok)
             b = strtoull(end + 1, &end, 10);
         if (!ok || *end || f > SIZE_MAX || b > SIZE_MAX)

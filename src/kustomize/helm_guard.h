@@ -29,7 +29,7 @@ const char *helm_repo_rule(const char *s);
 const char *helm_api_version_rule(const char *s);
 const char *helm_kube_version_rule(const char *s);
 
-/* The guard (argv as kustomize ran it; limits: HELM_GUARD_LIMITS's value, NULL for the defaults). Execs helm, or
+/* The guard (argv as kustomize ran it; chart_limits: HELM_GUARD_LIMITS's value, NULL for the defaults). Execs helm, or
  * prints one line and returns 1. */
-int helm_guard_main(int argc, char **argv, const char *helm, const char *root, const char *tmp, const char *limits);
+int helm_guard_main(int argc, char **argv, const char *helm, const char *root, const char *tmp, const char *chart_limits);
 #endif

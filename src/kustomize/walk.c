@@ -315,13 +315,14 @@ static int scan_config_file(walk *w, const char *real, const char *base, const a
     const char *disp = display(w, real);
     char *text;
     size_t len;
-    if (read_text_file(real, disp, &text, &len) < 0)
+    if (read_text_file(w->p->limits, real, disp, &text, &len) < 0)
         return -1;
     at here = {disp, NULL, ""};
     docs_ud d = {w, disp, base, &here, depth};
     go_reader r = {w->a, disp, "kustomize", 0, ""};
     int rc = go_check_text(&r, text, len) < 0 ? -1
-             : yaml_load_flags(w->a, w->st, disp, text, len, YAML_KEEP_MERGE_KEYS, config_doc, &d);
+             : yaml_load_flags(w->a, w->st, limits_yaml(w->p->limits), disp, text, len, YAML_KEEP_MERGE_KEYS,
+                               config_doc, &d);
     xfree(text);
     return rc;
 }
@@ -355,13 +356,13 @@ static int walk_dir(walk *w, const char *dir, int depth, const char *cfg_base, c
         return -1;
     char *text;
     size_t len;
-    if (read_text_file(real, disp, &text, &len) < 0)
+    if (read_text_file(w->p->limits, real, disp, &text, &len) < 0)
         return -1;
     /* read as kustomize reads it before any field is looked at (src/decode) */
     node *k = NULL;
     go_reader r = {w->a, disp, "kustomize", 0, ""};
     int rc = go_check_text(&r, text, len) < 0 ? -1
-             : yaml_load_one_flags(w->a, w->st, disp, text, len, YAML_KEEP_MERGE_KEYS, &k);
+             : yaml_load_one_flags(w->a, w->st, limits_yaml(w->p->limits), disp, text, len, YAML_KEEP_MERGE_KEYS, &k);
     xfree(text);
     if (rc < 0 || go_check_doc(&r, k, &go_kustomization) < 0)
         return -1;
@@ -383,7 +384,8 @@ static int inline_yaml(walk *w, const at *where, const char *v, node **out)
         return 0;
     diag_detail not_yaml; /* dropped, unless over a limit: then it is a path */
     diag_detail *outer = diag_capture(&not_yaml);
-    int rc = yaml_load_one_flags(w->a, w->st, "inline", v, strlen(v), YAML_KEEP_MERGE_KEYS, &n);
+    int rc = yaml_load_one_flags(w->a, w->st, limits_yaml(w->p->limits), "inline", v, strlen(v), YAML_KEEP_MERGE_KEYS,
+                                 &n);
     diag_restore(outer);
     if (rc < 0)
         return yaml_over_limit(&not_yaml) ? bad(w, where, "inline YAML, line %d: %s", not_yaml.line, not_yaml.message)
@@ -480,8 +482,7 @@ static int each_ref(walk *w, const char *file, const node *m, const char *key, c
         at where = {file, v, arena_printf(w->a, "%s%s", prefix, key)};
         return bad(w, &where, "must be a list");
     }
-    for (uint32_t i = 0; i < node_len(v); i++) {
-        const node *item = seq_item(v, i);
+    seq_foreach(v, i, item) {
         at where = {file, item, arena_printf(w->a, "%s%s[%u]", prefix, key, i)};
         if (check_ref(w, &where, base, scalar(item), kind, depth, cfg_base) < 0)
             return -1;
@@ -511,8 +512,7 @@ static int each_path_of(walk *w, const char *file, const node *m, const char *ke
         at where = {file, v, arena_printf(w->a, "%s%s", prefix, key)};
         return bad(w, &where, "must be a list");
     }
-    for (uint32_t i = 0; i < node_len(v); i++) {
-        const node *item = seq_item(v, i);
+    seq_foreach(v, i, item) {
         if (!is_map(item))
             continue; /* kustomize rejects it in its own words */
         if (one_ref(w, file, item, "path", arena_printf(w->a, "%s%s[%u].", prefix, key, i), base, E_FILE, depth) < 0)
@@ -531,8 +531,7 @@ static int check_generator_args(walk *w, const char *file, const node *g, const 
             at where = {file, files, arena_printf(w->a, "%sfiles", prefix)};
             return bad(w, &where, "must be a list");
         }
-        for (uint32_t i = 0; i < node_len(files); i++) {
-            const node *item = seq_item(files, i);
+        seq_foreach(files, i, item) {
             at where = {file, item, arena_printf(w->a, "%sfiles[%u]", prefix, i)};
             const char *v = scalar(item), *eq = v ? strchr(v, '=') : NULL;
             if (check_ref(w, &where, base, eq ? eq + 1 : v, E_FILE, depth, NULL) < 0)
@@ -549,9 +548,8 @@ static int each_generator(walk *w, const char *file, const node *k, const char *
     const node *v = map_get(k, key);
     if (!v || !is_seq(v))
         return 0; /* a wrong shape is kustomize's error to give */
-    for (uint32_t i = 0; i < node_len(v); i++)
-        if (is_map(seq_item(v, i)) &&
-            check_generator_args(w, file, seq_item(v, i), arena_printf(w->a, "%s[%u].", key, i), base, depth) < 0)
+    seq_foreach(v, i, g)
+        if (is_map(g) && check_generator_args(w, file, g, arena_printf(w->a, "%s[%u].", key, i), base, depth) < 0)
             return -1;
     return 0;
 }
@@ -643,10 +641,10 @@ static int check_chart(walk *w, const char *file, const node *chart, const node 
         rule(w, file, chart, "kubeVersion", prefix, helm_kube_version_rule) < 0)
         return -1;
     const node *apis = map_get(chart, "apiVersions");
-    for (uint32_t i = 0; is_seq(apis) && i < node_len(apis); i++) {
-        const char *v = scalar(seq_item(apis, i)), *why = v ? helm_api_version_rule(v) : "must be a string";
+    seq_foreach(apis, i, api) {
+        const char *v = scalar(api), *why = v ? helm_api_version_rule(v) : "must be a string";
         if (why) {
-            at w2 = {file, seq_item(apis, i), arena_printf(w->a, "%sapiVersions[%u]", prefix, i)};
+            at w2 = {file, api, arena_printf(w->a, "%sapiVersions[%u]", prefix, i)};
             return bad(w, &w2, "\"%s\" is refused: %s (kustomize passes it to helm as a command-line argument)",
                        shown(w->a, v ? v : ""), why);
         }
@@ -752,16 +750,15 @@ static int check_kustomization(walk *w, const char *dir, const char *file, const
                               "the package's");
     }
     const node *charts = map_get(k, "helmCharts");
-    for (uint32_t i = 0; is_seq(charts) && i < node_len(charts); i++)
-        if (is_map(seq_item(charts, i)) &&
-            check_chart(w, file, seq_item(charts, i), globals, arena_printf(w->a, "helmCharts[%u].", i), &current, dir,
-                        depth) < 0)
+    seq_foreach(charts, i, chart)
+        if (is_map(chart) &&
+            check_chart(w, file, chart, globals, arena_printf(w->a, "helmCharts[%u].", i), &current, dir, depth) < 0)
             return -1;
     const node *old = map_get(k, "helmChartInflationGenerator");
-    for (uint32_t i = 0; is_seq(old) && i < node_len(old); i++)
-        if (is_map(seq_item(old, i)) &&
-            check_chart(w, file, seq_item(old, i), seq_item(old, i),
-                        arena_printf(w->a, "helmChartInflationGenerator[%u].", i), &legacy, dir, depth) < 0)
+    seq_foreach(old, i, chart)
+        if (is_map(chart) &&
+            check_chart(w, file, chart, chart, arena_printf(w->a, "helmChartInflationGenerator[%u].", i), &legacy, dir,
+                        depth) < 0)
             return -1;
     return 0;
 }

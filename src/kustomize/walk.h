@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "util/arena.h"
+#include "util/limits.h"
 #include "yaml/tree.h"
 
 typedef struct kust_policy {
@@ -20,6 +21,7 @@ typedef struct kust_policy {
      * of generator configs, and the local charts helm would render. */
     void (*reached)(void *ud, const char *dir_real);
     void *reached_ud;
+    const limits *limits; /* the operator's (max-file-bytes, the loader's...); NULL: the defaults */
 } kust_policy;
 
 /* Checks the kustomization in dir (a realpath) and everything it references. 0, or -1 with fail() naming the

@@ -32,15 +32,17 @@ struct rule {
 struct krmignore {
     struct rule *rules;
     size_t n;
+    const limits *limits; /* the run's glob step budget (max-glob-steps) */
 };
 
 /* Go's bufio.Scanner, which kpt reads the file with, takes lines shorter than 64 KiB (a "\r" before the "\n"
  * counts); at a longer one it stops without a word, dropping it and every line after it. */
 #define KPT_MAX_LINE 65536
 
-krmignore *krmignore_parse(arena *a, const char *file, const char *text)
+krmignore *krmignore_parse(arena *a, const limits *L, const char *file, const char *text)
 {
     krmignore *k = arena_alloc(a, sizeof *k);
+    k->limits = L;
     size_t lines = 1;
     for (const char *p = text; *p; p++)
         lines += *p == '\n';
@@ -97,18 +99,18 @@ krmignore *krmignore_parse(arena *a, const char *file, const char *text)
 }
 
 /* 1, 0, or -1 when the glob budget ran out */
-static int text_matches(const struct rule *r, const char *part)
+static int text_matches(const krmignore *k, const struct rule *r, const char *part)
 {
-    return r->glob ? glob_match_go(r->text, part) : !strcmp(r->text, part);
+    return r->glob ? glob_match_go(k->limits, r->text, part) : !strcmp(r->text, part);
 }
 
-static int rule_matches(const struct rule *r, const char *path, uint32_t parts, bool is_dir)
+static int rule_matches(const krmignore *k, const struct rule *r, const char *path, uint32_t parts, bool is_dir)
 {
     if (parts < r->parts)
         return 0;
     if (r->anchored) {
         if (parts == r->parts)
-            return r->dir_only && !is_dir ? 0 : text_matches(r, path);
+            return r->dir_only && !is_dir ? 0 : text_matches(k, r, path);
         if (r->dir_only || !r->glob)
             return 0; /* a first-parts prefix ends in "/": no directory, and no text without a "/" at its end */
         const char *q = path;
@@ -117,7 +119,7 @@ static int rule_matches(const struct rule *r, const char *path, uint32_t parts, 
         char *prefix = xmalloc((size_t)(q - path) + 1);
         memcpy(prefix, path, (size_t)(q - path));
         prefix[q - path] = 0;
-        int m = text_matches(r, prefix);
+        int m = text_matches(k, r, prefix);
         xfree(prefix);
         return m;
     }
@@ -127,7 +129,7 @@ static int rule_matches(const struct rule *r, const char *path, uint32_t parts, 
     for (uint32_t seen = 0; tail > path; tail--)
         if (tail[-1] == '/' && ++seen == r->parts)
             break;
-    return text_matches(r, tail);
+    return text_matches(k, r, tail);
 }
 
 int krmignore_match(const krmignore *k, const char *path, bool is_dir)
@@ -143,7 +145,7 @@ int krmignore_match(const krmignore *k, const char *path, bool is_dir)
         for (size_t i = 0; i < k->n; i++) {
             if (k->rules[i].keep != keep)
                 continue;
-            int m = rule_matches(&k->rules[i], path, parts, is_dir);
+            int m = rule_matches(k, &k->rules[i], path, parts, is_dir);
             if (m)
                 return m < 0 ? -1 : keep ? 0 : 1;
         }

@@ -44,6 +44,7 @@ typedef int (*step_source_fn)(struct load_ctx *c, struct package *root, const ch
 typedef struct load_ctx {
     arena *a;
     strtab *st;
+    const limits *limits;  /* the operator's (max-file-bytes, max-objects, the loader's...); NULL: the defaults */
     const char *root_real; /* realpath of the root package: nothing is read from outside it */
     non_krm *non_krm;
     size_t n_non_krm;

@@ -23,7 +23,7 @@ static void json_to_block(arena *a, node *n)
         return;
     }
     node_set_style(n, ST_BLOCK);
-    for (uint32_t i = 0; i < node_len(n); i++) {
+    for (uint32_t i = 0; i < node_len(n); i++) { /* by index: one loop for a map or a sequence */
         if (is_map(n)) {
             if (node_style(map_key(n, i)) == ST_DOUBLE)
                 json_to_block(a, map_key_own(a, n, i));
@@ -88,9 +88,10 @@ static int take_object(struct doc_sink *s, resource *r, uint32_t line, const cha
 static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
 {
     struct doc_sink *s = ud;
-    if (objects_read_add(1) > cmp_limits.max_objects)
+    size_t max_objects = limits_or_default(s->c->limits)->max_objects;
+    if (objects_read_add(1) > max_objects)
         return fail(s->display, (int)line, "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)",
-                    cmp_limits.max_objects);
+                    max_objects);
     if (has_suffix(s->path, ".json"))
         json_to_block(s->c->a, root);
     resource *r = resource_new(s->c->a, root, s->pkg, s->path, index);
@@ -115,15 +116,16 @@ static int take_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq
         if (s->c->keep_lists)
             s->list = &checked; /* the items are checked all the same; the List goes in whole */
         int rc = 0;
-        for (uint32_t i = 0; rc == 0 && is_seq(items) && i < node_len(items); i++) {
-            node *item = seq_item(items, i);
+        seq_foreach(items, i, item) {
+            if (rc != 0)
+                break;
             const char *where = arena_printf(s->c->a, "%s items[%u]", kind, i);
             if (!is_map(item)) {
                 rc = fail(s->display, (int)node_line(item), "%s: item is a %s, not a Kubernetes object", where,
                           is_seq(item) ? "list" : "scalar");
-            } else if (i && objects_read_add(1) > cmp_limits.max_objects) {
+            } else if (i && objects_read_add(1) > max_objects) {
                 rc = fail(s->display, (int)node_line(item),
-                          "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)", cmp_limits.max_objects);
+                          "more than %zu objects (max-objects; raise it with CMP_MAX_OBJECTS)", max_objects);
             } else {
                 resource *ir = resource_new(s->c->a, item, s->pkg, s->path, index);
                 ir->seq_wide = (uint8_t)seq_wide;
@@ -148,7 +150,7 @@ int load_resources_from_text(load_ctx *c, package *pkg, const char *path, const 
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     struct doc_sink s = {c, pkg, path, display, list, is_kustomization_name(base)};
-    return yaml_load(c->a, c->st, display, data, len, take_doc, &s);
+    return yaml_load(c->a, c->st, limits_yaml(c->limits), display, data, len, take_doc, &s);
 }
 
 yaml_stream *load_resources_stream(load_ctx *c, package *pkg, const char *path, const char *display, rlist *list)
@@ -157,7 +159,7 @@ yaml_stream *load_resources_stream(load_ctx *c, package *pkg, const char *path, 
     base = base ? base + 1 : path;
     struct doc_sink *s = arena_alloc(c->a, sizeof *s);
     *s = (struct doc_sink){c, pkg, path, display, list, is_kustomization_name(base)};
-    return yaml_stream_new(c->a, c->st, display, take_doc, s);
+    return yaml_stream_new(c->a, c->st, limits_yaml(c->limits), display, take_doc, s);
 }
 
 /* kpt's MatchAllKRM globs: Kptfile, *.yaml, *.yml, *.json. A kustomization named `Kustomization` matches none of
@@ -251,12 +253,27 @@ static bool has_skip_marker(const char *data, size_t len)
     return false;
 }
 
+static int feed_stream(void *ud, const char *data, size_t len)
+{
+    return yaml_stream_feed(ud, data, len);
+}
+
 static int read_file_into(load_ctx *c, package *pkg, const char *abs, const char *relpath)
 {
     const char *display = display_of(c, pkg, relpath);
+    if (!c->directory_source) {
+        /* read and parsed a piece at a time: the text of a big file never sits beside its tree (issue #32). A
+         * directory source reads the whole text first, as Argo CD's skip marker anywhere in it drops the file. */
+        yaml_stream *ys = load_resources_stream(c, pkg, relpath, display, &pkg->own);
+        int rc = read_text_file_pieces(c->limits, abs, display, feed_stream, ys);
+        if (rc == 0)
+            rc = yaml_stream_end(ys);
+        yaml_stream_free(ys);
+        return rc;
+    }
     char *data;
     size_t len;
-    if (read_text_file(abs, display, &data, &len) < 0)
+    if (read_text_file(c->limits, abs, display, &data, &len) < 0)
         return -1;
     if (c->directory_source && has_skip_marker(data, len)) {
         xfree(data);
@@ -275,7 +292,7 @@ static int ignore_match(load_ctx *c, package *pkg, const char *rel, bool dir)
         fail(display_of(c, pkg, ".krmignore"), 0,
              "its patterns took over %zu steps to match against the package's paths, at \"%s\" (raise it with "
              "CMP_MAX_GLOB_STEPS)",
-             cmp_limits.max_glob_steps, shown(c->a, rel));
+             limits_or_default(c->limits)->max_glob_steps, shown(c->a, rel));
     return m;
 }
 
@@ -421,9 +438,9 @@ static int load_package(load_ctx *c, package *parent, const char *abs, const cha
             return fail(display_of(c, p, ".krmignore"), 0, "symlink points outside the package; refusing to read it");
         char *text;
         size_t len;
-        if (read_text_file(ign, display_of(c, p, ".krmignore"), &text, &len) < 0)
+        if (read_text_file(c->limits, ign, display_of(c, p, ".krmignore"), &text, &len) < 0)
             return -1;
-        p->ignore = krmignore_parse(c->a, display_of(c, p, ".krmignore"), text);
+        p->ignore = krmignore_parse(c->a, c->limits, display_of(c, p, ".krmignore"), text);
         xfree(text);
         if (!p->ignore)
             return -1;

@@ -34,7 +34,7 @@ void rlist_compact(rlist *l)
 
 resource *resource_new(arena *a, node *root, struct package *pkg, const char *path, uint32_t index)
 {
-    resource *r = arena_alloc(a, sizeof *r);
+    resource *r = arena_alloc8(a, sizeof *r); /* 40 bytes, not 48: 30,000 objects are 240 KB (issue #32) */
     r->root = root;
     r->pkg = pkg;
     r->path = path;

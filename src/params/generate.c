@@ -415,7 +415,7 @@ static int take_kptfile(void *ud, const char *dir, const char *data, size_t len)
     strtab *fst = strtab_new(fa);
     const char *display = *dir ? arena_printf(fa, "%s/Kptfile", dir) : "Kptfile";
     /* the reader render uses: YAML limits, the KRM check, one document */
-    load_ctx c = {.a = fa, .st = fst};
+    load_ctx c = {.a = fa, .st = fst, .limits = b->o->limits};
     rlist list = {0};
     int rc = load_resources_from_text(&c, NULL, "Kptfile", display, data, len, &list);
     if (rc == 0 && list.n != 1)

@@ -10,6 +10,7 @@ typedef struct params_opts {
     const char *base_path; /* the path part of the ConfigMap's baseUrl ("" or "/x/y") */
     params_settings s;     /* the operator's CMP_PARAMS_* */
     gitsrc_env git;        /* where the fetch cache lives */
+    const limits *limits;  /* the operator's CMP_* limits (settings/host.h host_limits): Kptfiles are read under them */
     /* Writes one log line (already escaped, ending in a newline): main's, which alone writes to stderr. Called by
      * one thread at a time. */
     void (*log)(const char *line);

@@ -58,8 +58,12 @@ void attribution_apply(arena *a, const rlist *items)
             continue; /* annotations that are not a map: kpt's edit fails, and it leaves the object alone */
         if (!is_map(ann))
             ann = map_set(a, md, "annotations", node_map(a));
-        node *v = map_get(ann, ATTRIBUTION_ANNOTATION);
+        else
+            ann = map_ensure_map(a, md, "annotations"); /* a map many objects share (set-annotations): its own copy */
+        long at = map_index(ann, ATTRIBUTION_ANNOTATION);
+        node *v = at >= 0 ? map_val(ann, (uint32_t)at) : NULL;
         if (v && is_scalar(v)) {
+            v = map_val_own(a, ann, (uint32_t)at); /* a value many objects share (set-annotations) is not written */
             const char *nv = attribution_value(a, is_null(v) ? NULL : scalar(v));
             /* kpt sets the value as a new node that takes the old one's quotes (kyaml keeps an existing field's
              * style) and nothing else: its line comment goes, even when the value stays as it was */

@@ -65,21 +65,40 @@ static void override_setters(run_ctx *R, node *config)
         R->setter_used = xmalloc((node_len(o) + 1) * sizeof *R->setter_used);
         memset(R->setter_used, 0, (node_len(o) + 1) * sizeof *R->setter_used);
     }
-    for (uint32_t i = 0; i < node_len(o); i++) {
-        const char *k = scalar(map_key(o, i));
+    map_foreach(o, i, key, val) {
+        const char *k = scalar(key);
         if (k && R->setter_key) {
-            for (uint32_t d = 0; d < node_len(data); d++) {
-                const char *name = scalar(map_key(data, d));
+            map_foreach(data, d, mk, v) {
+                const char *name = scalar(mk);
                 if (name && !strcmp(R->setter_key(R->a, "", name), k)) {
-                    map_set(R->a, data, name, node_str(R->a, scalar(map_val(o, i))));
+                    map_set(R->a, data, name, node_str(R->a, scalar(val)));
                     R->setter_used[i] = true;
                 }
             }
         } else if (k && map_get(data, k)) {
-            map_set(R->a, data, k, node_str(R->a, scalar(map_val(o, i))));
+            map_set(R->a, data, k, node_str(R->a, scalar(val)));
             R->setter_used[i] = true;
         }
     }
+}
+
+/* Shared value nodes are safe only with functions that edit through the setters (fn_def.shares_values): any other
+ * may write a value in place, and the mutators stop on a shared one. Its items, and its config (a copy of an item
+ * may hold them), all of them (a step with selectors sees some), get their own copies first. The mark stays once
+ * set: the items of one step are not all of them (a package's pipeline sees its own; bfs-rendering's root step
+ * shared values in every package's), and a walk over trees already owned allocates nothing. */
+static void own_values(run_ctx *R, const step *s, rlist *items, node *config)
+{
+    if (s->fn->shares_values) {
+        R->shared_values = true;
+        return;
+    }
+    if (!R->shared_values)
+        return;
+    for (size_t i = 0; i < items->n; i++)
+        if (items->v[i])
+            node_own_values(R->a, items->v[i]->root);
+    node_own_values(R->a, config);
 }
 
 static int run_fn(run_ctx *R, const step *s, fn_ctx *c)
@@ -89,6 +108,14 @@ static int run_fn(run_ctx *R, const step *s, fn_ctx *c)
     R->reports = xrealloc(R->reports, (R->nreports + 1) * sizeof *R->reports);
     R->reports[R->nreports++] =
         (step_report){s->ref, s->is_exec, rc < 0 ? 1 : 0, first, R->results.n - first, c->failure_reported};
+    if (R->results.step_only) {
+        /* nobody reads them (no results file): a result on every object would otherwise stay to the render's
+         * end, its peak (on the dense package, set-annotations' and set-namespace's were a quarter of it) */
+        R->reports[R->nreports - 1].first = R->reports[R->nreports - 1].count = 0;
+        xfree(R->results.v);
+        R->results.v = NULL;
+        R->results.n = R->results.cap = 0;
+    }
     return rc;
 }
 
@@ -131,6 +158,7 @@ int run_step(run_ctx *R, package *p, const step *s, rlist *items)
     }
     if (R->setter_overrides && c.config && !strcmp(s->fn->name, "apply-setters"))
         override_setters(R, c.config);
+    own_values(R, s, items, c.config);
     bool selecting = s->nselectors || s->nexcludes;
     if (!selecting && !s->validator) {
         c.items = items;
@@ -192,10 +220,10 @@ static void push_own(run_ctx *R, const pipeline *pl, resource *r, rlist *items)
         return;
     }
     const node *list = map_get(r->root, "items");
-    for (uint32_t i = 0; is_seq(list) && i < node_len(list); i++) {
-        resource *ir = resource_new(R->a, seq_item(list, i), r->pkg, r->path, r->index);
+    seq_foreach(list, i, item) {
+        resource *ir = resource_new(R->a, item, r->pkg, r->path, r->index);
         ir->seq_wide = r->seq_wide;
-        ir->line = node_line(seq_item(list, i));
+        ir->line = node_line(item);
         rlist_push(items, ir);
     }
 }

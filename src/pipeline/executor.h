@@ -29,6 +29,9 @@ typedef struct run_ctx {
     const fn_host *host; /* handed to every step */
     bool flatten_lists;  /* split R_LIST resources into their items, except a step's configPath (not in place) */
     bool attribution;    /* render: kpt fn render's attribution annotation once the pipelines ran (attribution.h) */
+    /* a step whose function shares values (fn_def.shares_values) ran: a step of any other function first gives its
+     * items their own copies (node_own_values) */
+    bool shared_values;
 } run_ctx;
 
 void run_ctx_free(run_ctx *R);

@@ -138,8 +138,8 @@ static int check_value(const char *file, const node *v, const kfield *f, const c
         if (!is_map(v))
             return fail(file, (int)node_line(v), "%s must be a map of strings, not %s (kpt refuses this Kptfile)",
                         where, kind_name(v));
-        for (uint32_t i = 0; i < node_len(v); i++)
-            if (!is_scalar(map_key(v, i)) || !is_scalar(map_val(v, i)))
+        map_foreach(v, i, key, val)
+            if (!is_scalar(key) || !is_scalar(val))
                 return fail(file, (int)map_key_line(v, i),
                             "%s must be a map of strings (kpt refuses this Kptfile)", where);
         return 0;
@@ -148,8 +148,7 @@ static int check_value(const char *file, const node *v, const kfield *f, const c
         if (!is_seq(v))
             return fail(file, (int)node_line(v), "%s must be a list, not %s (kpt refuses this Kptfile)", where,
                         kind_name(v));
-        for (uint32_t i = 0; i < node_len(v); i++) {
-            const node *e = seq_item(v, i);
+        seq_foreach(v, i, e) {
             if (f->type == F_STRLIST) {
                 if (!is_null(e) && !is_scalar(e))
                     return fail(file, (int)node_line(e), "%s must be a string (kpt refuses this Kptfile)",
@@ -172,8 +171,7 @@ static int check_schema(const char *file, const node *n, const kschema *s, const
     if (!is_map(n))
         return fail(file, (int)node_line(n), "%s must be a map (%s), not %s (kpt refuses this Kptfile)",
                     *where ? where : "the Kptfile", s->type, kind_name(n));
-    for (uint32_t i = 0; i < node_len(n); i++) {
-        const node *k = map_key(n, i);
+    map_foreach(n, i, k, val) {
         const char *key = scalar(k);
         const kfield *f = NULL;
         for (const kfield *c = s->fields; key && c->name; c++)
@@ -183,7 +181,7 @@ static int check_schema(const char *file, const node *n, const kschema *s, const
             return fail(file, (int)map_key_line(n, i),
                         "field %s not found in type %s%s%s (kpt refuses a Kptfile with unknown fields)",
                         key ? key : "(not a string)", s->type, *where ? " at " : "", where);
-        if (check_value(file, map_val(n, i), f, where) < 0)
+        if (check_value(file, val, f, where) < 0)
             return -1;
     }
     return 0;
@@ -194,8 +192,7 @@ static int read_selector(arena *a, const char *file, const node *n, selector *ou
     memset(out, 0, sizeof *out);
     if (!is_map(n))
         return fail(file, (int)node_line(n), "a selector must be a map");
-    for (uint32_t i = 0; i < node_len(n); i++) {
-        const node *k = map_key(n, i), *v = map_val(n, i);
+    map_foreach(n, i, k, v) {
         const char *key = scalar(k);
         if (!key)
             return fail(file, (int)map_key_line(n, i), "selector keys must be strings");
@@ -235,8 +232,8 @@ static int read_selectors(arena *a, const char *file, const node *list, const ch
     if (!is_seq(list))
         return fail(file, (int)node_line(list), "%s must be a list", what);
     *out = arena_alloc(a, (node_len(list) + 1) * sizeof **out);
-    for (uint32_t i = 0; i < node_len(list); i++)
-        if (read_selector(a, file, seq_item(list, i), &(*out)[(*n)++]) < 0)
+    seq_foreach(list, i, item)
+        if (read_selector(a, file, item, &(*out)[(*n)++]) < 0)
             return -1;
     return 0;
 }
@@ -265,11 +262,9 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
     s->is_exec = !(image && *image);
     const char *fnref = s->ref;
     if (s->is_exec) {
-        const char *why;
-        fnref = fn_exec_ref(a, exec, &why);
+        fnref = fn_exec_ref(a, exec);
         if (!fnref)
-            return fail(file, (int)node_line(n), "%s: exec \"%s\" %s; exec steps are never run, only mapped to built-in "
-                        "functions (built-in functions: %s)", s->label, exec, why, fn_names(a));
+            return diag_locate(file, (int)node_line(n), "%s", s->label);
     }
     const char *base = fn_basename(a, fnref);
     s->fn = fn_lookup(base);
@@ -296,8 +291,8 @@ static int read_step(arena *a, package *p, const char *file, const node *n, bool
     if (cm && !is_null(cm)) {
         if (!is_map(cm))
             return fail(file, (int)node_line(cm), "%s: configMap must be a map of strings", s->label);
-        for (uint32_t i = 0; i < node_len(cm); i++)
-            if (!is_scalar(map_key(cm, i)) || !is_scalar(map_val(cm, i)))
+        map_foreach(cm, i, key, val)
+            if (!is_scalar(key) || !is_scalar(val))
                 return fail(file, (int)map_key_line(cm, i), "%s: configMap values must be strings", s->label);
         s->config_map = cm;
     }
@@ -358,8 +353,8 @@ int kptfile_pipeline(arena *a, package *p, pipeline *out)
         const node *list = pass ? val : mut;
         if (!is_seq(list))
             continue;
-        for (uint32_t i = 0; i < node_len(list); i++)
-            if (read_step(a, p, file, seq_item(list, i), pass == 1, i, &out->steps[out->n++]) < 0)
+        seq_foreach(list, i, item)
+            if (read_step(a, p, file, item, pass == 1, i, &out->steps[out->n++]) < 0)
                 return -1;
     }
     return 0;
@@ -373,10 +368,10 @@ node *synthesize_config_map(arena *a, const node *data)
     node *md = map_set(a, cm, "metadata", node_map(a));
     map_set(a, md, "name", node_scalar(a, "function-input", 14, ST_PLAIN));
     node *d = map_set(a, cm, "data", node_map(a));
-    for (uint32_t i = 0; data && i < node_len(data); i++) {
-        node *v = node_str(a, scalar(map_val(data, i)));
-        node_set_pos(v, node_line(map_val(data, i)), 0);
-        map_set(a, d, scalar(map_key(data, i)), v);
+    map_foreach(data, i, key, val) {
+        node *v = node_str(a, scalar(val));
+        node_set_pos(v, node_line(val), 0);
+        map_set(a, d, scalar(key), v);
     }
     return cm;
 }
@@ -403,8 +398,8 @@ static bool csv_has(const char *csv, const char *path)
 
 static bool seq_has(const node *seq, const char *path)
 {
-    for (uint32_t i = 0; is_seq(seq) && i < node_len(seq); i++) {
-        const char *v = scalar(seq_item(seq, i));
+    seq_foreach(seq, i, item) {
+        const char *v = scalar(item);
         if (v && !strncmp(v, "./", 2))
             v += 2;
         if (v && !strcmp(v, path))
@@ -438,9 +433,9 @@ static bool used_as_values_file(arena *a, package *p, const char *path)
                 csv_has(path_str(cfg, "data", "valuesFile", NULL), path))
                 return true;
             const node *charts = map_get(cfg, "helmCharts");
-            for (uint32_t c = 0; is_seq(charts) && c < node_len(charts); c++)
-                if (seq_has(path_get(seq_item(charts, c), "templateOptions", "values", "valuesFiles", NULL), path) ||
-                    csv_has(path_str(seq_item(charts, c), "valuesFile", NULL), path))
+            seq_foreach(charts, c, item)
+                if (seq_has(path_get(item, "templateOptions", "values", "valuesFiles", NULL), path) ||
+                    csv_has(path_str(item, "valuesFile", NULL), path))
                     return true;
         }
     }

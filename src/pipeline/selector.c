@@ -28,8 +28,8 @@ static bool subset(const node *want, const node *have, const resource *r)
 {
     if (!is_map(want))
         return true;
-    for (uint32_t i = 0; i < node_len(want); i++) {
-        const char *k = scalar(map_key(want, i)), *v = scalar(map_val(want, i));
+    map_foreach(want, i, key, val) {
+        const char *k = scalar(key), *v = scalar(val);
         char buf[16];
         const char *h = k ? reader_annotation(r, k, buf, sizeof buf) : NULL;
         if (k && !h)

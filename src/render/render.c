@@ -52,20 +52,20 @@ static int write_fd(int fd, const char *p, size_t n)
     return write_all(fd, p, n) < 0 ? write_failed() : 0;
 }
 
-static int over_limit(void)
+static int over_limit(size_t max_output)
 {
     return fail(NULL, 0, "output is over %zu bytes (max-output-bytes; Argo CD rejects responses over its gRPC limit; raise it with CMP_MAX_OUTPUT_BYTES)",
-                cmp_limits.max_output_bytes);
+                max_output);
 }
 
 /* The one emit, into a buffer (out_fd < 0: callers that want the output in memory). */
-static int emit_to_buf(const rlist *items, bool json, buf *out)
+static int emit_to_buf(const rlist *items, bool json, size_t max_output, buf *out)
 {
     size_t start = out->len;
     for (size_t i = 0; i < items->n; i++) {
         emit_one(out, items->v[i], json, i == 0);
-        if (out->len - start > cmp_limits.max_output_bytes)
-            return over_limit();
+        if (out->len - start > max_output)
+            return over_limit(max_output);
     }
     return 0;
 }
@@ -78,13 +78,13 @@ static int emit_to_buf(const rlist *items, bool json, buf *out)
  * tree is alive), so every byte of memory it keeps adds to the peak RSS (1 MiB measured +0.9 MB at 30,000 objects).
  * An output that fits (about 70 objects) never touches the disk; a larger one costs one temporary file. */
 enum { EMIT_MEMORY = 64 * 1024 };
-static int emit_stage(const rlist *items, bool json, spool *s)
+static int emit_stage(const rlist *items, bool json, size_t max_output, spool *s)
 {
     for (size_t i = 0; i < items->n; i++) {
         emit_one(spool_buf(s), items->v[i], json, i == 0);
         spool_settle(s);
-        if (s->total > cmp_limits.max_output_bytes)
-            return over_limit();
+        if (s->total > max_output)
+            return over_limit(max_output);
     }
     spool_finish(s);
     return 0;
@@ -132,6 +132,8 @@ static int load_or_convention(load_ctx *lc, run_ctx *R, const render_opts *o, pa
             return -1;
         if (o->in_place)
             *before = inplace_remember(a, *root);
+        /* the package is read: its distinct short values need no slots through the pipeline (issue #32) */
+        strtab_reset(lc->st);
         if (hydrate(R, *root, items) < 0)
             return -1;
         /* kpt fn render marks Config Connector objects once every pipeline has run; a render by convention is
@@ -248,6 +250,7 @@ int render(const render_opts *o, buf *out)
     fn_host host;
     host_from_env(&host);
     run_ctx R = {.a = a, .st = st, .host = &host, .flatten_lists = !o->in_place};
+    R.results.step_only = !o->results_dir; /* only results.yaml reads them */
     settings set;
     app_meta meta;
     int rc = -1;
@@ -280,7 +283,7 @@ int render(const render_opts *o, buf *out)
     /* the Application's value files are values, not resources, wherever they are; the charts and overlays a step
      * renders are that step's */
     step_sources sources = {.host = &host};
-    load_ctx lc = {.a = a, .st = st, .keep_lists = true, .values_files = host.helm_value_files,
+    load_ctx lc = {.a = a, .st = st, .limits = host.limits, .keep_lists = true, .values_files = host.helm_value_files,
                    .step_source = step_source, .step_source_ud = &sources};
     inplace_before *before = NULL;
     rc = load_or_convention(&lc, &R, o, &root, &items, &before);
@@ -299,8 +302,21 @@ int render(const render_opts *o, buf *out)
     drop_unapplied(&items, o->keep_config);
     /* Flux HelmReleases become their manifests before the parameters' final steps, which then apply to them too */
     diag_set_step("flux-helmrelease");
+    /* a GitRepository source is read from the checkout only when it is the Application's own repository and
+     * revision: outside Argo CD, git's view of the checkout (as the stamps take it later) */
+    if (!host.app_name && !o->no_git_metadata && set.flux_helmrelease && !strcmp(set.flux_helmrelease, "render")) {
+        bool found;
+        gitsrc_env genv;
+        host_git_env(&genv);
+        gitsrc_meta g = {meta.name, meta.namespace, meta.project, meta.revision, meta.repo, meta.target_revision,
+                         meta.path};
+        if (gitsrc_app_meta(a, &genv, o->dir, meta_value_check, &g, &found) < 0)
+            goto done;
+        meta.revision = g.revision, meta.repo = g.repo, meta.target_revision = g.target_revision;
+    }
     flux_step fs = {.a = a, .st = st, .host = &host, .results = &R.results, .mode = set.flux_helmrelease,
-                    .annotation_domain = set.annotation_domain, .lock = set.flux_lock, .dir = o->dir};
+                    .annotation_domain = set.annotation_domain, .lock = set.flux_lock, .dir = o->dir,
+                    .app_repo = meta.repo, .app_revision = meta.revision, .app_target_revision = meta.target_revision};
     if (flux_helmreleases(&fs, &items) < 0)
         goto done;
     diag_set_step("parameters");
@@ -312,6 +328,9 @@ int render(const render_opts *o, buf *out)
                      .kube_api_versions = host.kube_api_versions, .health_kinds = host.health_kinds};
     if (!o->print_env && order_apply(a, &items, &oo) < 0)
         goto done;
+    /* nothing interns from here on (the functions, Flux's charts and the parameters' steps are done): the lookup
+     * table, a slot for every distinct short text, goes before the stamps and the emit; the strings stay */
+    strtab_release(st);
     diag_set_step("output");
     if (check_argocd_reading(a, &items) < 0 || (!o->print_env && check_not_empty(o, root, &items) < 0))
         goto done;
@@ -333,7 +352,8 @@ int render(const render_opts *o, buf *out)
     diag_set_step("emit");
     spool sp;
     spool_init(&sp, host.tmpdir, EMIT_MEMORY);
-    rc = o->out_fd >= 0 ? emit_stage(&items, o->json, &sp) : emit_to_buf(&items, o->json, out);
+    size_t max_output = host.limits->max_output_bytes;
+    rc = o->out_fd >= 0 ? emit_stage(&items, o->json, max_output, &sp) : emit_to_buf(&items, o->json, max_output, out);
     /* the results file goes before the output: once the output is out, nothing may fail any more */
     if (rc == 0 && results_dir && write_results(&R, results_dir, 0) < 0)
         rc = -1, results_dir = NULL;
@@ -386,7 +406,8 @@ int eval_in_place(const eval_opts *o)
     /* written back in place: a List stays a List; the charts and overlays the package's steps render are left
      * alone, as a render leaves them */
     step_sources sources = {.host = &host};
-    load_ctx lc = {.a = a, .st = st, .keep_lists = true, .step_source = step_source, .step_source_ud = &sources};
+    load_ctx lc = {.a = a, .st = st, .limits = host.limits, .keep_lists = true, .step_source = step_source,
+                   .step_source_ud = &sources};
     rc = package_load(&lc, o->dir, false, &root);
     step_sources_free(&sources);
     if (rc < 0)
@@ -405,9 +426,9 @@ int eval_in_place(const eval_opts *o)
     if (o->fn_config) {
         char *text;
         size_t len;
-        if (read_text_file(o->fn_config, o->fn_config, &text, &len) < 0)
+        if (read_text_file(host.limits, o->fn_config, o->fn_config, &text, &len) < 0)
             goto done;
-        int lrc = yaml_load_one(a, st, o->fn_config, text, len, &config);
+        int lrc = yaml_load_one(a, st, limits_yaml(host.limits), o->fn_config, text, len, &config);
         xfree(text);
         if (lrc < 0)
             goto done;

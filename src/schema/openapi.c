@@ -75,14 +75,14 @@ static char *read_all(const char *path, size_t max_bytes, size_t *len)
     return d;
 }
 
-openapi *openapi_load(arena *a, strtab *st, const char *path, size_t max_bytes)
+openapi *openapi_load(arena *a, strtab *st, const load_limits *lim, const char *path, size_t max_bytes)
 {
     size_t len = 0;
     char *text = read_all(path, max_bytes, &len);
     if (!text)
         return NULL;
     node *root = NULL;
-    int rc = yaml_load_one(a, st, path, text, len, &root);
+    int rc = yaml_load_one(a, st, lim, path, text, len, &root);
     xfree(text);
     if (rc < 0)
         return NULL;
@@ -94,19 +94,17 @@ openapi *openapi_load(arena *a, strtab *st, const char *path, size_t max_bytes)
     openapi *o = arena_alloc(a, sizeof *o);
     o->defs = defs;
     size_t cap = 0;
-    for (uint32_t i = 0; i < node_len(defs); i++) {
-        const node *d = map_val(defs, i);
+    map_foreach(defs, i, key, d) {
         const node *g = is_map(d) ? map_get(d, "x-kubernetes-group-version-kind") : NULL;
         if (!is_seq(g))
             continue;
         /* a definition whose name is not io.k8s.api...: meta types (DeleteOptions, WatchEvent) that list every
          * group's versions, which no object is */
-        const char *name = scalar(map_key(defs, i));
+        const char *name = scalar(key);
         if (!strcmp(name, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions") ||
             !strcmp(name, "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"))
             continue;
-        for (uint32_t j = 0; j < node_len(g); j++) {
-            const node *e = seq_item(g, j);
+        seq_foreach(g, j, e) {
             const char *grp = path_str(e, "group", NULL), *ver = path_str(e, "version", NULL),
                        *kind = path_str(e, "kind", NULL);
             if (!grp || !ver || !kind)
@@ -275,8 +273,8 @@ static const node *deref(walk *w, const node *s, const char **name)
 static bool requires(const node *s, const char *key)
 {
     const node *r = map_get(s, "required");
-    for (uint32_t i = 0; is_seq(r) && i < node_len(r); i++)
-        if (scalar_is(seq_item(r, i), key))
+    seq_foreach(r, i, item)
+        if (scalar_is(item, key))
             return true;
     return false;
 }
@@ -299,8 +297,7 @@ static bool check_enum(walk *w, const node *s, const node *v)
     const node *e = map_get(s, "enum");
     if (!is_seq(e) || !node_len(e))
         return true;
-    for (uint32_t i = 0; i < node_len(e); i++) {
-        const node *x = seq_item(e, i);
+    seq_foreach(e, i, x) {
         if (is_scalar(x) && is_scalar(v) && !strcmp(scalar(x), scalar(v)) &&
             (node_type(x) == T_STR) == (node_type(v) == T_STR))
             return true;
@@ -308,8 +305,9 @@ static bool check_enum(walk *w, const node *s, const node *v)
     char list[256];
     size_t n = 0;
     list[0] = 0;
-    for (uint32_t i = 0; i < node_len(e) && n + 8 < sizeof list; i++) {
-        const node *x = seq_item(e, i);
+    seq_foreach(e, i, x) {
+        if (n + 8 >= sizeof list)
+            break;
         int k = snprintf(list + n, sizeof list - n, "%s%s%s%s", i ? ", " : "", w->opt->dialect == OPENAPI_KUBEVAL ? "\"" : "'",
                          is_scalar(x) ? scalar(x) : "?", w->opt->dialect == OPENAPI_KUBEVAL ? "\"" : "'");
         if (k < 0 || (size_t)k >= sizeof list - n) {
@@ -331,8 +329,8 @@ static void check_object(walk *w, const node *s, const node *v, int depth)
     const node *addl = map_get(s, "additionalProperties");
     bool kubeval = w->opt->dialect == OPENAPI_KUBEVAL;
     const node *req = map_get(s, "required");
-    for (uint32_t i = 0; is_seq(req) && i < node_len(req); i++) {
-        const char *k = scalar(seq_item(req, i));
+    seq_foreach(req, i, item) {
+        const char *k = scalar(item);
         if (k && !map_get(v, k)) {
             if (kubeval)
                 report_error(w, k, "%s is required", k);
@@ -347,8 +345,7 @@ static void check_object(walk *w, const node *s, const node *v, int depth)
     /* kubeval reports the object's unknown keys before what is wrong inside it; kubeconform after */
     for (int pass = 0; pass < 2; pass++) {
         bool unknown_pass = (pass == 0) == kubeval;
-        for (uint32_t i = 0; i < node_len(v); i++) {
-            const node *kn = map_key(v, i);
+        map_foreach(v, i, kn, val) {
             const char *k = is_scalar(kn) ? scalar(kn) : "";
             const node *ps = is_map(props) ? map_get(props, k) : NULL;
             if (unknown_pass) {
@@ -366,7 +363,7 @@ static void check_object(walk *w, const node *s, const node *v, int depth)
             if (!ps)
                 continue;
             size_t old = path_push(w, k);
-            check(w, ps, map_val(v, i), !crd && ps != addl && !requires(s, k), depth + 1);
+            check(w, ps, val, !crd && ps != addl && !requires(s, k), depth + 1);
             path_pop(w, old);
         }
     }
@@ -427,11 +424,13 @@ static void check(walk *w, const node *s, const node *v, bool nullable, int dept
         const node *items = map_get(s, "items");
         if (!items)
             return;
-        for (uint32_t i = 0; i < node_len(v) && w->errors < w->max_errors; i++) {
+        seq_foreach(v, i, item) {
+            if (w->errors >= w->max_errors)
+                break;
             char idx[16];
             snprintf(idx, sizeof idx, "%u", i);
             size_t old = path_push(w, idx);
-            check(w, items, seq_item(v, i), false, depth + 1);
+            check(w, items, item, false, depth + 1);
             path_pop(w, old);
         }
     } else if (t == V_STRING && format && !strcmp(format, "date-time") && !openapi_is_date_time(scalar(v))) {

@@ -8,13 +8,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/limits.h"
 #include "yaml/tree.h"
 
 typedef struct openapi openapi;
 
 /* Reads a gzip'd (or plain) swagger JSON document: its tree lives in a (and counts against the memory budget);
  * NULL after fail() naming the file. max_bytes bounds the uncompressed text. */
-openapi *openapi_load(arena *a, strtab *st, const char *path, size_t max_bytes);
+openapi *openapi_load(arena *a, strtab *st, const load_limits *lim, const char *path, size_t max_bytes);
 /* The definition of apiVersion/kind (x-kubernetes-group-version-kind), or NULL when the document has none. */
 const node *openapi_kind(const openapi *o, const char *api_version, const char *kind);
 /* Number of kinds the document defines (for tests and messages). */

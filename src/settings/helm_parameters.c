@@ -137,8 +137,8 @@ int helm_parameters_yaml(arena *a, const node *params, const char **yaml)
     node *root = node_map(a);
     part parts[MAX_PARTS];
     size_t gap = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const char *key = scalar(map_key(params, i)), *value = scalar(map_val(params, i));
+    map_foreach(params, i, k, v) {
+        const char *key = scalar(k), *value = scalar(v);
         int np;
         if (!key || !value)
             return fail(NULL, 0, "%s must hold strings only", PARAM);

@@ -1,6 +1,7 @@
 #include "settings/host.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -50,6 +51,29 @@ static int env_number(const char *name, bool bytes, unsigned long long max, cons
     return 0;
 }
 
+/* The operator's limits, made here once (host_limits_from_env) and handed down by the commands in the contexts of a
+ * run; never written anywhere else. */
+static limits operator_limits;
+static bool operator_limits_made;
+
+const limits *host_limits(void)
+{
+    return operator_limits_made ? &operator_limits : &limits_default;
+}
+
+/* Stores v (checked against the variable's max, so it fits) in the field of width bytes at p. */
+static void store_limit(void *p, size_t width, unsigned long long v)
+{
+    if (width == sizeof(uint64_t)) {
+        uint64_t u = v;
+        memcpy(p, &u, sizeof u);
+    } else {
+        _Static_assert(sizeof(int) == sizeof(uint32_t), "child_timeout_s is stored as 32 bits");
+        uint32_t u = (uint32_t)v;
+        memcpy(p, &u, sizeof u);
+    }
+}
+
 int host_limits_from_env(void)
 {
     _Static_assert(SIZE_MAX == UINT64_MAX, "the rules below state 2^64-1 as the largest size");
@@ -65,18 +89,19 @@ int host_limits_from_env(void)
     size_t total = host_total_bytes_default(budget), file = total < FILE_BYTES_DEFAULT ? total : FILE_BYTES_DEFAULT;
     /* a script's values are the render's memory too: by default a script may take half the render's budget (at most
      * 512 MB), so that it meets its own limit, named for the script's line, before the render's */
-    size_t starlark_mb = budget ? (budget >> 21) : cmp_limits.starlark_max_memory_mb;
-    if (starlark_mb > cmp_limits.starlark_max_memory_mb)
-        starlark_mb = cmp_limits.starlark_max_memory_mb;
+    const limits *def = &limits_default;
+    size_t starlark_mb = budget ? (budget >> 21) : def->starlark_max_memory_mb;
+    if (starlark_mb > def->starlark_max_memory_mb)
+        starlark_mb = def->starlark_max_memory_mb;
     if (!starlark_mb)
         starlark_mb = 1;
     /* argocd-cmp-server, in the same container, holds our whole stdout in a buffer and copies it several times
      * (String(), []byte, the split into documents) before it answers: an output of a 16th of our budget leaves it
      * room in the quarter of the container the budget does not take (12 MB under the Components' 256Mi); at most
      * Argo CD's own gRPC limit (found by an attacker's review: 100 MiB under any container was the default) */
-    size_t output = budget ? budget / 16 : cmp_limits.max_output_bytes;
-    if (output > cmp_limits.max_output_bytes)
-        output = cmp_limits.max_output_bytes;
+    size_t output = budget ? budget / 16 : def->max_output_bytes;
+    if (output > def->max_output_bytes)
+        output = def->max_output_bytes;
     if (output < (1u << 20))
         output = 1u << 20;
     struct {
@@ -85,46 +110,49 @@ int host_limits_from_env(void)
         unsigned long long max;
         const char *rule;
         unsigned long long value;
+        size_t at, width; /* the field of struct limits it sets */
     } vars[] = {
-        {"CMP_MAX_FILE_BYTES", true, SIZE_MAX, bytes_rule, file},
-        {"CMP_MAX_TOTAL_BYTES", true, SIZE_MAX, bytes_rule, total},
-        {"CMP_MAX_OUTPUT_BYTES", true, SIZE_MAX, bytes_rule, output},
-        {"CMP_MAX_OBJECTS", false, SIZE_MAX, "a whole number of objects from 1 to 2^64-1", cmp_limits.max_objects},
+#define FIELD(f) offsetof(limits, f), sizeof(((limits *)0)->f)
+        {"CMP_MAX_FILE_BYTES", true, SIZE_MAX, bytes_rule, file, FIELD(max_file_bytes)},
+        {"CMP_MAX_TOTAL_BYTES", true, SIZE_MAX, bytes_rule, total, FIELD(max_total_bytes)},
+        {"CMP_MAX_OUTPUT_BYTES", true, SIZE_MAX, bytes_rule, output, FIELD(max_output_bytes)},
+        {"CMP_MAX_OBJECTS", false, SIZE_MAX, "a whole number of objects from 1 to 2^64-1", def->max_objects, FIELD(max_objects)},
         /* the emitter and the functions' walks recurse once per level: the cap keeps them inside the stack */
-        {"CMP_MAX_DEPTH", false, 100000, "a whole number of levels from 1 to 100000", yaml_limits.max_depth},
-        {"CMP_MAX_ALIAS_NODES", false, UINT64_MAX, "a whole number of nodes from 1 to 2^64-1", yaml_limits.max_alias_nodes},
+        {"CMP_MAX_DEPTH", false, 100000, "a whole number of levels from 1 to 100000", def->yaml.max_depth, FIELD(yaml.max_depth)},
+        {"CMP_MAX_ALIAS_NODES", false, UINT64_MAX, "a whole number of nodes from 1 to 2^64-1", def->yaml.max_alias_nodes,
+         FIELD(yaml.max_alias_nodes)},
         /* Argo CD gives a plugin 60 s (90 s at most by its own settings); an hour is far past any of it */
-        {"CMP_CHILD_TIMEOUT", false, 3600, "a whole number of seconds from 1 to 3600", (unsigned long long)cmp_limits.child_timeout_s},
-        {"CMP_MAX_REGEX_STEPS", false, UINT32_MAX, "a whole number of pcre2 match steps from 1 to 2^32-1", cmp_limits.max_regex_steps},
-        {"CMP_MAX_CHART_FILES", false, SIZE_MAX, "a whole number of files from 1 to 2^64-1", cmp_limits.max_chart_files},
-        {"CMP_MAX_CHART_BYTES", true, SIZE_MAX, bytes_rule, cmp_limits.max_chart_bytes},
-        {"CMP_MAX_GLOB_STEPS", false, SIZE_MAX, "a whole number of glob match steps from 1 to 2^64-1", cmp_limits.max_glob_steps},
-        {"CMP_STARLARK_MAX_STEPS", false, SIZE_MAX, "a whole number of steps from 1 to 2^64-1", cmp_limits.starlark_max_steps},
-        {"CMP_STARLARK_MAX_MEMORY_MB", false, 1u << 20, "a whole number of MB from 1 to 1048576", starlark_mb},
+        {"CMP_CHILD_TIMEOUT", false, 3600, "a whole number of seconds from 1 to 3600", (unsigned long long)def->child_timeout_s,
+         FIELD(child_timeout_s)},
+        {"CMP_MAX_REGEX_STEPS", false, UINT32_MAX, "a whole number of pcre2 match steps from 1 to 2^32-1", def->max_regex_steps,
+         FIELD(max_regex_steps)},
+        {"CMP_MAX_CHART_FILES", false, SIZE_MAX, "a whole number of files from 1 to 2^64-1", def->max_chart_files,
+         FIELD(max_chart_files)},
+        {"CMP_MAX_CHART_BYTES", true, SIZE_MAX, bytes_rule, def->max_chart_bytes, FIELD(max_chart_bytes)},
+        {"CMP_MAX_GLOB_STEPS", false, SIZE_MAX, "a whole number of glob match steps from 1 to 2^64-1", def->max_glob_steps,
+         FIELD(max_glob_steps)},
+        {"CMP_STARLARK_MAX_STEPS", false, SIZE_MAX, "a whole number of steps from 1 to 2^64-1", def->starlark_max_steps,
+         FIELD(starlark_max_steps)},
+        {"CMP_STARLARK_MAX_MEMORY_MB", false, 1u << 20, "a whole number of MB from 1 to 1048576", starlark_mb,
+         FIELD(starlark_max_memory_mb)},
         /* each nested call costs the C stack; the interpreter also stops at 4 MB of it whatever this says */
-        {"CMP_STARLARK_MAX_DEPTH", false, 100000, "a whole number of calls from 1 to 100000", cmp_limits.starlark_max_depth},
-        {"CMP_STARLARK_MAX_LEN", false, SIZE_MAX, "a whole number of elements from 1 to 2^64-1", cmp_limits.starlark_max_len},
+        {"CMP_STARLARK_MAX_DEPTH", false, 100000, "a whole number of calls from 1 to 100000", def->starlark_max_depth,
+         FIELD(starlark_max_depth)},
+        {"CMP_STARLARK_MAX_LEN", false, SIZE_MAX, "a whole number of elements from 1 to 2^64-1", def->starlark_max_len,
+         FIELD(starlark_max_len)},
+#undef FIELD
     };
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (env_number(vars[i].name, vars[i].bytes, vars[i].max, vars[i].rule, &vars[i].value) < 0)
             return -1;
-    cmp_limits.max_memory_bytes = budget;
-    cmp_limits.memory_why = memory_why;
-    cmp_limits.max_file_bytes = (size_t)vars[0].value;
-    cmp_limits.max_total_bytes = (size_t)vars[1].value;
-    cmp_limits.max_output_bytes = (size_t)vars[2].value;
-    cmp_limits.max_objects = (size_t)vars[3].value;
-    yaml_limits.max_depth = (uint32_t)vars[4].value;
-    yaml_limits.max_alias_nodes = vars[5].value;
-    cmp_limits.child_timeout_s = (int)vars[6].value;
-    cmp_limits.max_regex_steps = (size_t)vars[7].value;
-    cmp_limits.max_chart_files = (size_t)vars[8].value;
-    cmp_limits.max_chart_bytes = (size_t)vars[9].value;
-    cmp_limits.max_glob_steps = (size_t)vars[10].value;
-    cmp_limits.starlark_max_steps = (size_t)vars[11].value;
-    cmp_limits.starlark_max_memory_mb = (size_t)vars[12].value;
-    cmp_limits.starlark_max_depth = (size_t)vars[13].value;
-    cmp_limits.starlark_max_len = (size_t)vars[14].value;
+    /* every value is good: only now do the limits change (a bad one leaves them as they were) */
+    limits made = *def;
+    made.max_memory_bytes = budget;
+    made.memory_why = memory_why;
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        store_limit((char *)&made + vars[i].at, vars[i].width, vars[i].value);
+    operator_limits = made;
+    operator_limits_made = true;
     return 0;
 }
 
@@ -199,7 +227,9 @@ void host_from_env(fn_host *h)
     h->tmpdir = env("TMPDIR");
     if (!h->tmpdir)
         h->tmpdir = "/tmp";
-    h->child_timeout_ms = cmp_limits.child_timeout_s * 1000; /* CMP_CHILD_TIMEOUT, checked by host_limits_from_env */
+    const limits *L = host_limits();
+    h->limits = L;
+    h->child_timeout_ms = L->child_timeout_s * 1000; /* CMP_CHILD_TIMEOUT, checked by host_limits_from_env */
     h->kube_version = env("KUBE_VERSION");
     h->kube_api_versions = env("KUBE_API_VERSIONS");
     h->health_kinds = env("CMP_GENERATE_HEALTH_KINDS");
@@ -221,18 +251,22 @@ void host_from_env(fn_host *h)
     h->allow_remote_sources = flag(env("CMP_ALLOW_REMOTE_SOURCES"));
     /* helm: an unclear value allows nothing */
     h->allow_remote_values = flag(env("CMP_ALLOW_REMOTE_VALUES")) == 1;
-    h->max_chart_files = cmp_limits.max_chart_files;
-    h->max_chart_bytes = cmp_limits.max_chart_bytes;
-    h->starlark_max_steps = cmp_limits.starlark_max_steps;
-    h->starlark_max_memory_mb = cmp_limits.starlark_max_memory_mb;
-    h->starlark_max_depth = cmp_limits.starlark_max_depth;
-    h->starlark_max_len = cmp_limits.starlark_max_len;
+    h->max_chart_files = L->max_chart_files;
+    h->max_chart_bytes = L->max_chart_bytes;
+    h->starlark_max_steps = L->starlark_max_steps;
+    h->starlark_max_memory_mb = L->starlark_max_memory_mb;
+    h->starlark_max_depth = L->starlark_max_depth;
+    h->starlark_max_len = L->starlark_max_len;
     h->helm_credentials_dir = env("CMP_HELM_CREDENTIALS_DIR");
     h->helm_plain_http_registries = env("CMP_HELM_PLAIN_HTTP_REGISTRIES");
     h->skip_validators = settings_skip_validators();
     h->helm_keyring = env("CMP_HELM_KEYRING");
     h->cosign_bin = env("CMP_COSIGN_BIN");
     h->cosign_keys_dir = env("CMP_COSIGN_KEYS_DIR");
+    h->notation_bin = env("CMP_NOTATION_BIN");
+    h->notation_config_dir = env("CMP_NOTATION_CONFIG_DIR");
+    h->skopeo_bin = env("CMP_SKOPEO_BIN");
+    h->helm_chart_cache = env("CMP_HELM_CHART_CACHE");
     h->kube_openapi_dir = settings_kube_openapi_dir();
     if (!h->kube_openapi_dir)
         h->kube_openapi_dir = default_kube_openapi_dir();
@@ -317,7 +351,7 @@ long long host_cgroup_memory_limit(const char *path)
 /* The render and its children share the sidecar container's cgroup, with argocd-cmp-server: whatever goes past the
  * container's limit meets the kernel's OOM killer, a bare SIGKILL instead of our error, possibly for
  * argocd-cmp-server too. So the render's memory (and a child's, held from it while the child runs: see
- * functions/tools/external.c) is 3/4 of the container's; the other quarter holds argocd-cmp-server with the repository it
+ * engine/run.c) is 3/4 of the container's; the other quarter holds argocd-cmp-server with the repository it
  * unpacked, what the budget does not count (our code, stacks and the heap's own overhead) and helm's own children. */
 size_t host_memory_budget(unsigned long long explicit_mb, const char *v2_path, const char *v1_path, char *why,
                           size_t cap)
@@ -350,7 +384,7 @@ size_t host_total_bytes_default(size_t budget)
 void host_children_from_env(fn_host *h)
 {
     h->child_settings_error = NULL;
-    /* Unset, a child's memory comes out of the render's budget when it starts (functions/tools/external.c), so the two
+    /* Unset, a child's memory comes out of the render's budget when it starts (engine/run.c), so the two
      * together stay within it. An explicit value wins and is not held against the budget: the operator may know
      * better (swap, a limit raised later), and sizes CMP_MAX_MEMORY_MB beside it. */
     bool explicit_memory = env("CMP_CHILD_MAX_MEMORY_MB") != NULL;
@@ -548,8 +582,8 @@ int host_helm_parameters(arena *a, fn_host *h, const settings *s)
     h->helm_verify_prov = s->helm_verify_prov;
     uint32_t n = node_len(s->helm_value_files), kept = 0;
     const char **files = n ? arena_alloc(a, (n + 1) * sizeof *files) : NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        const char *f = scalar(seq_item(s->helm_value_files, i)); /* settings_load checked: strings only */
+    seq_foreach(s->helm_value_files, i, item) {
+        const char *f = scalar(item); /* settings_load checked: strings only */
         if (app_value_file(a, h, f, i, &files[kept]) < 0)
             return -1;
         kept += files[kept] != NULL;
@@ -565,4 +599,5 @@ void host_git_env(gitsrc_env *g)
     g->ceiling_directories = env("GIT_CEILING_DIRECTORIES");
     g->cache_home = env("XDG_CACHE_HOME");
     g->tmpdir = env("TMPDIR");
+    g->limits = host_limits();
 }

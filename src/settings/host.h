@@ -8,10 +8,13 @@
 
 #include "util/arena.h"
 
-/* Reads CMP_MAX_FILE_BYTES and every other CMP_* number from the environment. A value that breaks its rule is an
- * error (-1 with fail(): the variable, the rule and the value), never silently replaced by the default; an
- * empty value counts as unset. */
+/* Reads CMP_MAX_FILE_BYTES and every other CMP_* number from the environment into the operator's limits. A value
+ * that breaks its rule is an error (-1 with fail(): the variable, the rule and the value; the limits stay as they
+ * were), never silently replaced by the default; an empty value counts as unset. */
 int host_limits_from_env(void);
+/* The operator's limits as host_limits_from_env made them (the defaults until it succeeds), for
+ * the commands to hand down in the contexts of a run (host_from_env puts them in fn_host.limits); read-only. */
+const limits *host_limits(void);
 /* ARGOCD_APP_* from the environment; unset (or empty) variables stay NULL. Each must be printable UTF-8 text
  * (meta_value_check); the repository URL loses its credentials (url_strip_credentials). fail() and -1 otherwise. */
 int host_app_meta(arena *a, app_meta *m);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "settings/helm_parameters.h"
+#include "settings/host.h"
 #include "settings/value_rules.h"
 #include "kustomize/helm_guard.h"
 #include "order/order.h"
@@ -196,9 +197,9 @@ struct reader {
 
 static const node *param_entry(struct reader *R, const char *name)
 {
-    for (uint32_t i = 0; R->params && i < node_len(R->params); i++)
-        if (scalar_is(map_get(seq_item(R->params, i), "name"), name))
-            return seq_item(R->params, i);
+    seq_foreach(R->params, i, item)
+        if (scalar_is(map_get(item, "name"), name))
+            return item;
     return NULL;
 }
 
@@ -215,7 +216,7 @@ static int parse_text(struct reader *R, const char *what, const char *text, enum
     /* a one-line block map ("team: web") is YAML too, when it cannot be the short form (no '=') */
     if (text[0] == '[' || text[0] == '{' || strchr(text, '\n') ||
         (kind == SETTING_MAP && !strchr(text, '=') && strstr(text, ": "))) {
-        if (yaml_load_one_into(R->a, R->st, what, text, strlen(text), &n, &not_yaml) == 0 && n &&
+        if (yaml_load_one_into(R->a, R->st, limits_yaml(host_limits()), what, text, strlen(text), &n, &not_yaml) == 0 && n &&
             ((kind == SETTING_ARRAY && is_seq(n)) || (kind == SETTING_MAP && is_map(n)))) {
             *out = n;
             return 0;
@@ -271,7 +272,7 @@ static int from_json(struct reader *R, const setting_def *d, const char **str, n
         } else {
             if ((k == SETTING_ARRAY && !is_seq(v)) || (k == SETTING_MAP && !is_map(v)))
                 return fail(NULL, 0, "parameter \"%s\" must be a%s %s", d->name, k == 1 ? "n" : "", kind_names[k]);
-            for (uint32_t i = 0; i < node_len(v); i++)
+            for (uint32_t i = 0; i < node_len(v); i++) /* by index: one loop for a map or a list */
                 if (k == SETTING_MAP ? !scalar(map_key(v, i)) || !scalar(map_val(v, i)) : !scalar(seq_item(v, i)))
                     return fail(NULL, 0, "parameter \"%s\" must hold strings only", d->name);
             *coll = (node *)v;
@@ -425,7 +426,7 @@ static int read_setting(struct reader *R, const setting_def *d, const char **str
     }
     if (parse_text(R, from, text, d->kind, coll) < 0)
         return -1;
-    for (uint32_t i = 0; i < node_len(*coll); i++) {
+    for (uint32_t i = 0; i < node_len(*coll); i++) { /* by index: one loop for a map or a list */
         const node *v = d->kind == SETTING_MAP ? map_val(*coll, i) : seq_item(*coll, i);
         if ((d->kind == SETTING_MAP && !scalar(map_key(*coll, i))) || !scalar(v))
             return fail(NULL, 0, "%s (parameter \"%s\") must hold strings only", from, d->name);
@@ -484,8 +485,8 @@ static int check_stamp(arena *a, const char *stamp)
  * (settings/value_rules.h): caught here, before anything runs, not at the API server when Argo CD syncs. */
 static int check_object_values(arena *a, const settings *s)
 {
-    for (uint32_t i = 0; s->labels && i < node_len(s->labels); i++) {
-        const char *k = scalar(map_key(s->labels, i)), *v = scalar(map_val(s->labels, i));
+    map_foreach(s->labels, i, mk, val) {
+        const char *k = scalar(mk), *v = scalar(val);
         const char *why = qualified_name_rule(k, false);
         if (why)
             return fail(NULL, 0, "parameter \"labels\": key \"%s\" is not a valid label key: %s", shown(a, k), why);
@@ -494,21 +495,21 @@ static int check_object_values(arena *a, const settings *s)
                         shown(a, v), shown(a, k), why);
     }
     size_t total = 0;
-    for (uint32_t i = 0; s->annotations && i < node_len(s->annotations); i++) {
-        const char *k = scalar(map_key(s->annotations, i));
+    map_foreach(s->annotations, i, mk, val) {
+        const char *k = scalar(mk);
         const char *why = qualified_name_rule(k, true);
         if (why)
             return fail(NULL, 0, "parameter \"annotations\": key \"%s\" is not a valid annotation key: %s",
                         shown(a, k), why);
-        total += strlen(k) + strlen(scalar(map_val(s->annotations, i)));
+        total += strlen(k) + strlen(scalar(val));
     }
     if (total > ANNOTATIONS_MAX_BYTES)
         return fail(NULL, 0, "parameter \"annotations\": its keys and values are %zu bytes in all, more than the %zu "
                              "(256 KiB) Kubernetes allows for all the annotations of an object",
                     total, ANNOTATIONS_MAX_BYTES);
-    for (uint32_t i = 0; s->images && i < node_len(s->images); i++) {
+    seq_foreach(s->images, i, item) {
         image_override o;
-        const char *why = image_override_split(a, scalar(seq_item(s->images, i)), &o);
+        const char *why = image_override_split(a, scalar(item), &o);
         if (why)
             return fail(NULL, 0, "parameter \"images\": %s", why);
     }
@@ -602,15 +603,14 @@ static int read_app_parameters(struct reader *R, struct unknown *unknown)
         return 0;
     node *p = NULL;
     diag_detail why;
-    if (yaml_load_one_into(R->a, R->st, "ARGOCD_APP_PARAMETERS", raw, strlen(raw), &p, &why) < 0) {
+    if (yaml_load_one_into(R->a, R->st, limits_yaml(host_limits()), "ARGOCD_APP_PARAMETERS", raw, strlen(raw), &p, &why) < 0) {
         const char *m = why.message;
         return fail(NULL, 0, "ARGOCD_APP_PARAMETERS is not valid JSON: %.511s", strncmp(m, "invalid YAML: ", 14) ? m : m + 14);
     }
     if (p && !is_null(p) && !is_seq(p))
         return fail(NULL, 0, "ARGOCD_APP_PARAMETERS must be a JSON array of parameters");
     R->params = is_seq(p) ? p : NULL;
-    for (uint32_t i = 0; R->params && i < node_len(R->params); i++) {
-        const node *e = seq_item(R->params, i);
+    seq_foreach(R->params, i, e) {
         const char *name = path_str(e, "name", NULL);
         if (!is_map(e) || !name)
             return fail(NULL, 0, "ARGOCD_APP_PARAMETERS: entry %u has no name", i);
@@ -691,7 +691,7 @@ static int read_settings(struct reader *R, settings *out)
             if (s && *s) {
                 node *v = NULL;
                 diag_detail why; /* reworded: the text is a parameter's, not a file's */
-                if (yaml_load_one_into(a, st, "helm-values", s, strlen(s), &v, &why) < 0)
+                if (yaml_load_one_into(a, st, limits_yaml(host_limits()), "helm-values", s, strlen(s), &v, &why) < 0)
                     return why.line > 0 ? fail(NULL, 0, "parameter \"helm-values\", line %d: %s", why.line, why.message)
                                         : fail(NULL, 0, "parameter \"helm-values\": %s", why.message);
                 if (v && !is_null(v) && !is_map(v))

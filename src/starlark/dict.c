@@ -1,16 +1,79 @@
 /* Dicts and sets: entries in insertion order (what iteration and repr show), found through an open-addressing index
- * over their hashes. Hashes are keyed per process (value.c), so no script can pick keys that all land in one probe
- * chain. Deleted entries leave a hole that the next growth compacts. */
+ * over their hashes. Deleted entries leave a hole that the next growth compacts.
+ *
+ * Hashes are keyed (value.c, SipHash). The VM starts from the seed sl_new was given, fixed, so that a script's work
+ * is the same on every run (make bench compares instruction counts); a script that knows that seed could pick keys
+ * that all land in one probe chain and make every operation walk it. The first probe past DICT_PROBE_LIMIT slots
+ * (never by chance: the index is at most half full) draws a secret seed, once per VM: the dict at hand is rehashed
+ * at once, every other one when it is next used (its epoch is older than the VM's), strings' cached hashes when next
+ * asked for. Nothing a script sees depends on the hashes (iteration is in insertion order). */
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "starlark/internal.h"
+
+enum { DICT_PROBE_LIMIT = 48 };
 
 sl_val mk_dict(sl_vm *vm, int type)
 {
     sl_dict_o *d = vm_alloc(vm, sizeof *d);
     d->h.type = (uint8_t)type;
+    d->epoch = vm->epoch;
     return (sl_val)d;
 }
 
 static void reindex(sl_vm *vm, sl_dict_o *d, uint32_t cap);
+
+/* The secret seed: the same for every VM of the process, so that a string hashed by one is right for another. */
+static uint64_t secret_seed(void)
+{
+    static uint64_t seed;
+    static bool drawn;
+    if (!drawn) {
+        if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed) {
+            struct timespec ts; /* no entropy yet (early boot): ASLR and the clock are still unknown to a script */
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            seed = (uint64_t)(uintptr_t)&seed ^ (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+        }
+        drawn = true;
+    }
+    return seed;
+}
+
+bool sl_reseeded(const sl_vm *vm)
+{
+    return vm->epoch != 0;
+}
+
+/* d's hashes and index under the VM's seed now */
+static void rehash(sl_vm *vm, sl_dict_o *d)
+{
+    d->epoch = vm->epoch;
+    for (size_t i = 0; i < d->n; i++)
+        if (d->e[i].k)
+            d->e[i].hash = vm_hash(vm, d->e[i].k);
+    if (d->idx)
+        reindex(vm, d, d->idxcap);
+}
+
+static inline void current(sl_vm *vm, sl_dict_o *d)
+{
+    if (d->epoch != vm->epoch)
+        rehash(vm, d);
+}
+
+/* A probe ran past DICT_PROBE_LIMIT: the keys were chosen against the fixed seed. The secret one from now on; once
+ * only (a second long run is chance, and a new seed stops nothing then). */
+static bool reseed(sl_vm *vm, sl_dict_o *d)
+{
+    if (vm->epoch)
+        return false;
+    vm->seed = secret_seed();
+    vm->epoch = 1;
+    rehash(vm, d);
+    return true;
+}
 
 /* a dict with room for n entries: a host converting a map of n keys (most of a resource's maps have one to three)
  * spares the 8 entries a dict otherwise starts with, and the copies of its growth; as after growth, more than 8
@@ -35,7 +98,8 @@ sl_val sl_dict_sized(sl_vm *vm, size_t n)
 
 static void reindex(sl_vm *vm, sl_dict_o *d, uint32_t cap)
 {
-    d->idx = vm_alloc_raw(vm, (size_t)cap * sizeof(int32_t));
+    if (!d->idx || d->idxcap != cap) /* a rehash keeps the index it has */
+        d->idx = vm_alloc_raw(vm, (size_t)cap * sizeof(int32_t));
     memset(d->idx, 0xff, (size_t)cap * sizeof(int32_t));
     d->idxcap = cap;
     for (size_t i = 0; i < d->n; i++) {
@@ -51,6 +115,7 @@ static void reindex(sl_vm *vm, sl_dict_o *d, uint32_t cap)
 sl_entry *dict_find(sl_vm *vm, sl_val dv, sl_val k)
 {
     sl_dict_o *d = AS(sl_dict_o, dv);
+    current(vm, d);
     uint32_t h = vm_hash(vm, k);
     if (!d->len)
         return NULL;
@@ -60,7 +125,7 @@ sl_entry *dict_find(sl_vm *vm, sl_val dv, sl_val k)
                 return &d->e[i];
         return NULL;
     }
-    uint32_t m = d->idxcap - 1, p = h & m;
+    uint32_t m = d->idxcap - 1, p = h & m, probes = 0;
     for (;;) {
         int32_t i = d->idx[p];
         if (i == -1)
@@ -69,6 +134,8 @@ sl_entry *dict_find(sl_vm *vm, sl_val dv, sl_val k)
         if (e->k && e->hash == h && vm_equal(vm, e->k, k))
             return e;
         p = (p + 1) & m;
+        if (++probes == DICT_PROBE_LIMIT && reseed(vm, d))
+            return dict_find(vm, dv, k);
     }
 }
 
@@ -106,9 +173,12 @@ void dict_put(sl_vm *vm, sl_val dv, sl_val k, sl_val v)
     d->e[i].hash = h;
     d->len++;
     if (d->idx) {
-        uint32_t m = d->idxcap - 1, p = h & m;
-        while (d->idx[p] >= 0)
+        uint32_t m = d->idxcap - 1, p = h & m, probes = 0;
+        while (d->idx[p] >= 0) {
             p = (p + 1) & m;
+            if (++probes == DICT_PROBE_LIMIT && reseed(vm, d))
+                return; /* the new entry is in: the rehash indexed it */
+        }
         d->idx[p] = (int32_t)i;
     }
 }

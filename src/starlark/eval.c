@@ -236,7 +236,7 @@ sl_val sl_call(sl_vm *vm, sl_val fn, int nargs, sl_val *args, int nkw, sl_val *k
     sl_fail(vm, "invalid call of non-function (%s)", sl_type_name(fn));
 }
 
-sl_val sl_call_protected(sl_vm *vm, sl_val fn, int nargs, sl_val *args, const char **err)
+sl_val sl_call_protected(sl_vm *vm, sl_val fn, int nargs, sl_val *args)
 {
     sl_catch c;
     c.outer = vm->catcher;
@@ -246,12 +246,10 @@ sl_val sl_call_protected(sl_vm *vm, sl_val fn, int nargs, sl_val *args, const ch
     vm->catcher = &c;
     if (setjmp(c.jb)) {
         vm->catcher = c.outer;
-        *err = vm_strdup(vm, vm->msg, strlen(vm->msg));
         return NULL;
     }
     sl_val r = sl_call(vm, fn, nargs, args, 0, NULL);
     vm->catcher = c.outer;
-    *err = NULL;
     return r;
 }
 

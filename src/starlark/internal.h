@@ -29,11 +29,13 @@ struct sl_obj {
 typedef struct { struct sl_obj h; double d; } sl_float_o;
 /* a big int: never one that fits a small int */
 typedef struct { struct sl_obj h; int sign; uint32_t n; uint32_t *d; } sl_big_o;
-typedef struct { struct sl_obj h; uint32_t hash; bool hashed; size_t len; char s[]; } sl_str_o; /* strings, bytes */
+/* hashed: 0, or the VM's seed epoch + 1 the hash was computed under (a reseed makes the cached ones stale) */
+typedef struct { struct sl_obj h; uint32_t hash; uint8_t hashed; size_t len; char s[]; } sl_str_o; /* strings, bytes */
 typedef struct { struct sl_obj h; size_t len, cap; sl_val *v; } sl_list_o;
 typedef struct { struct sl_obj h; size_t len; sl_val v[]; } sl_tuple_o;
 typedef struct { sl_val k, v; uint32_t hash; } sl_entry;
-typedef struct { struct sl_obj h; size_t len, n, cap; sl_entry *e; int32_t *idx; uint32_t idxcap; } sl_dict_o; /* dicts, sets */
+/* epoch: the VM's seed epoch its entries' hashes are of (dict.c rehashes a dict of an older one when next used) */
+typedef struct { struct sl_obj h; size_t len, n, cap; sl_entry *e; int32_t *idx; uint32_t idxcap; uint8_t epoch; } sl_dict_o; /* dicts, sets */
 typedef struct sl_funcinfo sl_funcinfo;
 typedef struct sl_module sl_module;
 typedef struct { struct sl_obj h; sl_funcinfo *fi; sl_val *defaults; sl_val *free; sl_module *mod; } sl_func_o;
@@ -148,7 +150,8 @@ typedef struct { const char *name; sl_val v; } sl_named;
 
 struct sl_vm {
     sl_limits lim;
-    uint64_t seed;
+    uint64_t seed;  /* the seed sl_new was given; a secret one from the first probe past DICT_PROBE_LIMIT (dict.c) */
+    uint8_t epoch;  /* 0 with the given seed, 1 once reseeded */
     uint64_t steps;
     uint64_t mem;
     uint32_t depth;
@@ -210,10 +213,11 @@ uint32_t int_hash(sl_vm *vm, sl_val a);
 uint64_t int_bitlen(sl_val a);
 
 /* values (value.c) */
-extern struct sl_obj sl_none_o, sl_true_o, sl_false_o;
-#define NONE (&sl_none_o)
-#define TRUE_V (&sl_true_o)
-#define FALSE_V (&sl_false_o)
+/* The three singletons are constant (read-only memory): a value is an sl_val, so the const goes here, once. */
+extern const struct sl_obj sl_none_o, sl_true_o, sl_false_o;
+#define NONE ((sl_val)&sl_none_o)
+#define TRUE_V ((sl_val)&sl_true_o)
+#define FALSE_V ((sl_val)&sl_false_o)
 static inline int TYPE(sl_val v) { return IS_SMALL(v) ? SL_INT : v->type; }
 sl_val mk_str(sl_vm *vm, const char *s, size_t n, bool bytes);
 sl_val mk_tuple(sl_vm *vm, size_t n);

@@ -31,7 +31,12 @@ enum sl_type {
  * ones as nkw (name, value) pairs (names are strings). Errors go through sl_fail (it does not return). */
 typedef sl_val (*sl_native)(sl_vm *vm, sl_val self, int nargs, sl_val *args, int nkw, sl_val *kw, void *data);
 
+/* hash_seed: where the hashes of dict and set keys start. A fixed one makes a script's work the same on every run;
+ * the first probe past a limit (keys chosen to collide from that start) draws a secret seed, once per VM, and the
+ * dicts are rehashed as they are next used, so no script can make their operations quadratic. */
 sl_vm *sl_new(const sl_limits *lim, uint64_t hash_seed);
+/* Whether vm drew its secret seed (for tests). */
+bool sl_reseeded(const sl_vm *vm);
 void sl_free(sl_vm *vm);
 void sl_predeclare(sl_vm *vm, const char *name, sl_val v);
 /* Modules load() may name: a struct-like value whose members the load statement binds. */
@@ -53,8 +58,9 @@ uint64_t sl_steps_used(const sl_vm *vm);
 
 /* errors from builtins: records "file:line:col: message" at the running call and jumps out */
 _Noreturn void sl_fail(sl_vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Calls fn; on an error returns NULL and the message (without position) in *err, the VM usable afterwards. */
-sl_val sl_call_protected(sl_vm *vm, sl_val fn, int nargs, sl_val *args, const char **err);
+/* Calls fn; on an error returns NULL with the VM's record set (sl_error, and sl_error_message without the
+ * position), the VM usable afterwards. */
+sl_val sl_call_protected(sl_vm *vm, sl_val fn, int nargs, sl_val *args);
 sl_val sl_call(sl_vm *vm, sl_val fn, int nargs, sl_val *args, int nkw, sl_val *kw);
 
 /* values */

@@ -1,5 +1,5 @@
 /* What every value is and does whatever its type: construction, type names, truth, hashing (SipHash keyed with the
- * VM's seed, so a script cannot choose keys that collide and turn dict and set operations quadratic), equality
+ * VM's seed: a fixed one, then a secret one once keys collide, dict.c), equality
  * and ordering (with go.starlark.net's depth limit, which also stops cycles), repr and str, freezing. */
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +8,8 @@
 #include "starlark/internal.h"
 #include "util/arena.h"
 
-struct sl_obj sl_none_o = {SL_NONE, 1, 0, 0, 0}, sl_true_o = {SL_BOOL, 1, 1, 0, 0}, sl_false_o = {SL_BOOL, 1, 0, 0, 0};
+/* read-only: frozen from the start, never iterated over or marked (freeze_push stops at a frozen value) */
+const struct sl_obj sl_none_o = {SL_NONE, 1, 0, 0, 0}, sl_true_o = {SL_BOOL, 1, 1, 0, 0}, sl_false_o = {SL_BOOL, 1, 0, 0, 0};
 
 enum { COMPARE_LIMIT = 10 };
 
@@ -343,9 +344,9 @@ static uint32_t hash_depth(sl_vm *vm, sl_val v, int depth)
     case SL_STRING:
     case SL_BYTES: {
         sl_str_o *s = AS(sl_str_o, v);
-        if (!s->hashed) {
+        if (s->hashed != vm->epoch + 1) {
             s->hash = (uint32_t)hash_bytes_seeded(vm->seed, s->s, s->len) ^ (TYPE(v) == SL_BYTES);
-            s->hashed = true;
+            s->hashed = (uint8_t)(vm->epoch + 1);
         }
         return s->hash;
     }

@@ -35,7 +35,7 @@ void xfree(void *p);
 
 /* The memory budget of the process's work (a render: CMP_MAX_MEMORY_MB). Every arena chunk and every x-allocation
  * counts while it is held, as do pcre2's allocations (functions/krm/regex.c), the loader's reservation for libfyaml's
- * (yaml/load.c) and a running child's memory limit when it comes out of the budget (functions/tools/external.c). Going
+ * (yaml/load.c) and a running child's memory limit when it comes out of the budget (engine/run.c). Going
  * past the limit ends the process like the deadline does: one line on stderr, "cmp-generate: [<file>: ]<step>: the
  * render needs more than N MB of memory (<why>)", children killed, scratch removed, exit 1, nothing on stdout (the output
  * reaches stdout only once the render cannot fail any more).

@@ -24,33 +24,85 @@ const char *diag_step(void)
     return step;
 }
 
-int fail(const char *file, int line, const char *fmt, ...)
+/* The whole line of d from its parts: "<file>:<line>: <step>: <message>" with the parts that are known. */
+static void compose(diag_detail *d)
+{
+    size_t n = 0;
+    char *t = d->text;
+    if (d->file[0]) {
+        if (d->line > 0)
+            n += (size_t)snprintf(t + n, sizeof d->text - n, "%s:%d: ", d->file, d->line);
+        else
+            n += (size_t)snprintf(t + n, sizeof d->text - n, "%s: ", d->file);
+    }
+    if (n < sizeof d->text && d->step && *d->step)
+        n += (size_t)snprintf(t + n, sizeof d->text - n, "%s: ", d->step);
+    if (n < sizeof d->text)
+        snprintf(t + n, sizeof d->text - n, "%s", d->message);
+    else
+        t[sizeof d->text - 1] = 0;
+}
+
+static void place(diag_detail *d, const char *file, int line)
+{
+    d->line = file && *file && line > 0 ? line : 0;
+    snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+}
+
+static int record(const char *file, int line, bool unplaced, const char *fmt, va_list ap)
 {
     diag_detail *d = current;
     if (d->failed)
         return -1;
     d->failed = true;
-    d->line = file && *file && line > 0 ? line : 0;
+    d->unplaced = unplaced;
     d->step = step;
-    snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+    place(d, file, line);
+    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    compose(d);
+    return -1;
+}
+
+int fail(const char *file, int line, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    record(file, line, false, fmt, ap);
     va_end(ap);
-    size_t n = 0;
-    char *t = d->text;
-    if (file && *file) {
-        if (line > 0)
-            n += (size_t)snprintf(t + n, sizeof d->text - n, "%s:%d: ", file, line);
-        else
-            n += (size_t)snprintf(t + n, sizeof d->text - n, "%s: ", file);
+    return -1;
+}
+
+int fail_here(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record(NULL, 0, true, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int diag_locate(const char *file, int line, const char *fmt, ...)
+{
+    diag_detail *d = current;
+    char context[sizeof d->message] = "";
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(context, sizeof context, fmt, ap);
+        va_end(ap);
     }
-    if (n < sizeof d->text && step && *step)
-        n += (size_t)snprintf(t + n, sizeof d->text - n, "%s: ", step);
-    if (n < sizeof d->text)
-        snprintf(t + n, sizeof d->text - n, "%s", d->message);
-    else
-        t[sizeof d->text - 1] = 0;
+    if (!d->failed)
+        return fail(file, line, "%s", context);
+    if (!d->unplaced)
+        return -1;
+    d->unplaced = false;
+    place(d, file, line);
+    if (*context) {
+        char message[sizeof d->message];
+        if (snprintf(message, sizeof message, "%s: %s", context, d->message) >= 0) /* cut to the record's size */
+            memcpy(d->message, message, sizeof message);
+    }
+    compose(d);
     return -1;
 }
 
@@ -66,7 +118,7 @@ const char *diag_message(void)
 
 void diag_reset(void)
 {
-    the_error.failed = false;
+    the_error.failed = the_error.unplaced = false;
     the_error.text[0] = 0;
     current = &the_error;
     step = NULL;
@@ -80,7 +132,7 @@ void diag_reset(void)
 diag_detail *diag_capture(diag_detail *into)
 {
     diag_detail *outer = current;
-    into->failed = false;
+    into->failed = into->unplaced = false;
     into->line = 0;
     into->step = NULL;
     into->file[0] = into->message[0] = into->text[0] = 0;

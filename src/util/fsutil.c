@@ -15,22 +15,6 @@
 
 #include "util/diag.h"
 
-limits cmp_limits = {
-    .max_file_bytes = 64u << 20,
-    .max_total_bytes = 512u << 20,
-    .max_objects = 500000,
-    .max_output_bytes = 100u << 20,
-    .child_timeout_s = 30,
-    .max_regex_steps = 1000000,
-    .max_glob_steps = 100000000,
-    .max_chart_files = 10000,
-    .max_chart_bytes = (size_t)100 << 20,
-    .starlark_max_steps = 100000000,
-    .starlark_max_memory_mb = 512,
-    .starlark_max_depth = 1000,
-    .starlark_max_len = (size_t)64 << 20,
-};
-
 static size_t total_read, objects_read;
 
 int parse_env_number(const char *text, bool bytes, unsigned long long min, unsigned long long max,
@@ -143,8 +127,9 @@ static int line_of(const char *s, size_t off)
     return line;
 }
 
-int read_text_file(const char *path, const char *display, char **out, size_t *len)
+int read_text_file(const limits *L, const char *path, const char *display, char **out, size_t *len)
 {
+    L = limits_or_default(L);
     *out = NULL;
     *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -155,15 +140,15 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
         close(fd);
         return fail(display, 0, "not a regular file");
     }
-    if ((size_t)st.st_size > cmp_limits.max_file_bytes) {
+    if ((size_t)st.st_size > L->max_file_bytes) {
         close(fd);
         return fail(display, 0, "file is %lld bytes, over the limit of %zu (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
-                    (long long)st.st_size, cmp_limits.max_file_bytes);
+                    (long long)st.st_size, L->max_file_bytes);
     }
-    if (total_read + (size_t)st.st_size > cmp_limits.max_total_bytes) {
+    if (total_read + (size_t)st.st_size > L->max_total_bytes) {
         close(fd);
         return fail(display, 0, "package input is over %zu bytes (max-total-bytes; raise it with CMP_MAX_TOTAL_BYTES)",
-                    cmp_limits.max_total_bytes);
+                    L->max_total_bytes);
     }
     /* room for the file, its NUL and one byte more: the read that finds the end then needs no bigger buffer (with
      * size + 1 it doubled the allocation just to be told EOF); a file that grows meanwhile still grows it */
@@ -173,10 +158,10 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
     mem_reading(reading);
     for (;;) {
         if (n + 1 >= cap) {
-            if (cap > cmp_limits.max_file_bytes) {
+            if (cap > L->max_file_bytes) {
                 xfree(data);
                 close(fd);
-                return fail(display, 0, "file grew over the limit of %zu bytes (max-file-bytes)", cmp_limits.max_file_bytes);
+                return fail(display, 0, "file grew over the limit of %zu bytes (max-file-bytes)", L->max_file_bytes);
             }
             cap *= 2;
             data = xrealloc(data, cap);
@@ -216,6 +201,132 @@ int read_text_file(const char *path, const char *display, char **out, size_t *le
     *out = data;
     *len = n - skip;
     return 0;
+}
+
+/* The line of byte off of the file open on fd (for a message: read again from the start). */
+static int line_at(int fd, size_t off)
+{
+    char b[8192];
+    int line = 1;
+    for (size_t at = 0; at < off;) {
+        size_t want = off - at < sizeof b ? off - at : sizeof b;
+        ssize_t r = pread(fd, b, want, (off_t)at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        for (ssize_t i = 0; i < r; i++)
+            line += b[i] == '\n';
+        at += (size_t)r;
+    }
+    return line;
+}
+
+/* read(2) of up to n bytes, again on EINTR: the count, 0 at the end, -1 on an error. */
+static ssize_t read_some(int fd, char *to, size_t n)
+{
+    for (;;) {
+        ssize_t r = read(fd, to, n);
+        if (r >= 0 || errno != EINTR)
+            return r;
+    }
+}
+
+#define PIECE (64 * 1024)
+
+int read_text_file_pieces(const limits *L, const char *path, const char *display, text_piece_fn fn, void *ud)
+{
+    L = limits_or_default(L);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return fail(display, 0, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(display, 0, "not a regular file");
+    }
+    if ((size_t)st.st_size > L->max_file_bytes) {
+        close(fd);
+        return fail(display, 0, "file is %lld bytes, over the limit of %zu (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
+                    (long long)st.st_size, L->max_file_bytes);
+    }
+    if (total_read + (size_t)st.st_size > L->max_total_bytes) {
+        close(fd);
+        return fail(display, 0, "package input is over %zu bytes (max-total-bytes; raise it with CMP_MAX_TOTAL_BYTES)",
+                    L->max_total_bytes);
+    }
+    /* First pass: the checks read_text_file makes on the whole text, in the same order (a NUL byte anywhere before
+     * invalid UTF-8), piece by piece. A UTF-8 sequence cut by a piece's end is carried into the next piece. */
+    char *b = xmalloc(PIECE + 4);
+    size_t n = 0, carry = 0, skip = 0, nul = SIZE_MAX, bad = SIZE_MAX;
+    int rc = 0;
+    for (;;) {
+        ssize_t r = read_some(fd, b + carry, PIECE);
+        if (r < 0) {
+            rc = fail(display, 0, "cannot read: %s", strerror(errno));
+            goto out;
+        }
+        if (r == 0)
+            break;
+        size_t from = n; /* the file offset of b[carry] */
+        n += (size_t)r;
+        if (n > L->max_file_bytes) {
+            rc = fail(display, 0, "file grew over the limit of %zu bytes (max-file-bytes)", L->max_file_bytes);
+            goto out;
+        }
+        const char *z = nul == SIZE_MAX ? memchr(b + carry, 0, (size_t)r) : NULL;
+        if (z)
+            nul = from + (size_t)(z - (b + carry));
+        if (bad != SIZE_MAX)
+            continue;
+        size_t len = carry + (size_t)r, start = 0, base = from - carry; /* base: the file offset of b[0] */
+        if (base == 0 && len >= 3 && (unsigned char)b[0] == 0xef && (unsigned char)b[1] == 0xbb &&
+            (unsigned char)b[2] == 0xbf)
+            start = skip = 3;
+        size_t ok = start + utf8_check((const unsigned char *)b + start, len - start);
+        carry = 0;
+        if (ok != len && len - ok <= 3) { /* perhaps a sequence the next piece completes */
+            carry = len - ok;
+            memmove(b, b + ok, carry);
+        } else if (ok != len) {
+            bad = base + ok;
+        }
+    }
+    if (carry && bad == SIZE_MAX)
+        bad = n - carry; /* the file ends inside a sequence */
+    if (nul != SIZE_MAX) {
+        rc = fail(display, line_at(fd, nul), "file contains a NUL byte: not a text file");
+        goto out;
+    }
+    if (bad != SIZE_MAX) {
+        rc = fail(display, line_at(fd, bad), "invalid UTF-8 (byte offset %zu)", bad);
+        goto out;
+    }
+    total_read += n;
+    /* Second pass: the same bytes to fn (the byte order mark left out), a piece at a time. */
+    size_t again = 0;
+    while (rc == 0) {
+        ssize_t r = pread(fd, b, PIECE, (off_t)again);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = fail(display, 0, "cannot read: %s", strerror(errno));
+            break;
+        }
+        if (r == 0 || again + (size_t)r > n || memchr(b, 0, (size_t)r)) {
+            if (r || again != n)
+                rc = fail(display, 0, "the file changed while it was read");
+            break;
+        }
+        size_t s0 = again < skip ? skip - again : 0;
+        again += (size_t)r;
+        if ((size_t)r > s0)
+            rc = fn(ud, b + s0, (size_t)r - s0);
+    }
+out:
+    xfree(b);
+    close(fd);
+    return rc < 0 ? -1 : 0;
 }
 
 bool safe_relative_path(const char *p)

@@ -5,25 +5,7 @@
 #include <stddef.h>
 
 #include "util/arena.h"
-
-typedef struct limits {
-    size_t max_file_bytes;
-    size_t max_total_bytes;
-    size_t max_objects;
-    size_t max_output_bytes;
-    int child_timeout_s; /* CMP_CHILD_TIMEOUT: helm or kustomize is killed after this long */
-    size_t max_chart_files; /* CMP_MAX_CHART_FILES: entries in a local chart and its file:// dependencies */
-    size_t max_chart_bytes; /* CMP_MAX_CHART_BYTES: bytes of those files */
-    size_t max_regex_steps; /* pcre2's match limit per match; the depth limit is a tenth of it */
-    size_t max_glob_steps;  /* CMP_MAX_GLOB_STEPS: steps of every path glob match of the run together */
-    /* a starlark step's script (src/starlark): steps, MB of memory, nested calls, elements of one value */
-    size_t starlark_max_steps, starlark_max_memory_mb, starlark_max_depth, starlark_max_len;
-    size_t max_memory_bytes; /* CMP_MAX_MEMORY_MB: the memory budget of the render (util/arena.h); 0: none */
-    const char *memory_why;  /* where that budget comes from and how the operator raises it, for its error */
-} limits;
-
-extern limits cmp_limits;
-/* Set once at start from the operator's CMP_* variables (settings/host.h: host_limits_from_env). */
+#include "util/limits.h"
 
 /* The one rule for a CMP_* number: decimal digits only (no sign, no spaces), from min to max; with bytes, one K,
  * M or G (or k, m, g) may follow, times 1024, 1024^2 or 1024^3. Returns 0 and sets *out, or -1 when the text
@@ -32,8 +14,15 @@ int parse_env_number(const char *text, bool bytes, unsigned long long min, unsig
                      unsigned long long *out);
 
 /* Reads a whole file (after checking it stays inside root_real when it is a symlink) into a malloc'd buffer.
- * Strips a UTF-8 byte order mark, rejects NUL bytes and invalid UTF-8. display names the file in errors. */
-int read_text_file(const char *path, const char *display, char **out, size_t *len);
+ * Strips a UTF-8 byte order mark, rejects NUL bytes and invalid UTF-8. display names the file in errors. L: the
+ * operator's max-file-bytes and max-total-bytes (NULL: the defaults). */
+int read_text_file(const limits *L, const char *path, const char *display, char **out, size_t *len);
+/* The same file, the same checks and messages, without ever holding the whole text: a first pass checks it piece
+ * by piece, a second hands the pieces (64 KiB, the byte order mark left out) to fn, which returns 0 or -1 (fail()
+ * said why). For a text whose reader takes pieces (yaml_stream), so that a big file's text never sits beside its
+ * tree. 0 or -1. */
+typedef int (*text_piece_fn)(void *ud, const char *data, size_t len);
+int read_text_file_pieces(const limits *L, const char *path, const char *display, text_piece_fn fn, void *ud);
 /* Offset of the first NUL-free but invalid UTF-8 sequence in s, or len when all of it is valid UTF-8. */
 size_t utf8_check(const unsigned char *s, size_t len);
 

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/fsutil.h"
+#include "util/arena.h"
+#include "util/limits.h"
 
 static bool class_match(const char **pp, char c)
 {
@@ -45,6 +46,7 @@ struct memo {
     size_t plen, slen;
     unsigned char *seen; /* bit per pair; NULL when the table would be too large (then plain backtracking) */
     bool over;           /* the process's step budget ran out: unwind, the answer is -1 */
+    size_t max_steps;    /* that budget: the operator's max-glob-steps */
 };
 
 /* Steps (a pair tried, a position a star loop moves to) of every match in this process. The memo keeps one
@@ -54,7 +56,7 @@ static size_t steps_used;
 
 static bool step(struct memo *m)
 {
-    if (m->over || ++steps_used > cmp_limits.max_glob_steps)
+    if (m->over || ++steps_used > m->max_steps)
         m->over = true;
     return m->over;
 }
@@ -123,9 +125,9 @@ static bool match(struct memo *m, const char *p, const char *s)
     return !*s;
 }
 
-int glob_match(const char *pattern, const char *path)
+int glob_match(const limits *L, const char *pattern, const char *path)
 {
-    struct memo m = {pattern, path, strlen(pattern), strlen(path), NULL, false};
+    struct memo m = {pattern, path, strlen(pattern), strlen(path), NULL, false, limits_or_default(L)->max_glob_steps};
     size_t bits = (m.plen + 1) * (m.slen + 1);
     if (strchr(pattern, '*') && bits / (m.slen + 1) == m.plen + 1 && bits < ((size_t)64 << 23))
         m.seen = xcalloc(bits / 8 + 1, 1);
@@ -187,12 +189,12 @@ static int go_class_char(const char **pp, const char *end, uint32_t *r)
 /* Matches the chunk [c, cend) (no unescaped '*' outside a class) at the start of s. 1: matched, *rest after it;
  * 0: no match; -1: malformed chunk. Like Go, it reads the whole chunk even after a mismatch, so a malformed pattern
  * is always found; and each byte of the chunk it reads is a step of the budget. */
-static int go_chunk(const char *c, const char *cend, const char *s, const char **rest, bool *over)
+static int go_chunk(const char *c, const char *cend, const char *s, const char **rest, bool *over, size_t max_steps)
 {
     bool failed = false;
     size_t slen = strlen(s);
     while (c < cend) {
-        if (++steps_used > cmp_limits.max_glob_steps) {
+        if (++steps_used > max_steps) {
             *over = true;
             return 0;
         }
@@ -279,8 +281,9 @@ static const char *go_scan_chunk(const char *p, bool *star, const char **cend)
     return p;
 }
 
-int glob_match_go(const char *pattern, const char *name)
+int glob_match_go(const limits *L, const char *pattern, const char *name)
 {
+    size_t max_steps = limits_or_default(L)->max_glob_steps;
     bool over = false;
     const char *p = pattern;
     while (*p) {
@@ -289,7 +292,7 @@ int glob_match_go(const char *pattern, const char *name)
         p = cend;
         if (star && c == cend)
             return !strchr(name, '/'); /* a trailing star takes the rest of the segment */
-        int m = go_chunk(c, cend, name, &t, &over);
+        int m = go_chunk(c, cend, name, &t, &over, max_steps);
         if (over)
             return -1;
         if (m > 0 && (!*t || *p)) {
@@ -300,7 +303,7 @@ int glob_match_go(const char *pattern, const char *name)
             return 0; /* a malformed pattern matches nothing (Go reports ErrBadPattern, kpt drops it) */
         bool found = false;
         for (size_t i = 0; star && !found && name[i] && name[i] != '/'; i++) {
-            m = go_chunk(c, cend, name + i + 1, &t, &over);
+            m = go_chunk(c, cend, name + i + 1, &t, &over, max_steps);
             if (over)
                 return -1;
             if (m < 0)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "yaml/node.h"
-#include "yaml/scalar.h"
+#include "yaml/scalar_text.h"
 
 /* The emitter's writes: while the buffer has room (nearly always), without a call. */
 static inline void put(buf *b, const char *s, size_t n)

@@ -12,9 +12,7 @@
 #include "util/diag.h"
 #include "util/fsutil.h"
 #include "yaml/node.h"
-#include "yaml/scalar.h"
-
-load_limits yaml_limits = {.max_depth = 512, .max_alias_nodes = 1000000};
+#include "yaml/scalar_text.h"
 
 struct frame {
     node *n;
@@ -52,6 +50,7 @@ struct loader {
     size_t *anchor_slots, anchor_slots_cap;
     struct open_anchor *open_anchors;
     size_t nopen, open_cap;
+    const load_limits *lim; /* the operator's max-depth and max-alias-nodes */
     uint64_t alias_budget;
     size_t last_end; /* end of the last token: head comments never reach above it */
     node *root;
@@ -573,6 +572,10 @@ static const char *between_docs(struct loader *L, size_t from, size_t to, bool k
         from = text_line_end(d, from, to);
         from += text_break_len(d, from, to);
     }
+    /* only comment lines are kept: a plain "---" between two documents, most often all there is, keeps nothing
+     * and needs no room (the room it took stayed, on every document) */
+    if (from >= to || !memchr(d + from, '#', to - from))
+        return NULL;
     char *s = arena_alloc(L->a, to - from + 16);
     size_t out = 0, blanks = 0;
     bool in_block = false, first = true;
@@ -954,9 +957,9 @@ static int finish_collection(struct loader *L)
 static int open_collection(struct loader *L, node *n, uint32_t col, size_t start, struct fy_event *e,
                            struct fy_token *anchor, struct fy_token *tag)
 {
-    if (L->depth >= yaml_limits.max_depth)
+    if (L->depth >= L->lim->max_depth)
         return fail(L->file, (int)n->line,
-                    "nesting deeper than %u levels (limit max-depth; raise it with CMP_MAX_DEPTH)", yaml_limits.max_depth);
+                    "nesting deeper than %u levels (limit max-depth; raise it with CMP_MAX_DEPTH)", L->lim->max_depth);
     set_extra(L, n, tag_text(L, tag), NULL, NULL);
     if (L->bad_tag)
         return -1;
@@ -1216,7 +1219,7 @@ static int on_alias(struct loader *L, struct fy_event *e)
         if (over)
             return fail(L->file, line,
                         "aliases expand to more than %llu nodes (limit max-alias-nodes, against alias bombs; raise it with CMP_MAX_ALIAS_NODES)",
-                        (unsigned long long)yaml_limits.max_alias_nodes);
+                        (unsigned long long)L->lim->max_alias_nodes);
         if (in_key_position(L) && copy->kind != N_SCALAR)
             return fail(L->file, line, "a mapping key must be a scalar");
         const char *handed = first_entry_head(L);
@@ -1262,27 +1265,27 @@ static void on_diag(struct fy_diag *diag, void *user, const char *text, size_t l
     snprintf(pe->msg, sizeof pe->msg, "%s", msg);
 }
 
-static int load_run(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0,
-                    uint32_t *index, unsigned flags, yaml_doc_fn fn, void *ud);
+static int load_run(arena *a, strtab *st, const load_limits *lim, const char *file, const char *data, size_t len,
+                    uint32_t line0, uint32_t *index, unsigned flags, yaml_doc_fn fn, void *ud);
 
 /* libfyaml takes no allocator, so what it allocates during a parse is held against the memory budget (util/arena.h)
  * up front, as a bound measured on the worst shapes (tests/bench/memory): a token's text, at most 3/2 of the text
  * given (the escape \L, two bytes, is three), plus about 1.1 KB per level of nesting (a level costs at least a
  * byte), plus its fixed structures (5 KB). Released when the parser is gone. */
-static size_t fy_reservation(size_t len)
+static size_t fy_reservation(size_t len, const load_limits *lim)
 {
-    size_t levels = (size_t)yaml_limits.max_depth + 1 < len ? (size_t)yaml_limits.max_depth + 1 : len;
+    size_t levels = (size_t)lim->max_depth + 1 < len ? (size_t)lim->max_depth + 1 : len;
     return len + len / 2 + levels * 1280 + 64 * 1024;
 }
 
-int load_part(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0, uint32_t *index,
-              yaml_doc_fn fn, void *ud)
+int load_part(arena *a, strtab *st, const load_limits *lim, const char *file, const char *data, size_t len,
+              uint32_t line0, uint32_t *index, yaml_doc_fn fn, void *ud)
 {
-    return load_run(a, st, file, data, len, line0, index, 0, fn, ud);
+    return load_run(a, st, lim, file, data, len, line0, index, 0, fn, ud);
 }
 
-static int load_run(arena *a, strtab *st, const char *file, const char *data, size_t len, uint32_t line0,
-                    uint32_t *index, unsigned flags, yaml_doc_fn fn, void *ud)
+static int load_run(arena *a, strtab *st, const load_limits *lim, const char *file, const char *data, size_t len,
+                    uint32_t line0, uint32_t *index, unsigned flags, yaml_doc_fn fn, void *ud)
 {
     /* Text that did not come through read_text_file (parameters, stdin, a tool's output) is checked here: the
      * parser must never see a NUL or invalid UTF-8 (libfyaml can loop on some of it). */
@@ -1297,8 +1300,9 @@ static int load_run(arena *a, strtab *st, const char *file, const char *data, si
         return fail(file, line, "%s", bad < text_len ? "invalid UTF-8" : "contains a NUL byte: not text");
     }
     struct loader L = {.a = a, .st = st, .file = file, .data = data, .len = len, .seq_wide = -1, .line0 = line0,
-                       .foot_from = SIZE_MAX, .null_miss = SIZE_MAX, .flags = flags};
-    L.alias_budget = yaml_limits.max_alias_nodes;
+                       .foot_from = SIZE_MAX, .null_miss = SIZE_MAX, .flags = flags,
+                       .lim = lim ? lim : &limits_default.yaml};
+    L.alias_budget = L.lim->max_alias_nodes;
     struct parse_error pe = {0};
     struct fy_diag_cfg dcfg;
     fy_diag_cfg_default(&dcfg);
@@ -1323,7 +1327,7 @@ static int load_run(arena *a, strtab *st, const char *file, const char *data, si
     struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_DISABLE_DEPTH_LIMIT | FYPCF_SLOPPY_FLOW_INDENTATION,
                                .diag = diag};
     const char *reading = mem_reading(file); /* the budget's error names the file */
-    size_t reserved = fy_reservation(len);
+    size_t reserved = fy_reservation(len, L.lim);
     mem_hold(reserved, NULL);
     struct fy_parser *p = fy_parser_create(&cfg);
     if (!p) {
@@ -1346,7 +1350,7 @@ static int load_run(arena *a, strtab *st, const char *file, const char *data, si
             forget_anchors(&L);
             L.root = NULL;
             L.seq_wide = -1;
-            L.alias_budget = yaml_limits.max_alias_nodes;
+            L.alias_budget = L.lim->max_alias_nodes;
             const struct fy_mark *m = tok ? fy_token_start_mark(tok) : NULL;
             doc_line = m ? (uint32_t)mark_line(&L, m) : line0 + 1;
             L.doc_start = SIZE_MAX;
@@ -1445,16 +1449,17 @@ static int load_run(arena *a, strtab *st, const char *file, const char *data, si
     return rc;
 }
 
-int yaml_load(arena *a, strtab *st, const char *file, const char *data, size_t len, yaml_doc_fn fn, void *ud)
+int yaml_load(arena *a, strtab *st, const load_limits *lim, const char *file, const char *data, size_t len,
+              yaml_doc_fn fn, void *ud)
 {
-    return yaml_load_flags(a, st, file, data, len, 0, fn, ud);
+    return yaml_load_flags(a, st, lim, file, data, len, 0, fn, ud);
 }
 
-int yaml_load_flags(arena *a, strtab *st, const char *file, const char *data, size_t len, unsigned flags,
-                    yaml_doc_fn fn, void *ud)
+int yaml_load_flags(arena *a, strtab *st, const load_limits *lim, const char *file, const char *data, size_t len,
+                    unsigned flags, yaml_doc_fn fn, void *ud)
 {
     uint32_t index = 0;
-    return load_run(a, st, file, data, len, 0, &index, flags, fn, ud);
+    return load_run(a, st, lim, file, data, len, 0, &index, flags, fn, ud);
 }
 
 struct one {
@@ -1471,25 +1476,26 @@ static int take_one(void *ud, node *root, uint32_t index, uint32_t line, int seq
     return 0;
 }
 
-int yaml_load_one(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out)
+int yaml_load_one(arena *a, strtab *st, const load_limits *lim, const char *file, const char *data, size_t len,
+                  node **out)
 {
-    return yaml_load_one_flags(a, st, file, data, len, 0, out);
+    return yaml_load_one_flags(a, st, lim, file, data, len, 0, out);
 }
 
-int yaml_load_one_flags(arena *a, strtab *st, const char *file, const char *data, size_t len, unsigned flags,
-                        node **out)
+int yaml_load_one_flags(arena *a, strtab *st, const load_limits *lim, const char *file, const char *data, size_t len,
+                        unsigned flags, node **out)
 {
     struct one o = {NULL, file};
-    int rc = yaml_load_flags(a, st, file, data, len, flags, take_one, &o);
+    int rc = yaml_load_flags(a, st, lim, file, data, len, flags, take_one, &o);
     *out = o.n;
     return rc;
 }
 
-int yaml_load_one_into(arena *a, strtab *st, const char *file, const char *data, size_t len, node **out,
-                       diag_detail *why)
+int yaml_load_one_into(arena *a, strtab *st, const load_limits *lim, const char *file, const char *data, size_t len,
+                       node **out, diag_detail *why)
 {
     diag_detail *outer = diag_capture(why);
-    int rc = yaml_load_one(a, st, file, data, len, out);
+    int rc = yaml_load_one(a, st, lim, file, data, len, out);
     diag_restore(outer);
     return rc;
 }

@@ -19,11 +19,13 @@
 #include "yaml/load_part.h"
 
 /* Complete documents are parsed once this much text holds them: a parser per piece, not per (small) document. */
-size_t yaml_stream_piece_bytes = 64 * 1024;
+#define PIECE_BYTES (64 * 1024)
 
 struct yaml_stream {
     arena *a;
     strtab *st;
+    const load_limits *lim;
+    size_t piece_bytes; /* PIECE_BYTES; tests make it small (yaml_stream_piece_bytes) */
     const char *file;
     yaml_doc_fn fn;
     void *ud;
@@ -38,12 +40,18 @@ struct yaml_stream {
     bool failed;
 };
 
-yaml_stream *yaml_stream_new(arena *a, strtab *st, const char *file, yaml_doc_fn fn, void *ud)
+yaml_stream *yaml_stream_new(arena *a, strtab *st, const load_limits *lim, const char *file, yaml_doc_fn fn, void *ud)
 {
     yaml_stream *s = xmalloc(sizeof *s);
     memset(s, 0, sizeof *s);
-    s->a = a, s->st = st, s->file = file, s->fn = fn, s->ud = ud;
+    s->a = a, s->st = st, s->lim = lim, s->file = file, s->fn = fn, s->ud = ud;
+    s->piece_bytes = PIECE_BYTES;
     return s;
+}
+
+void yaml_stream_piece_bytes(yaml_stream *s, size_t bytes)
+{
+    s->piece_bytes = bytes;
 }
 
 void yaml_stream_free(yaml_stream *s)
@@ -103,7 +111,7 @@ static void find_cuts(yaml_stream *s)
 /* Parses text[0, end) (end: the last cut, or all of it at the end of the stream) and drops it. */
 static int parse_upto(yaml_stream *s, size_t end)
 {
-    if (load_part(s->a, s->st, s->file, s->text.data, end, s->line0, &s->index, s->fn, s->ud) < 0) {
+    if (load_part(s->a, s->st, s->lim, s->file, s->text.data, end, s->line0, &s->index, s->fn, s->ud) < 0) {
         s->failed = true;
         return -1;
     }
@@ -124,7 +132,7 @@ int yaml_stream_feed(yaml_stream *s, const char *data, size_t len)
         return -1;
     buf_put(&s->text, data, len);
     find_cuts(s);
-    if (s->cut && s->cut >= yaml_stream_piece_bytes)
+    if (s->cut && s->cut >= s->piece_bytes)
         return parse_upto(s, s->cut);
     return 0;
 }

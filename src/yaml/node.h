@@ -22,7 +22,9 @@ struct node {
     unsigned kind : 2;  /* enum node_kind */
     unsigned style : 3; /* enum node_style */
     unsigned extra : 1; /* the pointer is to a struct ext */
-    unsigned shared : 1; /* a key node many pairs share (key_shared): no position, never edited, never extra */
+    unsigned shared : 1; /* a key node many pairs share (key_shared), or a map of the last edit and its pairs that
+                          * many objects share (map_set_tail_shared): no position that counts, never edited, never
+                          * extra */
     unsigned below : 1;  /* a value whose key is shared and sits on the line above it (a block collection under
                           * "key:"): map_key_line is line - 1. A fact about the position: style edits keep it */
     unsigned col : 16; /* 1-based source column, saturated; 0 for nodes the program made */
@@ -138,7 +140,7 @@ static inline unsigned node_facts(const node *n)
     return n->facts ? n->facts : node_facts_find(n);
 }
 /* A scalar whose text is shared (it must live as long as the tree), with its facts if known (else 0). */
-node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts);
+node *node_scalar_shared(arena *a, const char *text, enum node_style style, unsigned facts);
 /* Interns s[0..n) and gives its facts (computed once per distinct text). */
 const char *intern_facts(strtab *t, const char *s, size_t n, unsigned *facts);
 /* The node the strtab keeps for the key text text (interned in t, with its facts): one per distinct text, made on

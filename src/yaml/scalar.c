@@ -1,4 +1,4 @@
-#include "yaml/scalar.h"
+#include "yaml/scalar_text.h"
 
 #include "yaml/node.h"
 
@@ -611,7 +611,8 @@ static const char *block_layout(arena *a, const char *d, size_t sm, size_t em, i
     return folded_reads_as(out + body, k - body, chomp, val, vlen) ? out : NULL;
 }
 
-const char *scalar_layout(arena *a, const char *d, size_t sm, size_t em, int style, const char *val, size_t vlen)
+const char *scalar_layout(arena *a, const char *d, size_t sm, size_t em, enum node_style style, const char *val,
+                          size_t vlen)
 {
     if (style == ST_LITERAL || style == ST_FOLDED)
         return block_layout(a, d, sm, em, style, val, vlen);
@@ -652,7 +653,7 @@ const char *scalar_layout(arena *a, const char *d, size_t sm, size_t em, int sty
     return flow_reads_as(out, k, style, val, vlen) ? out : NULL;
 }
 
-bool scalar_layout_reads_as(const char *raw, int style, const char *val, size_t vlen)
+bool scalar_layout_reads_as(const char *raw, enum node_style style, const char *val, size_t vlen)
 {
     if (style == ST_LITERAL)
         return raw[0] == '|';

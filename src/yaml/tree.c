@@ -1,6 +1,6 @@
 #include "yaml/node.h"
 
-#include "yaml/scalar.h"
+#include "yaml/scalar_text.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -89,6 +89,11 @@ uint64_t text_hash(const char *s, size_t n)
     return hash_bytes(hash_seed(), s, n);
 }
 
+uint64_t text_hash_fixed(const char *s, size_t n)
+{
+    return hash_bytes(FIXED_SEED, s, n);
+}
+
 strtab *strtab_new(arena *a)
 {
     strtab *t = arena_alloc(a, sizeof *t);
@@ -108,6 +113,21 @@ void strtab_release(strtab *t)
     t->slots = NULL;
     xfree(t->keys);
     t->keys = NULL;
+}
+
+void strtab_reset(strtab *t)
+{
+    if (!t || !t->slots)
+        return;
+    xfree(t->slots);
+    t->cap = 1024;
+    t->used = 0;
+    t->slots = xmalloc(t->cap * sizeof *t->slots);
+    memset(t->slots, 0, t->cap * sizeof *t->slots);
+    /* the shared key nodes are found by their text's address, which a key interned from now on does not have */
+    xfree(t->keys);
+    t->keys = NULL;
+    t->keys_cap = t->keys_used = 0;
 }
 
 static void keys_rehash(strtab *t, size_t cap);
@@ -229,14 +249,17 @@ again:;
     return k;
 }
 
-/* ---- the immutability of shared keys
+/* ---- the immutability of shared nodes
  *
  * Nothing outside src/yaml gets a shared key as a node it may edit (map_key gives const nodes, map_key_own a
- * private copy), so this is a bug in src/yaml or a cast: stop loudly, never edit every map that shares the node. */
+ * private copy), so this is a bug in src/yaml or a cast: stop loudly, never edit every map that shares the node.
+ * Shared values (node_value_shared, map_set_tail_shared) are handed out by map_val, so a function that writes a
+ * value in place must not see them: the executor gives its items their own copies first (fn_def.shares_values),
+ * and the setters replace a shared value in the map they edit. */
 static void shared_edit(const char *what)
 {
     (void)what; /* the function, for a debugger */
-    assert(!"a shared key node reached a mutator: ask map_key_own for the pair's own copy");
+    assert(!"a shared node reached a mutator: ask map_key_own or map_val_own for the entry's own copy");
     abort(); /* where assertions are compiled out too: no output, exit non-zero */
 }
 
@@ -248,7 +271,7 @@ static void shared_edit(const char *what)
 
 /* ---- nodes */
 
-static node *new_node(arena *a, int kind, int style)
+static node *new_node(arena *a, enum node_kind kind, enum node_style style)
 {
     node *x = arena_alloc16(a);
     x->kind = (uint8_t)kind;
@@ -302,7 +325,7 @@ unsigned node_facts_find(const node *n)
     return f;
 }
 
-node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts)
+node *node_scalar_shared(arena *a, const char *text, enum node_style style, unsigned facts)
 {
     node *x = new_node(a, N_SCALAR, style);
     x->str = text;
@@ -310,7 +333,7 @@ node *node_scalar_shared(arena *a, const char *text, int style, unsigned facts)
     return x;
 }
 
-node *node_scalar(arena *a, const char *s, size_t n, int style)
+node *node_scalar(arena *a, const char *s, size_t n, enum node_style style)
 {
     return node_scalar_shared(a, arena_strndup(a, s, n), style, 0);
 }
@@ -340,10 +363,11 @@ static node *clone_rec(arena *a, const node *n)
 {
     if (!n)
         return NULL;
-    if (n->shared)
+    if (n->shared && n->kind == N_SCALAR)
         return (node *)n;
     node *x = arena_alloc16(a);
     *x = *n;
+    x->shared = 0; /* a shared map (map_set_tail_shared) is copied: the copy is the caller's to edit */
     if (n->extra) {
         x->ext = arena_alloc(a, sizeof *x->ext);
         *x->ext = *n->ext;
@@ -366,7 +390,7 @@ static node *clone_rec(arena *a, const node *n)
 
 node *node_clone(arena *a, const node *n)
 {
-    if (n && n->shared) /* the caller gets a node it may edit: a private one, without a position */
+    if (n && n->shared && n->kind == N_SCALAR) /* the caller gets a node it may edit: a private one, no position */
         return node_scalar_shared(a, n->str, n->style, n->facts);
     return clone_rec(a, n);
 }
@@ -510,17 +534,17 @@ bool is_null(const node *n)
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-int node_kind(const node *n)
+enum node_kind node_kind(const node *n)
 {
     return n->kind;
 }
 
-int node_style(const node *n)
+enum node_style node_style(const node *n)
 {
     return n->style;
 }
 
-void node_set_style(node *n, int style)
+void node_set_style(node *n, enum node_style style)
 {
     NOT_SHARED(n);
     if (n->extra && style != n->style)
@@ -549,6 +573,11 @@ void node_set_pos(node *n, uint32_t line, uint32_t col)
 uint32_t node_len(const node *n)
 {
     return n && n->kind != N_SCALAR ? nkids_n(n) : 0;
+}
+
+uint32_t node_len_as(const node *n, enum node_kind kind)
+{
+    return n && n->kind == kind && kind != N_SCALAR ? nkids_n(n) : 0;
 }
 
 /* ---- maps and sequences */
@@ -625,6 +654,7 @@ node *map_val(const node *m, uint32_t i)
 
 void map_set_val(node *m, uint32_t i, node *val)
 {
+    NOT_SHARED(m);
     nkids(m)->v[2 * i + 1] = val;
 }
 
@@ -635,6 +665,7 @@ node *seq_item(const node *s, uint32_t i)
 
 void seq_set(node *s, uint32_t i, node *item)
 {
+    NOT_SHARED(s);
     nkids(s)->v[i] = item;
 }
 
@@ -660,6 +691,7 @@ static struct kids *resize(arena *a, node *c, uint32_t cap)
  * otherwise go through 2 on its way to 4. */
 static struct kids *grow(arena *a, node *c)
 {
+    NOT_SHARED(c);
     struct kids *k = nkids(c);
     if (k && k->n < k->cap)
         return k;
@@ -669,6 +701,7 @@ static struct kids *grow(arena *a, node *c)
 
 void map_reserve(arena *a, node *c, uint32_t extra)
 {
+    NOT_SHARED(c);
     struct kids *k = nkids(c);
     uint32_t n = k ? k->n : 0;
     if (extra && (!k || k->cap - n < extra))
@@ -696,6 +729,7 @@ void map_append(arena *a, node *m, const node *key, node *val)
 
 void map_remove(node *m, uint32_t i)
 {
+    NOT_SHARED(m);
     struct kids *k = nkids(m);
     if (!k || i >= k->n)
         return;
@@ -723,7 +757,7 @@ node *map_set(arena *a, node *m, const char *key, node *val)
         map_set_val(m, (uint32_t)i, val);
         return val;
     }
-    map_append(a, m, node_scalar(a, key, strlen(key), ST_PLAIN), val);
+    map_append(a, m, node_scalar(a, key, strlen(key), ST_STRING), val);
     return val;
 }
 
@@ -737,7 +771,7 @@ static node *set_str(arena *a, node *m, const char *key, const char *val, bool c
         node *old = map_val(m, (uint32_t)i);
         if (old->kind == N_SCALAR && strcmp(nstr(old), val) == 0)
             return old;
-        if (old->kind == N_SCALAR) {
+        if (old->kind == N_SCALAR && !old->shared) { /* a shared value is replaced below, in this map only */
             /* An edited scalar becomes a string we made; its comment stays. */
             set_text(old, copy ? arena_strdup(a, val) : val, vf);
             if (old->style != ST_SINGLE && old->style != ST_DOUBLE)
@@ -752,7 +786,7 @@ static node *set_str(arena *a, node *m, const char *key, const char *val, bool c
     node *v = node_scalar_shared(a, val, ST_STRING, vf);
     if (i >= 0)
         return map_set(a, m, key, v);
-    map_append(a, m, keynode ? keynode : node_scalar_shared(a, key, ST_PLAIN, kf), v);
+    map_append(a, m, keynode ? keynode : node_scalar_shared(a, key, ST_STRING, kf), v);
     return v;
 }
 
@@ -774,9 +808,61 @@ node *map_set_str_ref_facts(arena *a, node *m, const char *key, unsigned key_fac
 
 node *node_key_shared(arena *a, const char *text, unsigned facts)
 {
-    node *k = node_scalar_shared(a, text, ST_PLAIN, facts ? facts : scalar_facts(text, strlen(text)));
+    node *k = node_scalar_shared(a, text, ST_STRING, facts ? facts : scalar_facts(text, strlen(text)));
     k->shared = 1;
     return k;
+}
+
+node *node_value_shared(arena *a, const char *text, unsigned facts)
+{
+    node *v = node_scalar_shared(a, text, ST_STRING, facts ? facts : scalar_facts(text, strlen(text)));
+    v->shared = 1;
+    return v;
+}
+
+void node_own_values(arena *a, node *n)
+{
+    if (!n || n->kind == N_SCALAR)
+        return;
+    struct kids *k = nkids(n);
+    uint32_t len = k ? k->n : 0;
+    for (uint32_t i = 0; i < len; i++) {
+        node *v;
+        if (n->kind == N_MAP) {
+            v = k->v[2 * i + 1]->shared ? map_val_own(a, n, i) : k->v[2 * i + 1];
+        } else {
+            v = k->v[i];
+            if (v->shared) {
+                node *x = node_clone(a, v); /* a private copy: a scalar's text, a collection's entries */
+                k->v[i] = x;
+                v = x;
+            }
+        }
+        node_own_values(a, v);
+    }
+}
+
+/* A scalar the emit alone will read: no comments or tag, so that one node can stand for equal ones. */
+static bool plain_scalar(const node *n)
+{
+    return n->kind == N_SCALAR && !n->extra;
+}
+
+node *node_map_share(node *m)
+{
+    if (!m || m->kind != N_MAP || m->extra)
+        return NULL;
+    const struct kids *k = nkids(m);
+    uint32_t len = k ? k->n : 0;
+    for (uint32_t i = 0; i < 2 * len; i++)
+        if (!plain_scalar(k->v[i]))
+            return NULL;
+    for (uint32_t i = 0; i < 2 * len; i++) {
+        node_facts(k->v[i]); /* kept while it may: a shared node's are never written (node_facts_find) */
+        k->v[i]->shared = 1;
+    }
+    m->shared = 1;
+    return m;
 }
 
 node *map_set_str_ref_key(arena *a, node *m, node *key, const char *val, unsigned val_facts)
@@ -800,13 +886,92 @@ void map_set_shared(arena *a, node *m, node *key, node *val)
         map_append(a, m, key, val);
 }
 
+node *map_val_own(arena *a, node *m, uint32_t i)
+{
+    node *v = map_val(m, i);
+    if (!v->shared)
+        return v;
+    node *x;
+    if (v->kind == N_SCALAR) {
+        x = node_scalar_shared(a, v->str, v->style, v->facts);
+    } else {
+        /* its own entries array; the nodes in it stay shared, each owned in turn where it is edited */
+        x = new_node(a, v->kind, v->style);
+        const struct kids *k = nkids(v);
+        if (k && k->n) {
+            bool map = v->kind == N_MAP;
+            struct kids *c = kids_new(a, k->n, map);
+            c->n = k->n;
+            memcpy(c->v, k->v, (size_t)k->n * (map ? 2 : 1) * sizeof c->v[0]);
+            x->kids = c;
+        }
+    }
+    nkids(m)->v[2 * i + 1] = x; /* m is the caller's own (map_set_val would refuse a shared m) */
+    return x;
+}
+
+
+static bool same_scalar(const node *x, const node *y)
+{
+    return plain_scalar(x) && plain_scalar(y) && x->style == y->style && (x->str == y->str || !strcmp(x->str, y->str));
+}
+
+bool map_set_tail_shared(arena *a, node *m, const char *key, node *const *keys, node *const *vals, uint32_t n,
+                         node **last)
+{
+    long at = map_index(m, key);
+    node *cur = at >= 0 ? map_val(m, (uint32_t)at) : NULL;
+    if (cur && (cur->kind != N_MAP || cur->extra))
+        return false; /* a null, a scalar, a map with comments or a tag: the caller's own edit */
+    /* a shared cur (node_map_share: set-annotations' map on every object that had none) is only read */
+    const struct kids *k = cur ? nkids(cur) : NULL;
+    uint32_t len = k ? k->n : 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (!plain_scalar(k->v[2 * i]) || !plain_scalar(k->v[2 * i + 1]))
+            return false;
+        for (uint32_t s = 0; s < n; s++)
+            if (!strcmp(k->v[2 * i]->str, nstr(keys[s])))
+                return false; /* a pair the tail replaces: edited in place by the caller, as ever */
+    }
+    node *S = *last;
+    const struct kids *sk = S ? nkids(S) : NULL;
+    bool same = sk && sk->n == len + n && (!cur || cur->style == S->style);
+    for (uint32_t i = 0; same && i < len; i++)
+        same = same_scalar(k->v[2 * i], sk->v[2 * i]) && same_scalar(k->v[2 * i + 1], sk->v[2 * i + 1]);
+    if (!same) {
+        S = new_node(a, N_MAP, cur ? cur->style : ST_BLOCK);
+        struct kids *c = kids_new(a, len + n, true);
+        c->n = len + n;
+        if (len)
+            memcpy(c->v, k->v, (size_t)len * 2 * sizeof c->v[0]);
+        for (uint32_t s = 0; s < n; s++) {
+            c->v[2 * (len + s)] = keys[s];
+            c->v[2 * (len + s) + 1] = vals[s];
+        }
+        S->kids = c;
+        /* every node in it now stands for many objects': none may be edited (the map's own copy first,
+         * map_val_own; a value is replaced by the setters, never written) */
+        for (uint32_t i = 0; i < 2 * c->n; i++) {
+            node_facts(c->v[i]); /* kept while it may: a shared node's are never written (node_facts_find) */
+            c->v[i]->shared = 1;
+        }
+        S->shared = 1;
+        *last = S;
+    }
+    if (at >= 0)
+        nkids(m)->v[2 * (uint32_t)at + 1] = S;
+    else
+        map_append(a, m, node_scalar(a, key, strlen(key), ST_STRING), S);
+    return true;
+}
+
 node *map_ensure_map(arena *a, node *m, const char *key)
 {
     long i = map_index(m, key);
     if (i >= 0) {
         node *v = map_val(m, (uint32_t)i);
         if (v->kind == N_MAP)
-            return v;
+            return v->shared ? map_val_own(a, m, (uint32_t)i) : v;
         if (!is_null(v))
             return NULL;
         node *nm = node_map(a);
@@ -836,6 +1001,7 @@ void seq_insert(arena *a, node *s, uint32_t i, node *item)
 
 void seq_remove(node *s, uint32_t i)
 {
+    NOT_SHARED(s);
     struct kids *k = nkids(s);
     if (!k || i >= k->n)
         return;

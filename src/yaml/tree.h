@@ -37,12 +37,21 @@ strtab *strtab_new(arena *a);
 const char *intern(strtab *t, const char *s, size_t n);
 /* Frees the lookup table (the strings stay in the arena). */
 void strtab_release(strtab *t);
+/* Empties the lookup table down to its starting size, keeping every string in the arena: texts interned from now on
+ * are copied anew once each, so they share with each other but not with the texts interned before (which nothing may
+ * compare by address with later ones; the loader compares the keys of one map, read within one load). For a package
+ * whose load is done: the table held a slot for every distinct short value it read, which nothing looks up again. */
+void strtab_reset(strtab *t);
 /* The table's hash, for other tables keyed by texts a package writes: seeded once per process, so no input can be
  * written to make its texts collide. */
 uint64_t text_hash(const char *s, size_t n);
+/* The same hash from the strtab's fixed, published start: the same on every run, so that a table's work is too. A
+ * table that uses it switches to text_hash the first time a probe runs long (texts chosen to collide from this
+ * start), as the strtab does. */
+uint64_t text_hash_fixed(const char *s, size_t n);
 
 /* constructors */
-node *node_scalar(arena *a, const char *s, size_t n, int style);
+node *node_scalar(arena *a, const char *s, size_t n, enum node_style style);
 node *node_str(arena *a, const char *s); /* ST_STRING copy of s */
 node *node_str_ref(arena *a, const char *s); /* ST_STRING sharing s, which must outlive the tree */
 node *node_map(arena *a);
@@ -64,10 +73,10 @@ bool is_map(const node *n);
 bool is_seq(const node *n);
 bool is_scalar(const node *n);
 /* N_SCALAR, N_MAP or N_SEQ; n must not be NULL. */
-int node_kind(const node *n);
-/* A scalar's enum node_style, or a collection's ST_BLOCK/ST_FLOW. */
-int node_style(const node *n);
-void node_set_style(node *n, int style);
+enum node_kind node_kind(const node *n);
+/* A scalar's style (ST_PLAIN..ST_STRING), or a collection's ST_BLOCK/ST_FLOW. */
+enum node_style node_style(const node *n);
+void node_set_style(node *n, enum node_style style);
 /* 1-based source position (the column saturated at 65535); 0 for nodes the program made, for shared keys (use
  * map_key_line) and for NULL. */
 uint32_t node_line(const node *n);
@@ -103,7 +112,61 @@ bool scalar_set(arena *a, node *n, const char *s, size_t len, enum scalar_edit h
 /* Entries of a map (pairs) or items of a sequence; 0 for a scalar or NULL. */
 uint32_t node_len(const node *n);
 
-/* maps */
+/* Walking a collection: map_foreach(m, i, key, val) { ... } and seq_foreach(s, i, item) { ... } declare, for the
+ * body only, uint32_t i (the entry's index), const node *key (map_key(m, i): read-only, see map_key_own), node *val
+ * (map_val(m, i)) and node *item (seq_item(s, i)). m and s are evaluated once; a NULL, a scalar or a collection of
+ * the other kind has no entries (unlike node_len, a sequence has none for map_foreach and a map none for
+ * seq_foreach). break, continue and return work as in any loop.
+ * Edits in the body: the body may edit key (through map_key_own), val and item, and replace the current entry's
+ * value (map_set_val(m, i, ...), seq_set(s, i, ...), map_set on its own key); the length is read again before each
+ * entry, as `i < node_len(s)` would be, so an entry the body appends is visited too. Removing or inserting entries
+ * at or before i shifts the rest under the loop (the entry after a removed one is skipped): such a loop keeps an
+ * index loop, which says what it does to i (or walks backwards). */
+/* node_len(n) when n is a collection of that kind (N_MAP or N_SEQ), else 0: the iterators' bound, one call a step
+ * as node_len was in the index loops. */
+uint32_t node_len_as(const node *n, enum node_kind kind);
+/* Three nested loops make one: the outer holds the collection (and map_foreach's key), the middle counts i, the
+ * inner declares the entry and runs the body once; i##_go_ tells the middle loop whether the body ended normally
+ * (the inner loop's step sets it) or by break (it stays 0). No GNU extension: C11 declarations in for. */
+#define map_foreach(m, i, key, val)                                                                                    \
+    for (const node *i##_of_ = (m), *key = NULL; i##_of_; i##_of_ = NULL)                                              \
+        for (uint32_t i = 0, i##_go_ = 1; i##_go_ && i < node_len_as(i##_of_, N_MAP); i++)                             \
+            for (node *val = (i##_go_ = 0, key = map_key(i##_of_, i), map_val(i##_of_, i));                            \
+                 !i##_go_ && ((void)key, (void)val, 1); i##_go_ = 1)
+#define seq_foreach(s, i, item)                                                                                        \
+    for (const node *i##_of_ = (s); i##_of_; i##_of_ = NULL)                                                           \
+        for (uint32_t i = 0, i##_go_ = 1; i##_go_ && i < node_len_as(i##_of_, N_SEQ); i++)                             \
+            for (node *item = (i##_go_ = 0, seq_item(i##_of_, i)); !i##_go_ && ((void)item, 1); i##_go_ = 1)
+
+/* maps
+ *
+ * Reading, which one when:
+ *   map_get(m, "key")          the value under a key, NULL when m is no map or lacks it (the first pair holding it)
+ *   map_get_n(m, key, len)     the same for a key that is a slice of a longer text (a field path's segment)
+ *   map_index(m, "key")        the entry's index, -1 when missing: for map_key_line in a message, map_remove, or
+ *                              map_insert next to it
+ *   path_get(n, "a", "b", NULL)  map_get down a path of keys (NULL as soon as one is missing or not a map)
+ *   path_str(n, "a", "b", NULL)  the scalar text at the end of such a path, NULL when missing or not a scalar
+ *   map_key, map_val, map_key_line  entry i, in a walk (map_foreach) or after map_index
+ *
+ * Writing, which one when (every setter but map_append, map_append_str_ref_key and map_insert looks for the key
+ * first and edits the pair it finds; the key strings are copied unless the name says _ref):
+ *   map_set(m, "key", val)       a node the caller built (a map, a list, a number); an existing value's line
+ *                                comment moves to val
+ *   map_set_str(m, "key", "v")   a string value, key and text copied; an existing scalar keeps its node (quotes,
+ *                                comment) and takes the new text as a string
+ *   map_set_str_ref              the same without copying: key and text outlive the tree (static, arena, interned)
+ *   map_set_str_ref_facts        the same with scalar_facts of both computed once, for a pair set on every object
+ *   map_set_str_ref_key          the same with a key node from node_key_shared, which a missing pair holds itself
+ *   map_append_str_ref_key       the same appended without looking: the caller knows the key is missing
+ *   map_set_shared(m, key, val)  key and val nodes many maps hold, for the last edit before the emit (the stamps)
+ *   map_append(m, key, val)      appended without looking, with a key node (another map's: a copy, a merge)
+ *   map_insert(m, i, key, val)   the same before entry i (a pair put in its sorted place)
+ *   map_ensure_map(m, "key")     the map under key, made when missing or null: the parent of the next setter
+ *   map_set_val(m, i, val)       entry i's value replaced, in a walk or after map_index
+ * Removing: map_delete(m, "key") by key (false when missing), map_remove(m, i) by index; map_reserve makes room
+ * first when a caller knows how many pairs it is about to add.
+ */
 /* The key of entry i, read-only: many maps may share it (an edit goes through map_key_own). */
 const node *map_key(const node *m, uint32_t i);
 /* The 1-based source line of entry i's key: its own, or for a shared key the one its value gives (the value's line,
@@ -142,9 +205,33 @@ node *map_append_str_ref_key(arena *a, node *m, node *key, const char *val, unsi
  * is about to add (labels, annotations, stamps), which would otherwise grow the entries by doubling. */
 void map_reserve(arena *a, node *c, uint32_t extra);
 /* Sets key to val where many maps share the same two scalar nodes: a missing key gets key and val themselves, an
- * existing one keeps its own node with val's text. Only for the last edit before the emit (the Argo CD stamps on
- * every object): after it nothing may edit the tree, or an edit of one object's value would show in all. */
+ * existing one keeps its own node with val's text. val must be marked shared (node_value_shared) unless nothing
+ * edits the tree afterwards (the Argo CD stamps): an edit of one object's value would otherwise show in all. */
 void map_set_shared(arena *a, node *m, node *key, node *val);
+/* A string value many maps may hold, one node for all (the label a function sets on every object): marked shared,
+ * so that no mutator edits it (they stop, as on a shared key); the setters (map_set_str*, map_set_shared) replace it
+ * in the map they edit, map_val_own gives an entry its own copy. text must live as long as the trees. */
+node *node_value_shared(arena *a, const char *text, unsigned facts);
+/* Marks m, a map of plain scalar pairs (no comments, tags or collections), and its pairs shared, so that many maps
+ * may hold m itself as a value (the map set-labels or set-annotations makes on every object that lacks one): the
+ * mutators refuse it from then on, map_ensure_map and map_val_own give an entry its own copy. Returns m, or NULL
+ * (m unmarked) when it is no such map. */
+node *node_map_share(node *m);
+/* Gives every map entry and sequence item under n whose value is shared its own copy (keys stay shared): before
+ * code that may edit values in place other than through the setters. */
+void node_own_values(arena *a, node *n);
+/* Entry i's value as a node the caller may edit: a shared one (map_set_tail_shared) is first replaced, in this entry
+ * only, by a private copy (a map's copy has its own entries, whose nodes stay shared until owned in turn). */
+node *map_val_own(arena *a, node *m, uint32_t i);
+/* For the last edit before the emit, when many maps end the same way (the Argo CD stamps): m's value under key (a
+ * map, made when missing) becomes a map of its own pairs followed by keys[i]: vals[i] for i < n -- the map *last
+ * when that one holds the same (texts and styles; *last is then shared by every such object), else a new one,
+ * which becomes *last. Every node of that map is marked shared: the mutators refuse it (an edit goes through
+ * map_val_own, or a setter that replaces the value), node_clone copies it. false, with m untouched, when the value
+ * is not a plain map of plain scalars (comments, tags, a null) or holds one of the keys: the caller then edits the
+ * object's own map. */
+bool map_set_tail_shared(arena *a, node *m, const char *key, node *const *keys, node *const *vals, uint32_t n,
+                         node **last);
 /* The key may be another map's: both maps then hold the same node (a shared key is never edited; a private one is
  * edited for both). */
 void map_append(arena *a, node *m, const node *key, node *val);

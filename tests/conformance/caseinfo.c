@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     arena *a = arena_new();
     strtab *st = strtab_new(a);
     node *root = NULL;
-    if (yaml_load_one(a, st, argv[2], data, len, &root) != 0) {
+    if (yaml_load_one(a, st, NULL, argv[2], data, len, &root) != 0) {
         fprintf(stderr, "caseinfo: %s\n", diag_message());
         return 1;
     }

@@ -278,7 +278,7 @@ static int load_docs(struct docs *D, const char *path, const struct file *f, cha
     D->file = arena_strdup(D->a, path);
     size_t before = D->n;
     diag_reset();
-    if (yaml_load(D->a, D->st, path, f->data, f->len, on_doc, D) != 0) {
+    if (yaml_load(D->a, D->st, NULL, path, f->data, f->len, on_doc, D) != 0) {
         snprintf(err, errcap, "%s", diag_failed() ? diag_message() : "parse error");
         D->n = before;
         diag_reset();
@@ -611,7 +611,7 @@ static node *load_one_file(arena *a, strtab *st, const char *path)
     }
     node *n = NULL;
     diag_reset();
-    if (yaml_load_one(a, st, path, f.data, f.len, &n) != 0) {
+    if (yaml_load_one(a, st, NULL, path, f.data, f.len, &n) != 0) {
         fprintf(stderr, "yamlcmp: %s\n", diag_message());
         n = NULL;
     } else if (!is_map(n)) {

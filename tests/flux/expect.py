@@ -8,7 +8,8 @@ computes (the test computes them); SPEC_JSON says what helm-controller does on t
 (research section 3): namespaced objects without a namespace go to the release namespace (helm's client), CRDs of
 the chart's crds/ directory are applied by helm-controller itself with the origin labels only (and are marked for
 Argo CD never to delete or prune them), every other object gets commonMetadata and then the origin labels (hooks too,
-unless postRenderStrategy is nohooks), and cmp-generate's traceability annotations go on every object. The documents
+unless postRenderStrategy is nohooks), and cmp-generate's traceability annotations go on every object (an OCI chart's /chart-oci-* ones as the test read them
+from the registry's manifest, spec "oci"). The documents
 of OURS_OUT that carry <domain>/helmrelease: <hr> must be exactly these, in helm's order. Prints nothing and exits 0
 when they are; else one line saying where they differ, exit 1."""
 import json
@@ -60,6 +61,8 @@ def main():
         a[d + "/chart"] = spec["chart"]
         a[d + "/chart-source"] = spec["source"]
         a[d + "/chart-digest"] = spec["digest"]
+        for k, v in (spec.get("oci") or {}).items():
+            a[d + "/" + k] = v
         want.append(obj)
     got = [o for o in yaml.safe_load_all(open(ours_out)) if o and
            ((o.get("metadata") or {}).get("annotations") or {}).get(d + "/helmrelease") == spec["hr"]]

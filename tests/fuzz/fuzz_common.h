@@ -21,6 +21,20 @@
 #include "yaml/scalar.h"
 #include "yaml/tree.h"
 
+/* The limits a fuzz target passes in its contexts: the defaults, but alias expansion stops at 20,000 nodes (a fuzz
+ * run is one process over many inputs, and a small input must not take seconds). */
+static inline const limits *fz_limits(void)
+{
+    static limits L;
+    static bool made;
+    if (!made) {
+        L = limits_default;
+        L.yaml.max_alias_nodes = 20000;
+        made = true;
+    }
+    return &L;
+}
+
 static void fz_die(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 static void fz_die(const char *what, const char *fmt, ...)
 {
@@ -294,7 +308,7 @@ static void fz_check_stream_as(arena *a, strtab *st, node *const *docs, const in
     }
     struct fz_docs back = {0};
     diag_reset();
-    int rc = yaml_load(a, st, "emitted.yaml", b.data ? b.data : "", b.len, fz_collect, &back);
+    int rc = yaml_load(a, st, NULL, "emitted.yaml", b.data ? b.data : "", b.len, fz_collect, &back);
     if (rc < 0)
         fz_die(what, "the emitted YAML (comments %s) does not parse: %s\n--- emitted ---\n%.*s\n--- end ---",
                comments ? "on" : "off", diag_message(), (int)(b.len > 4000 ? 4000 : b.len), b.data ? b.data : "");

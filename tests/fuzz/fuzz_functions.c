@@ -30,7 +30,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (const fn_def *const *f = fn_all(); *f; f++)
         if (strcmp((*f)->name, "render-helm-chart") && strcmp((*f)->name, "kustomize-build") && neligible < 64)
             eligible[neligible++] = *f;
-    yaml_limits.max_alias_nodes = 20000;
     setenv("PATH", "/nonexistent-fuzz-path", 1);
     return 0;
 }
@@ -77,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the input: config, then extra objects */
     struct fz_docs docs = {0};
     diag_reset();
-    int rc = yaml_load(a, st, "fn-config.yaml", yaml, (size_t)(end - yaml), fz_collect, &docs);
+    int rc = yaml_load(a, st, limits_yaml(fz_limits()), "fn-config.yaml", yaml, (size_t)(end - yaml), fz_collect, &docs);
     diag_reset();
     node *config = NULL;
     if (rc == 0 && docs.n) {
@@ -116,8 +115,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     fn_results results = {0};
+    fn_host host = {.limits = fz_limits()}; /* nothing else: no tool may run */
     fn_ctx c = {.a = a, .st = st, .pkg = &root, .results = &results, .validator = validator, .config = config,
-                .config_file = "Kptfile", .config_line = 9};
+                .config_file = "Kptfile", .config_line = 9, .host = &host};
     diag_set_step("pipeline.mutators[0] (fuzz)");
     rlist subset = {0};
     rlist *view = &items;

@@ -1,13 +1,14 @@
 /* fuzz_helm_archive: bytes -> a chart archive -> helm_archive_read (src/helm/archive.c), the reader of the
  * untrusted .tgz files helm_confine checks. Input: a tar stream, which the target gzips (one member; two, split in
  * the middle, when the first byte is odd), or gzip data as it is when it starts with 1f 8b. An entry whose helm name
- * ends in ".tgz" is read again as an archive, up to 3 deep. Checks: the result is one of the reader's codes, a
- * refusal says why; every raw name is UTF-8 without NUL; every helm name is clean (relative, no empty, "." or ".."
- * component, not starting with ".."). Seeds are small tar streams (tests/security/chart-tgz.py's archives, unpacked). */
+ * ends in ".tgz" is read again as an archive, up to 3 deep. Checks: the result is one of the reader's codes; a
+ * refusal, and only a refusal, is recorded (with fail_here, for the caller to place); every raw name is UTF-8
+ * without NUL; every helm name is clean (relative, no empty, "." or ".." component, not starting with ".."). Seeds are small tar streams (tests/security/chart-tgz.py's archives, unpacked). */
 #include <zlib.h>
 
 #include "fuzz_common.h"
 #include "helm/archive.h"
+#include "util/diag.h"
 #include "util/fsutil.h"
 
 static size_t budget = 1 << 22;
@@ -52,13 +53,17 @@ static int read_archive(arena *a, const unsigned char *gz, size_t n, int depth)
 {
     if (depth > 3)
         return 0;
-    const char *why = NULL;
     level l = {a, depth};
-    int rc = helm_archive_read(a, gz, n, budget, entry, &l, &why);
+    diag_detail why;
+    diag_detail *outer = diag_capture(&why);
+    int rc = helm_archive_read(a, gz, n, budget, entry, &l);
+    diag_restore(outer);
     if (rc != HELM_ARCHIVE_OK && rc != HELM_ARCHIVE_REFUSED && rc != HELM_ARCHIVE_TOO_LARGE)
         fz_die("result", "%d", rc);
-    if (rc == HELM_ARCHIVE_REFUSED && (!why || !*why))
+    if (rc == HELM_ARCHIVE_REFUSED && (!why.failed || !why.unplaced || !*why.message))
         fz_die("refusal", "no reason");
+    if (rc != HELM_ARCHIVE_REFUSED && why.failed)
+        fz_die("record", "an error recorded without a refusal: %s", why.message);
     return rc;
 }
 

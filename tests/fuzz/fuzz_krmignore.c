@@ -38,9 +38,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *patterns = text;
     /* the step budget is the process's, and a fuzz run is one process over many inputs: spent, every match would
      * answer -1 (over budget). These inputs are small, so their matches are cheap whatever they hold. */
-    cmp_limits.max_glob_steps = SIZE_MAX;
+    limits L = limits_default;
+    L.max_glob_steps = SIZE_MAX;
     arena *a = arena_new();
-    krmignore *k = krmignore_parse(a, ".krmignore", patterns);
+    krmignore *k = krmignore_parse(a, &L, ".krmignore", patterns);
     diag_reset(); /* a line kpt cannot take is an error (k NULL matches nothing) */
 
     /* the lines of patterns and paths, NUL-terminated copies */
@@ -70,13 +71,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         krmignore_match(k, clean, dir);
         krmignore_match(k, clean, !dir);
         for (int i = 0; i < np; i++) {
-            glob_match_go(pl[i], clean); /* kpt's (Go's) matcher: no crash, no overread */
-            int m = glob_match(pl[i], clean);
+            glob_match_go(&L, pl[i], clean); /* kpt's (Go's) matcher: no crash, no overread */
+            int m = glob_match(&L, pl[i], clean);
             if (m >= 0 && literal(pl[i]) && m != !strcmp(pl[i], clean))
                 fz_die("fuzz_krmignore", "glob_match(\"%s\", \"%s\") = %d for a pattern without special characters", pl[i],
                        clean, m);
         }
-        if (literal(clean) && !glob_match(clean, clean))
+        if (literal(clean) && !glob_match(&L, clean, clean))
             fz_die("fuzz_krmignore", "the literal pattern \"%s\" does not match itself", clean);
     }
     arena_free(a);

@@ -19,7 +19,7 @@ static const openapi *load_doc(arena *a, strtab *st)
     if (*f == '/' && slash) {
         snprintf(path, sizeof path, "%.*s/../../" DOC, (int)(slash - f), f);
         if (!access(path, R_OK))
-            return openapi_load(a, st, path, (size_t)64 << 20);
+            return openapi_load(a, st, NULL, path, (size_t)64 << 20);
     }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -32,7 +32,7 @@ static const openapi *load_doc(arena *a, strtab *st)
         }
         snprintf(path, sizeof path, "%s/" DOC, exe);
     }
-    return openapi_load(a, st, path, (size_t)64 << 20);
+    return openapi_load(a, st, NULL, path, (size_t)64 << 20);
 }
 
 static arena *doc_arena;
@@ -81,8 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arena *a = arena_new();
     strtab *st = strtab_new(a);
     node *obj = NULL, *schema = NULL;
-    if (yaml_load_one(a, st, "obj.yaml", obj_text, strlen(obj_text), &obj) == 0 && obj) {
-        if (schema_text && yaml_load_one(a, st, "crd.yaml", schema_text, strlen(schema_text), &schema) == 0 && schema)
+    if (yaml_load_one(a, st, NULL, "obj.yaml", obj_text, strlen(obj_text), &obj) == 0 && obj) {
+        if (schema_text && yaml_load_one(a, st, NULL, "crd.yaml", schema_text, strlen(schema_text), &schema) == 0 && schema)
             validate_all(a, schema, obj, true);
         const node *def = openapi_kind(doc, path_str(obj, "apiVersion", NULL), path_str(obj, "kind", NULL));
         if (!def && size) {

@@ -18,7 +18,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    yaml_limits.max_alias_nodes = 20000;
     return 0;
 }
 
@@ -47,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     strtab *st = strtab_new(a);
     diag_reset();
     struct fz_docs docs = {0};
-    int rc = yaml_load(a, st, "r.yaml", yaml, (size_t)(end - yaml), fz_collect, &docs);
+    int rc = yaml_load(a, st, limits_yaml(fz_limits()), "r.yaml", yaml, (size_t)(end - yaml), fz_collect, &docs);
     diag_reset();
     rlist items = {0};
     bool wanted = false;

@@ -43,6 +43,7 @@
 
 #include "fuzz_common.h"
 #include "render/render.h"
+#include "settings/host.h"
 #include "util/fsutil.h"
 
 
@@ -418,9 +419,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     setenv("PATH", p, 1);
     setenv("TMPDIR", fuzz_tmp, 1);
     clear_env();
-    /* a fresh process per render in real life: the per-process byte budget must not run out over a long fuzz run */
-    cmp_limits.max_total_bytes = (size_t)1 << 40;
-    yaml_limits.max_alias_nodes = 20000;
+    /* the operator's limits, set as an operator sets them: a fresh process per render in real life, so the
+     * per-process byte budget must not run out over a long fuzz run; alias expansion stops at 20,000 nodes; the
+     * others at the built-in defaults rather than at shares of this machine's memory */
+    setenv("CMP_MAX_TOTAL_BYTES", "1099511627776", 1);
+    setenv("CMP_MAX_ALIAS_NODES", "20000", 1);
+    setenv("CMP_MAX_FILE_BYTES", "64M", 1);
+    setenv("CMP_MAX_OUTPUT_BYTES", "100M", 1);
+    setenv("CMP_STARLARK_MAX_MEMORY_MB", "512", 1);
+    if (host_limits_from_env() < 0)
+        fz_die("fuzz_package", "the limits: %s", diag_message());
     return 0;
 }
 

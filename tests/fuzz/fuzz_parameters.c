@@ -94,7 +94,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    yaml_limits.max_alias_nodes = 20000;
+    setenv("CMP_MAX_ALIAS_NODES", "20000", 1); /* the operator's limits, read as main reads them */
+    if (host_limits_from_env() < 0)
+        fz_die("fuzz_parameters", "the limits: %s", diag_message());
     setenv("PATH", "/nonexistent-fuzz-path", 1);
     setenv("ARGOCD_APP_NAME", "shop", 1);
     setenv("ARGOCD_APP_NAMESPACE", "argocd", 1);
@@ -146,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* every scalar of the parameters, read on their own, as image overrides */
     if (plen) {
         node *p = NULL;
-        if (yaml_load_one(a, st, "params", text, plen, &p) == 0)
+        if (yaml_load_one(a, st, limits_yaml(host_limits()), "params", text, plen, &p) == 0)
             override_every_scalar(a, p, 0);
         diag_reset();
     }

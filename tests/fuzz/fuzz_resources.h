@@ -212,11 +212,11 @@ static void fz_load_fixed(arena *a, strtab *st, rlist *items, package *root, pac
     root->nsubs = 1;
     diag_reset();
     struct loading lr = {a, items, root, paths, sizeof paths / sizeof *paths, "more.yaml"};
-    if (yaml_load(a, st, "fixed.yaml", fixed_resources, sizeof fixed_resources - 1, add_doc, &lr) < 0)
+    if (yaml_load(a, st, NULL, "fixed.yaml", fixed_resources, sizeof fixed_resources - 1, add_doc, &lr) < 0)
         fz_die("fixed resources", "they do not load: %s", diag_message());
     static const char *const sub_paths[] = {"Kptfile", "widget.yaml"};
     struct loading ls = {a, items, sub, sub_paths, 2, "more.yaml"};
-    if (yaml_load(a, st, "sub/fixed.yaml", sub_resources, sizeof sub_resources - 1, add_doc, &ls) < 0)
+    if (yaml_load(a, st, NULL, "sub/fixed.yaml", sub_resources, sizeof sub_resources - 1, add_doc, &ls) < 0)
         fz_die("fixed resources", "they do not load: %s", diag_message());
 }
 

@@ -100,7 +100,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     /* alias bombs are the loader's business (tests/hostile); keep every run small enough to stay fast */
-    yaml_limits.max_alias_nodes = 20000;
     return 0;
 }
 
@@ -111,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fz_docs docs = {0};
     diag_reset();
     /* the documents seen before a parse error are checked too: the loader hands them over as it goes */
-    yaml_load(a, st, "fuzz.yaml", (const char *)data, size, fz_collect, &docs);
+    yaml_load(a, st, limits_yaml(fz_limits()), "fuzz.yaml", (const char *)data, size, fz_collect, &docs);
     diag_reset();
     { /* single-quoted scalars against their source (libfyaml 0.7.12 misreads runs of '') */
         /* lines as libfyaml counts them (\n, \r\n, a lone \r); not checked where NEL, LS or PS may break one */

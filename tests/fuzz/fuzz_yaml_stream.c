@@ -7,6 +7,7 @@
  * parsed, a stream part by part, so an error in an earlier part comes first). Any other difference aborts. */
 #include "fuzz_common.h"
 #include "util/fsutil.h"
+#include "yaml/load_part.h"
 
 static int record(void *ud, node *root, uint32_t index, uint32_t line, int seq_wide)
 {
@@ -24,10 +25,10 @@ static char *trace(arena *a, strtab *st, const uint8_t *data, size_t size, size_
     diag_reset();
     int rc = 0;
     if (!piece) {
-        rc = yaml_load(a, st, "out", (const char *)data, size, record, &b);
+        rc = yaml_load(a, st, limits_yaml(fz_limits()), "out", (const char *)data, size, record, &b);
     } else {
-        yaml_stream_piece_bytes = piece;
-        yaml_stream *s = yaml_stream_new(a, st, "out", record, &b);
+        yaml_stream *s = yaml_stream_new(a, st, limits_yaml(fz_limits()), "out", record, &b);
+        yaml_stream_piece_bytes(s, piece);
         for (size_t at = 0; rc == 0 && at < size;) {
             size_t n = step && step < size - at ? step : size - at;
             rc = yaml_stream_feed(s, (const char *)data + at, n);
@@ -77,7 +78,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    yaml_limits.max_alias_nodes = 20000;
     return 0;
 }
 

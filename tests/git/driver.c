@@ -33,7 +33,7 @@ static node *load(arena *a, const char *file)
     char *text = arena_strndup(a, b.data ? b.data : "", b.len);
     buf_free(&b);
     node *root = NULL;
-    if (yaml_load_one(a, strtab_new(a), file, text, strlen(text), &root) < 0) {
+    if (yaml_load_one(a, strtab_new(a), NULL, file, text, strlen(text), &root) < 0) {
         fprintf(stderr, "driver: %s\n", diag_message());
         exit(1);
     }

@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     argv++;
     char *data;
     size_t len;
-    if (read_text_file(argv[1], argv[1], &data, &len) < 0) {
+    if (read_text_file(NULL, argv[1], argv[1], &data, &len) < 0) {
         fprintf(stderr, "krmstream: %s\n", diag_message());
         return 64;
     }
@@ -208,13 +208,13 @@ int main(int argc, char **argv)
             char *e = memchr(p, '\n', (size_t)(data + len - p));
             size_t n = e ? (size_t)(e - p) : (size_t)(data + len - p);
             node *root = NULL;
-            rc = yaml_load_one(a, st, arena_printf(a, "%s:%u", argv[1], line), p, n, &root);
+            rc = yaml_load_one(a, st, NULL, arena_printf(a, "%s:%u", argv[1], line), p, n, &root);
             if (rc == 0 && root)
                 on_doc(&o, root, 0, line, 0);
             p += n + 1;
         }
     } else {
-        rc = yaml_load(a, st, argv[1], data, len, on_doc, &o);
+        rc = yaml_load(a, st, NULL, argv[1], data, len, on_doc, &o);
     }
     if (rc != 0) {
         fprintf(stderr, "krmstream: %s\n", diag_failed() ? diag_message() : "parse error");

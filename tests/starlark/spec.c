@@ -69,10 +69,7 @@ static sl_val b_catch(sl_vm *vm, sl_val self, int nargs, sl_val *args, int nkw, 
     (void)self, (void)nkw, (void)kw, (void)data;
     if (nargs != 1)
         sl_fail(vm, "catch: want 1 argument");
-    const char *err;
-    sl_val r = sl_call_protected(vm, args[0], 0, NULL, &err);
-    (void)r;
-    return err ? sl_cstr(vm, err) : sl_none();
+    return sl_call_protected(vm, args[0], 0, NULL) ? sl_none() : sl_cstr(vm, sl_error_message(vm));
 }
 
 static sl_val b_matches(sl_vm *vm, sl_val self, int nargs, sl_val *args, int nkw, sl_val *kw, void *data)

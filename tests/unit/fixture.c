@@ -16,7 +16,7 @@ static int add_doc(void *ud, node *root, uint32_t index, uint32_t line, int seq_
 void fx_add(struct fx *f, const char *file, const char *yaml)
 {
     f->file = file;
-    yaml_load(f->a, f->st, file, yaml, strlen(yaml), add_doc, f);
+    yaml_load(f->a, f->st, NULL, file, yaml, strlen(yaml), add_doc, f);
 }
 
 void fx_open(struct fx *f, const char *yaml)
@@ -41,7 +41,7 @@ int fx_apply(struct fx *f, const char *fn, const char *config, const char *confi
 {
     node *cfg = NULL;
     if (config)
-        yaml_load_one(f->a, f->st, config_file, config, strlen(config), &cfg);
+        yaml_load_one(f->a, f->st, NULL, config_file, config, strlen(config), &cfg);
     fn_ctx c = {.a = f->a, .st = f->st, .items = &f->items, .config = cfg, .config_file = config_file,
                 .results = &f->results};
     return fn_lookup(fn)->run(&c);

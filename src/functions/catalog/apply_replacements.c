@@ -89,8 +89,8 @@ typedef struct config {
 /* Every key of m must be one of allowed (NULL-terminated). */
 static int only_keys(fn_ctx *c, const node *m, const char *where, const char *const *allowed)
 {
-    for (uint32_t i = 0; i < node_len(m); i++) {
-        const char *k = scalar(map_key(m, i));
+    map_foreach(m, i, mk, val) {
+        const char *k = scalar(mk);
         const char *const *a = allowed;
         while (*a && (!k || strcmp(k, *a)))
             a++;
@@ -157,17 +157,17 @@ static int read_selector(fn_ctx *c, const node *m, const char *where, bool with_
             text = arena_printf(c->a, "%s%s%s: %s", text, *text ? ", " : "", id_keys[i], *fields[i]);
     }
     if (with_labels) {
-        const char *ls, *as, *err;
+        const char *ls, *as;
         if (str_field(c, m, "labelSelector", where, &ls) < 0 || str_field(c, m, "annotationSelector", where, &as) < 0)
             return -1;
         if (ls && *ls) {
-            if (!(s->labels = label_selector_parse(c->a, ls, &err)))
-                return fn_fail(c, map_get(m, "labelSelector"), "%s.labelSelector: %s", where, err);
+            if (!(s->labels = label_selector_parse(c->a, ls)))
+                return fn_locate(c, map_get(m, "labelSelector"), "%s.labelSelector", where);
             text = arena_printf(c->a, "%s%slabelSelector: %s", text, *text ? ", " : "", ls);
         }
         if (as && *as) {
-            if (!(s->annotations = label_selector_parse(c->a, as, &err)))
-                return fn_fail(c, map_get(m, "annotationSelector"), "%s.annotationSelector: %s", where, err);
+            if (!(s->annotations = label_selector_parse(c->a, as)))
+                return fn_locate(c, map_get(m, "annotationSelector"), "%s.annotationSelector", where);
             text = arena_printf(c->a, "%s%sannotationSelector: %s", text, *text ? ", " : "", as);
         }
     }
@@ -211,9 +211,9 @@ static int read_options(fn_ctx *c, const node *m, const char *where, bool is_tar
 
 static int read_path(fn_ctx *c, const node *at, const char *text, bool regex, const char *where, fieldpath *fp)
 {
-    const char *err;
-    if (fieldpath_parse(c->a, text, regex, fp, &err) < 0)
-        return fn_fail(c, at, "%s: %s", where, err);
+    if (fieldpath_parse(c->a, text, regex, fp) < 0)
+        return fn_locate(c, at, "%s", where);
+    fp->limits = fn_limits(c);
     if (!kustomize_0_10(c))
         return 0;
     /* kustomize 0.10.1 knew no `*` (kyaml took it for a key, an error on a list); its path splitter (api
@@ -263,8 +263,7 @@ static int read_target(fn_ctx *c, const node *m, const char *where, target *t)
         return -1;
     if (rej) {
         t->reject = arena_alloc(c->a, (node_len(rej) + 1) * sizeof *t->reject);
-        for (uint32_t i = 0; i < node_len(rej); i++) {
-            const node *r = seq_item(rej, i);
+        seq_foreach(rej, i, r) {
             const char *rw = arena_printf(c->a, "%s.reject[%u]", where, i);
             if (!is_map(r))
                 return fn_fail(c, r, "%s must be a map", rw);
@@ -288,9 +287,8 @@ static int read_target(fn_ctx *c, const node *m, const char *where, target *t)
             return -1;
         t->npaths = 1;
     }
-    for (size_t i = 0; i < n; i++) {
-        const node *p = seq_item(fps, (uint32_t)i);
-        const char *pw = arena_printf(c->a, "%s.fieldPaths[%zu]", where, i);
+    seq_foreach(fps, i, p) {
+        const char *pw = arena_printf(c->a, "%s.fieldPaths[%u]", where, i);
         if (!is_scalar(p) || is_null(p))
             return fn_fail(c, p, "%s must be a string", pw);
         if (read_path(c, p, scalar(p), true, pw, &t->paths[t->npaths]) < 0)
@@ -350,9 +348,9 @@ static int read_replacement(fn_ctx *c, const node *m, replacement *r)
     if (!node_len(ts))
         return fn_fail(c, m, "%s: a replacement needs at least one target", r->where);
     r->targets = arena_alloc(c->a, node_len(ts) * sizeof *r->targets);
-    for (uint32_t i = 0; i < node_len(ts); i++) {
+    seq_foreach(ts, i, item) {
         r->ntargets++; /* counted before reading, so a half-read target's patterns are released too */
-        if (read_target(c, seq_item(ts, i), arena_printf(c->a, "%s.targets[%u]", r->where, i), &r->targets[i]) < 0)
+        if (read_target(c, item, arena_printf(c->a, "%s.targets[%u]", r->where, i), &r->targets[i]) < 0)
             return -1;
     }
     return 0;
@@ -386,10 +384,10 @@ static int read_config(fn_ctx *c, config *cf)
     if (!node_len(list))
         return 1;
     cf->v = arena_alloc(c->a, node_len(list) * sizeof *cf->v);
-    for (uint32_t i = 0; i < node_len(list); i++) {
+    seq_foreach(list, i, item) {
         replacement *r = &cf->v[cf->n++];
         r->where = arena_printf(c->a, "replacements[%u]", i);
-        r->at = seq_item(list, i);
+        r->at = item;
         if (read_replacement(c, r->at, r) < 0)
             return -1;
     }
@@ -609,10 +607,9 @@ static int source_value(fn_ctx *c, const replacement *rp, node **out)
     if (second)
         return fn_fail(c, rp->at, "%s.source: {%s} selects more than one object (%s and %s); it must select exactly one",
                        rp->where, rp->source.text, res_id(c->a, src), res_id(c->a, second));
-    const char *err;
     node *v;
-    if (fieldpath_get(c->a, src->root, &rp->source_path, &v, &err) < 0)
-        return fn_fail_res(c, src, NULL, "%s.source: %s", rp->where, err);
+    if (fieldpath_get(c->a, src->root, &rp->source_path, &v) < 0)
+        return fn_locate_res(c, src, NULL, "%s.source", rp->where);
     if (empty_value(v))
         return fn_fail_res(c, src, NULL, "%s.source: fieldPath `%s` is missing or empty", rp->where,
                            rp->source_path.text);
@@ -712,14 +709,13 @@ static int apply_target(fn_ctx *c, const replacement *rp, size_t ti, const node 
             continue;
         for (size_t p = 0; p < t->npaths; p++) {
             nodelist found = {0};
-            const char *err;
             /* kustomize 0.10.1 walked a target with kyaml's PathGetter ([k=v] exact, first item only), newer
              * kustomize with its PathMatcher ([k=v] an unanchored regex over every item) */
             int frc = kustomize_0_10(c)
-                          ? fieldpath_find_first(c->a, r->root, &t->paths[p], t->opts.create, &found, &err)
-                          : fieldpath_find(c->a, r->root, &t->paths[p], t->opts.create, &found, &err);
+                          ? fieldpath_find_first(c->a, r->root, &t->paths[p], t->opts.create, &found)
+                          : fieldpath_find(c->a, r->root, &t->paths[p], t->opts.create, &found);
             if (frc < 0)
-                return fn_fail_res(c, r, NULL, "%s: %s", where, err);
+                return fn_locate_res(c, r, NULL, "%s", where);
             /* kustomize 0.10.1 skips a target whose path is not there; newer kustomize fails, so a typo in a path or
              * a renamed field does not quietly leave the old value in place */
             if (!found.n && !kustomize_0_10(c))

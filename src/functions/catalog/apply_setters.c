@@ -275,7 +275,7 @@ static bool names_a_given_setter(const struct apply *ap, const setter_ref *refs,
 static void forget_lines(arena *a, node *n)
 {
     node_set_pos(n, 0, 0);
-    for (uint32_t i = 0; i < node_len(n); i++) {
+    for (uint32_t i = 0; i < node_len(n); i++) { /* by index: one loop for a map or a sequence */
         if (is_map(n)) {
             if (node_line(map_key(n, i)))
                 node_set_pos(map_key_own(a, n, i), 0, 0);
@@ -327,8 +327,8 @@ static int apply_array(struct apply *ap, node *map, uint32_t at, const char *pat
         forget_lines(c->a, items);
         /* the items move over; seq keeps its own tag, comments and position */
         node_clear(seq);
-        for (uint32_t i = 0; i < node_len(items); i++)
-            seq_append(c->a, seq, seq_item(items, i));
+        seq_foreach(items, i, item)
+            seq_append(c->a, seq, item);
         /* Block style, with the comment on the key; the catalog leaves a flow list's comment on the value as
          * well, which would print it twice: it is kept once, on the key. */
         node_set_style(seq, ST_BLOCK);
@@ -344,8 +344,7 @@ static int apply_array(struct apply *ap, node *map, uint32_t at, const char *pat
 static int visit_mapping(void *ud, node *map, field_path *path)
 {
     struct apply *ap = ud;
-    for (uint32_t i = 0; i < node_len(map); i++) {
-        const node *key = map_key(map, i), *val = map_val(map, i);
+    map_foreach(map, i, key, val) {
         if (!is_seq(val))
             continue;
         const char *pattern = setter_pattern(ap->c->a, node_comment(seq_comment_holder(key, val)));

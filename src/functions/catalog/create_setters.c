@@ -183,8 +183,8 @@ static void mark_array(struct create *cs, node *map, uint32_t at, field_path *pa
     node *seq = map_val(map, at);
     size_t n = node_len(seq);
     const char **items = n ? arena_alloc(c->a, n * sizeof *items) : NULL;
-    for (size_t i = 0; i < n; i++)
-        items[i] = seq_item_text(seq_item(seq, i));
+    seq_foreach(seq, i, item)
+        items[i] = seq_item_text(item);
     if (n > 1)
         qsort(items, n, sizeof *items, cmp_str);
     bool on_key = true; /* the comment goes on the key, else on the flow list */
@@ -227,8 +227,8 @@ static void mark_array(struct create *cs, node *map, uint32_t at, field_path *pa
 static int visit_mapping(void *ud, node *map, field_path *path)
 {
     struct create *cs = ud;
-    for (uint32_t i = 0; i < node_len(map); i++)
-        if (is_seq(map_val(map, i)))
+    map_foreach(map, i, key, val)
+        if (is_seq(val))
             mark_array(cs, map, i, path);
     return 0;
 }

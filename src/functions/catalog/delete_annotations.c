@@ -24,10 +24,10 @@ static int read_keys(fn_ctx *c, const char ***keys, size_t *n)
     const node *data = map_get(c->config, "data");
     if (data && !is_null(data) && !is_map(data))
         return fn_fail(c, data, "%s (data is not a map)", usage);
-    for (uint32_t i = 0; is_map(data) && i < node_len(data); i++)
-        if (!scalar_is(map_key(data, i), "annotationKeys"))
+    map_foreach(data, i, k, val)
+        if (!scalar_is(k, "annotationKeys"))
             return fn_fail_key(c, data, i, "unknown key `%s` in data (expected annotationKeys)",
-                           scalar(map_key(data, i)) ? scalar(map_key(data, i)) : "?");
+                           scalar(k) ? scalar(k) : "?");
     const node *v = map_get(data, "annotationKeys");
     if (v && !is_scalar(v))
         return fn_fail(c, v, "annotationKeys must be a string of comma-separated keys");

@@ -207,13 +207,12 @@ static int rewrite(drop *d, node *n, int depth)
     node_set_tag(d->c->a, n, NULL);
     node_set_style(n, ST_BLOCK);
     if (is_seq(n)) {
-        for (uint32_t i = 0; i < node_len(n); i++)
-            if (rewrite(d, seq_item(n, i), depth + 1) < 0)
+        seq_foreach(n, i, item)
+            if (rewrite(d, item, depth + 1) < 0)
                 return -1;
         return 0;
     }
-    for (uint32_t i = 0; i < node_len(n); i++) {
-        const node *k = map_key(n, i);
+    map_foreach(n, i, k, val) {
         if (!is_scalar(k) || (node_type(k) != T_STR && depth > 0))
             return fn_fail_res_key(d->c, d->r, n, i, "the key `%s` is not a string; the JSON round trip "
                                    "cannot carry it", is_scalar(k) ? scalar(k) : "(a collection)");
@@ -221,7 +220,7 @@ static int rewrite(drop *d, node *n, int depth)
         node *own = map_key_own(d->c->a, n, i);
         node_clear_comments(own);
         as_string(d, own);
-        if (rewrite(d, map_val(n, i), depth + 1) < 0)
+        if (rewrite(d, val, depth + 1) < 0)
             return -1;
     }
     return 0;

@@ -108,8 +108,7 @@ static int read_set(fn_ctx *c, resource *r, pss *out)
     out->services = is_seq(svcs) ? svcs : NULL;
     out->project = pid && !is_null(pid) ? scalar(pid) : NULL;
     out->owner = arena_printf(c->a, "blueprints.cloud.google.com/%s/%s", PSS_KIND, out->name);
-    for (uint32_t i = 0; out->services && i < node_len(out->services); i++) {
-        const node *s = seq_item(out->services, i);
+    seq_foreach(out->services, i, s) {
         if (!is_scalar(s) || is_null(s))
             return fn_fail_res(c, r, s, "failed to add services: spec.services[%u] must be a service name", i);
     }
@@ -132,8 +131,8 @@ static node *make_service(fn_ctx *c, const pss *p, const char *svc, const char *
     /* annotations as kyaml's SetAnnotation writes them: single-quoted */
     node *ann = map_set(a, meta, "annotations", node_map(a));
     const node *src = path_get(p->r->root, "metadata", "annotations", NULL);
-    for (uint32_t i = 0; is_map(src) && i < node_len(src); i++) {
-        const char *k = scalar(map_key(src, i)), *v = scalar(map_val(src, i));
+    map_foreach(src, i, key, val) {
+        const char *k = scalar(key), *v = scalar(val);
         if (k && v && !placement_annotation(k))
             map_set(a, ann, k, node_scalar(a, v, strlen(v), ST_SINGLE));
     }
@@ -203,11 +202,11 @@ static int run(fn_ctx *c)
             c->items->v[own[j].i] = NULL;
         }
         size_t first = made.n;
-        for (uint32_t i = 0; i < node_len(p->services); i++) {
-            const char *svc = scalar(seq_item(p->services, i));
+        seq_foreach(p->services, i, it) {
+            const char *svc = scalar(it);
             const char *d1 = strchr(svc, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
             if (!d2) {
-                fn_fail_res(c, p->r, seq_item(p->services, i), "failed to add services: invalid service specified: %s",
+                fn_fail_res(c, p->r, it, "failed to add services: invalid service specified: %s",
                             svc);
                 goto out;
             }

@@ -77,8 +77,7 @@ static int read_field_specs(fn_ctx *c, const node *list, const char *what, ens_c
     if (!is_seq(list))
         return fn_fail(c, list, "%s must be a list of field specs ({group, version, kind, path, create})", what);
     out->extra = arena_alloc(c->a, (node_len(list) + 1) * sizeof *out->extra);
-    for (uint32_t i = 0; i < node_len(list); i++) {
-        const node *e = seq_item(list, i);
+    seq_foreach(list, i, e) {
         if (!is_map(e))
             return fn_fail(c, e, "each entry of %s must be a map with group, version, kind, path and create", what);
         static const char *const keys[] = {"group", "version", "kind", "path", "create"};
@@ -197,9 +196,9 @@ static int edit_at(void *ud, node *parent, const char *key)
     if (is_scalar(v)) {
         edit_scalar(e, v);
     } else if (is_seq(v)) {
-        for (uint32_t i = 0; i < node_len(v); i++)
-            if (is_scalar(seq_item(v, i)) && !is_null(seq_item(v, i)))
-                edit_scalar(e, seq_item(v, i));
+        seq_foreach(v, i, item)
+            if (is_scalar(item) && !is_null(item))
+                edit_scalar(e, item);
     }
     return 0;
 }

@@ -132,10 +132,9 @@ static void sort_map(arena *a, scratch *s, node *m)
     if (n < 2)
         return;
     pair *p = room(s, n);
-    for (uint32_t i = 0; i < n; i++) {
-        const node *k = map_key(m, i);
+    map_foreach(m, i, k, v) {
         const char *t = is_scalar(k) ? scalar(k) : "";
-        p[i] = (pair){k, map_val(m, i), t, rank_of(t), i};
+        p[i] = (pair){k, v, t, rank_of(t), i};
     }
     qsort(p, n, sizeof *p, cmp_pair);
     node_clear(m);
@@ -150,8 +149,7 @@ static void sort_seq(scratch *s, node *seq, const char *field)
     if (n < 2)
         return;
     pair *p = room(s, n);
-    for (uint32_t i = 0; i < n; i++) {
-        node *it = seq_item(seq, i);
+    seq_foreach(seq, i, it) {
         const node *v = field ? map_get(it, field) : it;
         const char *t = is_scalar(v) ? scalar(v) : "";
         p[i] = (pair){NULL, it, t, 0, i};
@@ -270,16 +268,16 @@ static void fmt_node(fmt *f, node *n)
             sort_seq(f->sort, n, "name");
         else if (f->list_sort && path_is(f, operations))
             sort_seq(f->sort, n, NULL);
-        for (uint32_t i = 0; i < node_len(n); i++)
-            fmt_node(f, seq_item(n, i));
+        seq_foreach(n, i, item)
+            fmt_node(f, item);
         return;
     }
     sort_map(f->a, f->sort, n);
-    for (uint32_t i = 0; i < node_len(n); i++) {
+    map_foreach(n, i, key, val) {
         if (f->depth < MAX_KEYS)
-            f->keys[f->depth] = is_scalar(map_key(n, i)) ? scalar(map_key(n, i)) : "";
+            f->keys[f->depth] = is_scalar(key) ? scalar(key) : "";
         f->depth++;
-        fmt_node(f, map_val(n, i));
+        fmt_node(f, val);
         f->depth--;
     }
 }

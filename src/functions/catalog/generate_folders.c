@@ -118,9 +118,10 @@ static int add_folder(gen *g, const char *name, const char **path, size_t depth,
     if (g->dry)
         return 0;
     /* subtrees used in subtrees double the folders at each level: the object limit stops a hierarchy of millions */
-    if (c->items->n + g->n >= cmp_limits.max_objects)
+    size_t max_objects = fn_limits(c)->max_objects;
+    if (c->items->n + g->n >= max_objects)
         return fn_fail_res(c, g->h, g->h->root, "ResourceHierarchy %s makes more than %zu objects (max-objects; "
-                           "raise it with CMP_MAX_OBJECTS)", g->hname, cmp_limits.max_objects);
+                           "raise it with CMP_MAX_OBJECTS)", g->hname, max_objects);
     /* the parent's name: the path so far joined with ".", or the hierarchy's parent at the top */
     buf pj = {0};
     for (size_t i = 0; i < depth; i++) {
@@ -148,8 +149,8 @@ static int add_folder(gen *g, const char *name, const char **path, size_t depth,
     node *meta = map_set(a, root, "metadata", node_map(a));
     map_set_str(a, meta, "name", fname);
     node *ann = node_map(a);
-    for (uint32_t i = 0; g->ann && i < node_len(g->ann); i++)
-        map_set_str(a, ann, scalar(map_key(g->ann, i)), scalar(map_val(g->ann, i)));
+    map_foreach(g->ann, i, key, val)
+        map_set_str(a, ann, scalar(key), scalar(val));
     node *spec = node_map(a);
     map_set_str(a, spec, "displayName", name);
     if (g->native) {
@@ -240,8 +241,8 @@ static int walk(gen *g, const node *list, const char **path, size_t depth, const
     if (level > 200)
         return fn_fail_res(g->c, g->h, list, "ResourceHierarchy %s: the folder tree is deeper than 200 levels",
                            g->hname);
-    for (uint32_t i = 0; i < node_len(list); i++)
-        if (entry(g, seq_item(list, i), path, depth, parent_kind, parent_name, level, visible) < 0)
+    seq_foreach(list, i, item)
+        if (entry(g, item, path, depth, parent_kind, parent_name, level, visible) < 0)
             return -1;
     return 0;
 }
@@ -264,10 +265,10 @@ static int gen_tree(gen *g)
     if (subtrees && !is_null(subtrees) && !is_map(subtrees))
         return fn_fail_res(c, g->h, subtrees, "ResourceHierarchy %s: spec.subtrees must be a map of names to lists "
                            "of folders", g->hname);
-    for (uint32_t i = 0; is_map(subtrees) && i < node_len(subtrees); i++)
-        if (!is_seq(map_val(subtrees, i)))
-            return fn_fail_res(c, g->h, map_val(subtrees, i), "ResourceHierarchy %s: subtree %s must be a list of "
-                               "folders", g->hname, scalar(map_key(subtrees, i)) ? scalar(map_key(subtrees, i)) : "?");
+    map_foreach(subtrees, i, key, val)
+        if (!is_seq(val))
+            return fn_fail_res(c, g->h, val, "ResourceHierarchy %s: subtree %s must be a list of "
+                               "folders", g->hname, scalar(key) ? scalar(key) : "?");
     const node *config = map_get(spec, "config");
     if (!is_seq(config))
         return fn_fail_res(c, g->h, config ? config : spec ? spec : g->h->root,
@@ -275,8 +276,8 @@ static int gen_tree(gen *g)
     g->subtrees = subtrees;
     /* the catalog builds every subtree, used or not, from the ones before it: its errors are errors */
     g->dry = true;
-    for (uint32_t i = 0; is_map(subtrees) && i < node_len(subtrees); i++)
-        if (walk(g, map_val(subtrees, i), (const char *[256]){0}, 0, parent_kind, scalar(ext), 0, i) < 0)
+    map_foreach(subtrees, i, key, val)
+        if (walk(g, val, (const char *[256]){0}, 0, parent_kind, scalar(ext), 0, i) < 0)
             return -1;
     g->dry = false;
     /* the catalog copies a subtree's folders where it is named, so its text is walked once per use */
@@ -300,8 +301,7 @@ static int gen_layers(gen *g, const node *layers, const node *config, uint32_t l
     if (!is_seq(folders))
         return fn_fail_res(c, g->h, folders, "ResourceHierarchy %s: spec.config.%s must be a list of folder names",
                            g->hname, layer);
-    for (uint32_t i = 0; i < node_len(folders); i++) {
-        const node *f = seq_item(folders, i);
+    seq_foreach(folders, i, f) {
         if (!is_scalar(f) || is_null(f))
             return fn_fail_res(c, g->h, f, "ResourceHierarchy %s: spec.config.%s[%u] must be a folder name", g->hname,
                                layer, i);
@@ -378,8 +378,8 @@ static int run(fn_ctx *c)
             if (strcmp(av, V1)) {
                 node *ann = node_map(a);
                 const node *src = path_get(h->root, "metadata", "annotations", NULL);
-                for (uint32_t k = 0; is_map(src) && k < node_len(src); k++) {
-                    const char *key = scalar(map_key(src, k)), *v = scalar(map_val(src, k));
+                map_foreach(src, k, mk, val) {
+                    const char *key = scalar(mk), *v = scalar(val);
                     if (key && v && !not_inherited(key))
                         map_set_str(a, ann, key, v);
                 }

@@ -108,8 +108,7 @@ static int visit_mapping(void *ud, node *map, field_path *path)
 {
     struct list *ls = ud;
     arena *a = ls->c->a;
-    for (uint32_t i = 0; i < node_len(map); i++) {
-        const node *key = map_key(map, i), *seq = map_val(map, i);
+    map_foreach(map, i, key, seq) {
         if (!is_seq(seq))
             continue;
         const char *pattern = setter_pattern(a, node_comment(seq_comment_holder(key, seq)));
@@ -209,11 +208,11 @@ static void merge(struct named **v, size_t *n, size_t *cap, const node *data)
 {
     if (!is_map(data))
         return;
-    for (uint32_t i = 0; i < node_len(data); i++) {
-        const char *name = scalar(map_key(data, i)), *value = scalar(map_val(data, i));
+    map_foreach(data, i, key, val) {
+        const char *name = scalar(key), *value = scalar(val);
         if (!name)
             continue;
-        if (!value || is_null(map_val(data, i)))
+        if (!value || is_null(val))
             value = "";
         size_t k = 0;
         while (k < *n && strcmp((*v)[k].name, name))
@@ -254,8 +253,7 @@ static int add_kptfile_setters(struct list *ls)
         return 0;
     struct named *v = NULL;
     size_t n = 0, cap = 0;
-    for (uint32_t i = 0; i < node_len(mutators); i++) {
-        const node *step = seq_item(mutators, i);
+    seq_foreach(mutators, i, step) {
         const char *image = path_str(step, "image", NULL);
         if (!is_map(step) || !image || !strstr(image, "apply-setters"))
             continue;

@@ -73,9 +73,8 @@ static int read_config(struct search *S)
     const node *data = c->config ? map_get(c->config, "data") : NULL;
     if (data && !is_null(data) && !is_map(data))
         return fn_fail(c, data, "the config's data must be a map of strings");
-    for (uint32_t i = 0; data && i < node_len(data); i++) {
-        const char *k = scalar(map_key(data, i));
-        const node *v = map_val(data, i);
+    map_foreach(data, i, key, v) {
+        const char *k = scalar(key);
         int which = 0;
         while (which < NKEYS && (!k || strcmp(k, config_keys[which])))
             which++;
@@ -326,11 +325,11 @@ static int value_match(struct search *S, node *n, const char *path)
         return !strcmp(S->opt[BY_VALUE], scalar(n));
     if (!S->re)
         return 0;
-    S->match_rc = regex_search(S->re, S->md, scalar(n), scalar_len(n));
+    S->match_rc = regex_search(fn_limits(S->c), S->re, S->md, scalar(n), scalar_len(n));
     if (S->match_rc < 0)
         return fn_fail(S->c, S->opt_at[BY_REGEX], "by-value-regex \"%s\" %s on the value of %s in %s (%s:%u)",
-                       S->opt[BY_REGEX], regex_failure(S->c->a, S->match_rc), *path == '.' ? path + 1 : path,
-                       res_id(S->c->a, S->r), S->r->path ? S->r->path : "?", node_line(n));
+                       S->opt[BY_REGEX], regex_failure(fn_limits(S->c), S->c->a, S->match_rc),
+                       *path == '.' ? path + 1 : path, res_id(S->c->a, S->r), S->r->path ? S->r->path : "?", node_line(n));
     return S->match_rc;
 }
 
@@ -365,7 +364,7 @@ static void flow_text(buf *b, const node *n)
     }
     bool m = is_map(n);
     buf_putc(b, m ? '{' : '[');
-    for (uint32_t i = 0; i < node_len(n); i++) {
+    for (uint32_t i = 0; i < node_len(n); i++) { /* by index: one loop for a map or a sequence */
         if (i)
             buf_puts(b, ", ");
         if (m) {
@@ -383,9 +382,7 @@ static void flow_text(buf *b, const node *n)
  * sequence is written in block style, whatever the value criteria say (as in the catalog). */
 static void comment_sequences(struct search *S, node *m)
 {
-    for (uint32_t i = 0; i < node_len(m); i++) {
-        const node *k = map_key(m, i);
-        node *v = map_val(m, i);
+    map_foreach(m, i, k, v) {
         if (!is_seq(v) || !node_len(v))
             continue;
         size_t mark = S->path.len;
@@ -410,19 +407,19 @@ static int walk(struct search *S, node *n)
     if (is_map(n)) {
         if (S->opt[PUT_COMMENT])
             comment_sequences(S, n);
-        for (uint32_t i = 0; i < node_len(n); i++) {
-            const char *k = scalar(map_key(n, i));
+        map_foreach(n, i, key, val) {
+            const char *k = scalar(key);
             buf_putc(&S->path, '.');
             buf_puts(&S->path, k ? k : "");
-            int rc = walk(S, map_val(n, i));
+            int rc = walk(S, val);
             S->path.len = mark;
             if (rc < 0)
                 return -1;
         }
     } else if (is_seq(n)) {
-        for (uint32_t i = 0; i < node_len(n); i++) {
+        seq_foreach(n, i, item) {
             buf_printf(&S->path, "[%u]", i);
-            int rc = walk(S, seq_item(n, i));
+            int rc = walk(S, item);
             S->path.len = mark;
             if (rc < 0)
                 return -1;
@@ -538,12 +535,12 @@ static int run_search(struct search *S)
         resource *r = S->c->items->v[i];
         if (!r)
             continue;
-        int in_file = S->opt[BY_FILE] ? glob_match(S->opt[BY_FILE], r->path ? r->path : "") : 1;
+        int in_file = S->opt[BY_FILE] ? glob_match(fn_limits(S->c), S->opt[BY_FILE], r->path ? r->path : "") : 1;
         if (in_file < 0)
             return fn_fail(S->c, S->opt_at[BY_FILE],
                            "by-file-path \"%s\" took over %zu steps to match against the files' paths (raise it "
                            "with CMP_MAX_GLOB_STEPS)",
-                           shown(S->c->a, S->opt[BY_FILE]), cmp_limits.max_glob_steps);
+                           shown(S->c->a, S->opt[BY_FILE]), fn_limits(S->c)->max_glob_steps);
         if (!in_file)
             continue;
         S->r = r;

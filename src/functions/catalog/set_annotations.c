@@ -75,10 +75,8 @@ static int set_at(void *ud, node *parent, const char *key)
             return 0;
     if (ap->seen->n == ap->seen->cap) {
         size_t cap = ap->seen->cap ? ap->seen->cap * 2 : 16;
-        hit *v = arena_alloc(ap->a, cap * sizeof *v);
-        if (ap->seen->n)
-            memcpy(v, ap->seen->v, ap->seen->n * sizeof *v);
-        ap->seen->v = v;
+        /* the C heap, freed when the run ends: an arena array doubling on every object stayed to the render's peak */
+        ap->seen->v = xrealloc(ap->seen->v, cap * sizeof *ap->seen->v);
         ap->seen->cap = cap;
     }
     ap->seen->v[ap->seen->n] = (hit){ap->r, ap->field, ap->seen->n};
@@ -112,8 +110,7 @@ static int read_specs(fn_ctx *c, const node *list, const char *what, fieldspec *
     if (!is_seq(list))
         return fn_fail(c, list, "failed to configure function: %s must be a list of field specs", what);
     *out = arena_alloc(c->a, (node_len(list) + 1) * sizeof **out);
-    for (uint32_t i = 0; i < node_len(list); i++) {
-        const node *e = seq_item(list, i);
+    seq_foreach(list, i, e) {
         if (!is_map(e))
             return fn_fail(c, e, "failed to configure function: a field spec must be a map with group, version, "
                                  "kind, path and create");
@@ -260,8 +257,10 @@ static int run(fn_ctx *c)
     size_t nspecs = 0;
     if (read_config(c, p, &pairs, &specs, &nspecs) < 0)
         return -1;
+    kvlist_share_values(c->a, &pairs); /* one value node for every object an annotation goes on */
     hits seen = {0};
-    struct apply ap = {c->a, &pairs, true, NULL, NULL, p == MASTER ? &seen : NULL, 0};
+    /* the hits are for the results alone: none when nobody reads them */
+    struct apply ap = {c->a, &pairs, true, NULL, NULL, p == MASTER && fn_results_read(c) ? &seen : NULL, 0};
     /* the dotted names once per run, not once per item */
     size_t nbuiltin = sizeof annotation_specs / sizeof *annotation_specs;
     const char **spec_field = arena_alloc(c->a, (nspecs + 1) * sizeof *spec_field);
@@ -296,8 +295,9 @@ static int run(fn_ctx *c)
             fieldspec_visit(c->a, r->root, annotation_specs[s].path, true, set_at, &ap);
         }
     }
-    if (p == MASTER)
+    if (ap.seen)
         report(c, &seen, &pairs);
+    xfree(seen.v);
     return 0; /* the kustomize-based releases report nothing on success */
 }
 
@@ -305,6 +305,7 @@ const fn_def fn_set_annotations = {
     .name = "set-annotations",
     .summary = "add or overwrite annotations on metadata and pod templates, plus extra field specs",
     .run = run,
+    .shares_values = true, /* its edits go through the setters */
     .releases = "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4",
     .readme = {
         .does = "annotations on metadata and pod templates, plus extra field specs",

@@ -25,6 +25,7 @@
  *  - additionalImageFields never create a field (an image that is not there cannot match a name).
  *  - v0.1: an unknown ConfigMap or image key is an error (the catalog ignored it), and a config error fails the
  *    render (v0.1.0 returned it as an error result with exit 0 and left every image as it was). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,7 @@ typedef struct set_image {
     const resource *r; /* the item being visited */
     const char *field; /* the field spec being walked, for messages and results */
     int count;         /* matching fields the summary counts */
+    const char *last;  /* the last new reference set, which the next match with the same one shares */
 } set_image;
 
 static bool tag_char(char ch)
@@ -88,14 +90,26 @@ static bool image_matches(const char *value, const char *name, const char **tag,
     return *q == 0;
 }
 
-static const char *new_image(arena *a, const char *old, const image_spec *img)
+/* The new reference, written into tmp[cap] when it fits (else an arena copy); NULL when old does not match. */
+static const char *new_image(arena *a, char *tmp, size_t cap, const char *old, const image_spec *img)
 {
     const char *tag, *digest;
     size_t tag_len;
     if (!image_matches(old, img->name, &tag, &tag_len, &digest))
         return NULL;
     const char *name = *img->new_name ? img->new_name : img->name;
+    int n;
     /* both only in the newest profile (v0.1 rejects the pair): kustomize 5 writes name:tag@digest */
+    if (*img->new_tag && *img->digest)
+        n = snprintf(tmp, cap, "%s:%s@%s", name, img->new_tag, img->digest);
+    else if (*img->new_tag)
+        n = snprintf(tmp, cap, "%s:%s", name, img->new_tag);
+    else if (*img->digest)
+        n = snprintf(tmp, cap, "%s@%s", name, img->digest);
+    else
+        n = snprintf(tmp, cap, "%s%.*s%s", name, (int)tag_len, tag, digest);
+    if (n >= 0 && (size_t)n < cap)
+        return tmp;
     if (*img->new_tag && *img->digest)
         return arena_printf(a, "%s:%s@%s", name, img->new_tag, img->digest);
     if (*img->new_tag)
@@ -113,8 +127,10 @@ static int set_at(void *ud, node *parent, const char *key)
         return 0;
     if (!is_scalar(v))
         return fn_fail_res(s->c, s->r, v, "set-image: %s must be an image reference (a string)", s->field);
-    const char *old = arena_strdup(s->c->a, scalar(v));
-    const char *nv = new_image(s->c->a, old, &s->img);
+    /* texts are never written in place: old stays what it is after the edit below */
+    const char *old = scalar(v);
+    char tmp[256];
+    const char *nv = new_image(s->c->a, tmp, sizeof tmp, old, &s->img);
     if (!nv)
         return 0;
     bool changed = strcmp(nv, old) != 0;
@@ -123,8 +139,12 @@ static int set_at(void *ud, node *parent, const char *key)
         s->count++;
     if (s->v01)
         fn_result_add(s->c, SEV_INFO, s->r, s->field, "set image from %s to %s", old, nv);
-    if (changed)
-        map_set_str(s->c->a, parent, key, nv);
+    if (changed) {
+        /* most matches get the same new reference: one copy for all of them (issue #32) */
+        if (!s->last || strcmp(s->last, nv))
+            s->last = nv == tmp ? arena_strdup(s->c->a, tmp) : nv;
+        map_set_str_ref(s->c->a, parent, key, s->last);
+    }
     return 0;
 }
 
@@ -198,8 +218,7 @@ static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
     if (!is_seq(list))
         return fn_fail(c, list, "set-image: additionalImageFields must be a list of field specs");
     *out = arena_alloc(c->a, (node_len(list) + 1) * sizeof **out);
-    for (uint32_t i = 0; i < node_len(list); i++) {
-        const node *e = seq_item(list, i);
+    seq_foreach(list, i, e) {
         if (!is_map(e))
             return fn_fail(c, e, "set-image: a field spec must be a map with group, version, kind, path and create");
         const char *path = path_str(e, "path", NULL);
@@ -229,25 +248,25 @@ static int read_config(fn_ctx *c, bool v01, image_spec *img, fieldspec **specs, 
         map = map_get(cfg, "data");
         if (map && !is_null(map) && !is_map(map))
             return fn_fail(c, map, "set-image: the ConfigMap's data must be a map of strings");
-        for (uint32_t i = 0; is_map(map) && i < node_len(map); i++) {
+        map_foreach(map, i, mk, val) {
             bool known;
-            if (image_key(c, map_key(map, i), map_val(map, i), img, &known) < 0)
+            if (image_key(c, mk, val, img, &known) < 0)
                 return -1;
             if (!known)
-                return fn_fail_key(c, map, i, "ConfigMap has wrong field name %s", scalar(map_key(map, i)));
+                return fn_fail_key(c, map, i, "ConfigMap has wrong field name %s", scalar(mk));
         }
     } else if (config_is(cfg, "SetImage", "fn.kpt.dev")) {
         map = map_get(cfg, "image");
         if (map && !is_null(map) && !is_map(map))
             return fn_fail(c, map, "set-image: `image` must be a map with name, newName, newTag and digest");
-        for (uint32_t i = 0; is_map(map) && i < node_len(map); i++) {
+        map_foreach(map, i, mk, val) {
             bool known;
-            if (image_key(c, map_key(map, i), map_val(map, i), img, &known) < 0)
+            if (image_key(c, mk, val, img, &known) < 0)
                 return -1;
             if (!known)
                 return fn_fail_key(c, map, i,
                                "set-image: unknown field `image.%s` (expect name, newName, newTag, digest)",
-                               scalar(map_key(map, i)));
+                               scalar(mk));
         }
         if (read_specs(c, map_get(cfg, "additionalImageFields"), specs, nspecs) < 0)
             return -1;
@@ -363,6 +382,7 @@ const fn_def fn_set_image = {
     .name = "set-image",
     .summary = "retag or rename container images (the pinned release's fields: containers and initContainers)",
     .run = run,
+    .shares_values = true, /* its edits go through the setters */
     .releases = "0.1.0 0.1.1",
     .readme = {
         .does = "image name, tag and digest",

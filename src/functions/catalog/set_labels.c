@@ -104,8 +104,7 @@ static int read_specs(fn_ctx *c, const node *list, fieldspec **out, size_t *n)
     if (!is_seq(list))
         return fn_fail(c, list, "additionalLabelFields must be a list of field specs");
     *out = arena_alloc(c->a, (node_len(list) + 1) * sizeof **out);
-    for (uint32_t i = 0; i < node_len(list); i++) {
-        const node *e = seq_item(list, i);
+    seq_foreach(list, i, e) {
         const char *path = is_map(e) ? path_str(e, "path", NULL) : NULL;
         if (!path || !*path)
             return fn_fail(c, e, "a field spec must be a map with a path (and group, version, kind, create)");
@@ -141,6 +140,7 @@ static int run_v01(fn_ctx *c)
     size_t nspecs;
     if (kvlist_from_map(c, labels_node, "labels", &labels) < 0 || read_specs(c, extra, &specs, &nspecs) < 0)
         return -1;
+    kvlist_share_values(c->a, &labels); /* one value node for every object a label goes on */
     if (labels.n == 0)
         return fn_fail_recorded(c, true, c->config, "failed to configure function: input label list cannot be empty");
     int changed = 0;
@@ -211,6 +211,7 @@ static int run(fn_ctx *c)
     kvlist labels;
     if (kvlist_from_map(c, labels_node, "labels", &labels) < 0)
         return -1;
+    kvlist_share_values(c->a, &labels); /* one value node for every object a label goes on */
     if (labels.n == 0) {
         if (config_is(c->config, "ConfigMap", ""))
             return fn_fail(c, c->config, "`FunctionConfig` is not given: the ConfigMap has no data");
@@ -253,6 +254,7 @@ const fn_def fn_set_labels = {
     .name = "set-labels",
     .summary = "add or overwrite labels on metadata, selectors and pod templates",
     .run = run,
+    .shares_values = true, /* its edits go through the setters */
     .releases = "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4 0.1.5 0.2.0 0.2.1 0.2.2 0.2.3 0.2.4 0.2.5",
     .readme = {
         .does = "labels on metadata, selectors and pod templates",

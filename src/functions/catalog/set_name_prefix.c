@@ -228,8 +228,8 @@ static void walk_path(walk *w, const ref_field *f, const node *n, size_t depth)
         char key[64];
         snprintf(key, sizeof key, "%.*s", (int)(len - 2), seg);
         const node *list = map_get(n, key);
-        for (uint32_t i = 0; is_seq(list) && i < node_len(list); i++)
-            walk_path(w, f, seq_item(list, i), depth + 1);
+        seq_foreach(list, i, item)
+            walk_path(w, f, item, depth + 1);
         return;
     }
     walk_path(w, f, map_get(n, seg), depth + 1);
@@ -240,8 +240,7 @@ static void fix_refs_of(walk *w, const resource *r)
     node *md = map_get(r->root, "metadata");
     namespace_ref(w, md, "namespace");
     const node *owners = map_get(md, "ownerReferences");
-    for (uint32_t i = 0; is_seq(owners) && i < node_len(owners); i++) {
-        const node *o = seq_item(owners, i);
+    seq_foreach(owners, i, o) {
         if (!is_map(o))
             continue;
         const char *kind = str_at(o, "kind"), *av = str_at(o, "apiVersion");
@@ -325,8 +324,7 @@ static int read_config(fn_ctx *c, snp_config *cfg)
     const node *data = map_get(c->config, "data");
     if (data && !is_null(data) && !is_map(data))
         return fn_fail(c, data, "the ConfigMap's data must be a map with prefix and oldPrefix");
-    for (uint32_t i = 0; is_map(data) && i < node_len(data); i++) {
-        const node *k = map_key(data, i), *v = map_val(data, i);
+    map_foreach(data, i, k, v) {
         bool is_prefix = scalar_is(k, "prefix");
         if (!is_prefix && !scalar_is(k, "oldPrefix"))
             return fn_fail_key(c, data, i, "unknown key `%s` in data (expected prefix, oldPrefix)",

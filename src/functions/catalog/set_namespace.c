@@ -324,6 +324,7 @@ typedef struct walk {
     const char *newns;
     unsigned newns_facts; /* scalar_facts(newns), once for every field it goes in */
     node *ns_key;         /* one shared "namespace" key node for the pairs this run adds */
+    node *ns_val;         /* and one shared value node (node_value_shared): fn_def.shares_values */
     const char *matcher;  /* NULL: replace-all mode */
     strset old;          /* values this run replaced */
     strset moved;        /* namespaces items were moved out of (metadata.namespace, Namespace names) */
@@ -362,7 +363,7 @@ static void visit(walk *w, const resource *r, node *parent, const char *key, con
         set_add(w->c->a, &w->moved, eff);
     /* key is a literal and the new namespace a text of the config, which lives as long as the tree */
     if (!strcmp(key, "namespace"))
-        map_set_str_ref_key(w->c->a, parent, w->ns_key, w->newns, w->newns_facts);
+        map_set_shared(w->c->a, parent, w->ns_key, w->ns_val);
     else
         map_set_str_ref_facts(w->c->a, parent, key, scalar_facts(key, strlen(key)), w->newns, w->newns_facts);
     w->count++;
@@ -378,8 +379,7 @@ static void visit_subjects(walk *w, const resource *r)
     node *subjects = path_get(r->root, "subjects", NULL);
     if (!is_seq(subjects))
         return;
-    for (uint32_t i = 0; i < node_len(subjects); i++) {
-        node *s = seq_item(subjects, i);
+    seq_foreach(subjects, i, s) {
         if (is_map(s) && map_get(s, "namespace"))
             visit(w, r, s, "namespace", "", false);
     }
@@ -416,8 +416,7 @@ static void visit_rolebinding_subjects(walk *w, const resource *r)
     node *subjects = path_get(r->root, "subjects", NULL);
     if (!is_seq(subjects))
         return;
-    for (uint32_t i = 0; i < node_len(subjects); i++) {
-        node *s = seq_item(subjects, i);
+    seq_foreach(subjects, i, s) {
         const node *ns = is_map(s) ? map_get(s, "namespace") : NULL;
         if (!is_scalar(ns) || is_null(ns) || !strcmp(scalar(ns), w->newns))
             continue;
@@ -594,7 +593,8 @@ static int run(fn_ctx *c)
     if (before_042 && !v03)
         matcher = ""; /* no namespaceMatcher before v0.3.0, and v0.4.0-0.4.1 did not read it */
     walk w = {.c = c, .newns = newns, .newns_facts = scalar_facts(newns, strlen(newns)),
-              .ns_key = node_key_shared(c->a, "namespace", 0), .matcher = *matcher ? matcher : NULL};
+              .ns_key = node_key_shared(c->a, "namespace", 0), .matcher = *matcher ? matcher : NULL,
+              .ns_val = node_value_shared(c->a, newns, 0)};
     if (era_a)
         for (size_t i = 0; i < c->items->n; i++)
             if (c->items->v[i] && res_annotation(c->items->v[i], "config.kubernetes.io/local-config"))
@@ -644,8 +644,11 @@ static int run(fn_ctx *c)
         if (has < 0)
             return -1;
         if (!has) {
-            fn_result_add_text(c, SEV_WARNING, r, NULL,
-                               short_string_with(c->a, r, " does not have upstream origin.", 1023));
+            /* one for every object that lacks the annotation, the step's peak on a dense package: only when someone
+             * reads it (nothing in this step does) */
+            if (fn_results_read(c))
+                fn_result_add_text(c, SEV_WARNING, r, NULL,
+                                   short_string_with(c->a, r, " does not have upstream origin.", 1023));
             continue;
         }
         if (!is_namespaced(r))
@@ -723,6 +726,7 @@ const fn_def fn_set_namespace = {
     .name = "set-namespace",
     .summary = "rewrite namespaces and the fields that refer to them",
     .run = run,
+    .shares_values = true, /* its edits go through the setters */
     .releases = "0.1.0 0.1.1 0.1.2 0.1.3 0.1.4 0.2.0 0.3.0 0.3.1 0.3.2 0.3.3 0.3.4 0.4.0 0.4.1 0.4.2 0.4.3 0.4.4 "
                       "0.4.5",
     .readme = {

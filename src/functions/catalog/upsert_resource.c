@@ -251,11 +251,11 @@ static int run(fn_ctx *c)
     if (!is_seq(items))
         return fn_fail(c, items, "the List's items must be a list of objects");
     /* check them all first, so a bad entry leaves the package untouched */
-    for (uint32_t i = 0; i < node_len(items); i++)
-        if (check_object(c, seq_item(items, i), arena_printf(c->a, "List item %u", i + 1)) < 0)
+    seq_foreach(items, i, elem)
+        if (check_object(c, elem, arena_printf(c->a, "List item %u", i + 1)) < 0)
             return -1;
-    for (uint32_t i = 0; i < node_len(items); i++)
-        if (upsert_one(c, seq_item(items, i)) < 0)
+    seq_foreach(items, i, elem)
+        if (upsert_one(c, elem) < 0)
             return -1;
     return 0;
 }

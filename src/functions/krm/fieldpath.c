@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "functions/krm/regex.h"
+#include "util/diag.h"
 
 /* ---- parsing ---- */
 
@@ -49,7 +50,7 @@ static bool all_digits(const char *s)
     return true;
 }
 
-static int compile(arena *a, fp_seg *s, const char **err)
+static int compile(fp_seg *s)
 {
     int code;
     PCRE2_SIZE off;
@@ -58,9 +59,7 @@ static int compile(arena *a, fp_seg *s, const char **err)
         return 0;
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(code, msg, sizeof msg);
-    *err = arena_printf(a, "the pattern in %s does not compile: %s at offset %zu", s->text, (const char *)msg,
-                        (size_t)off);
-    return -1;
+    return fail_here("the pattern in %s does not compile: %s at offset %zu", s->text, (const char *)msg, (size_t)off);
 }
 
 static bool closes(const char *s)
@@ -69,19 +68,19 @@ static bool closes(const char *s)
     return n && s[n - 1] == ']';
 }
 
-static int parse_error(fieldpath *fp, const char **err, const char *msg)
+/* msg: the error (arena text), or NULL when it is recorded already */
+static int parse_error(fieldpath *fp, const char *msg)
 {
     fieldpath_release(fp);
-    *err = msg;
-    return -1;
+    return msg ? fail_here("%s", msg) : -1;
 }
 
-int fieldpath_parse(arena *a, const char *text, bool regex, fieldpath *fp, const char **err)
+int fieldpath_parse(arena *a, const char *text, bool regex, fieldpath *fp)
 {
     memset(fp, 0, sizeof *fp);
     fp->text = text;
     if (!text || !*text)
-        return parse_error(fp, err, "the field path is empty");
+        return parse_error(fp, "the field path is empty");
     struct parts p = split_dots(a, text);
     fp->seg = arena_alloc(a, p.n * sizeof *fp->seg);
     for (size_t i = 0; i < p.n; i++) {
@@ -94,7 +93,7 @@ int fieldpath_parse(arena *a, const char *text, bool regex, fieldpath *fp, const
             while (!closes(p.v[j]) && j + 1 < p.n)
                 j++;
             if (!closes(p.v[j]))
-                return parse_error(fp, err, arena_printf(a, "field path `%s`: '[' without a closing ']'", text));
+                return parse_error(fp, arena_printf(a, "field path `%s`: '[' without a closing ']'", text));
             char *joined = arena_strdup(a, e);
             for (size_t k = i + 1; k <= j; k++)
                 joined = arena_printf(a, "%s.%s", joined, p.v[k]);
@@ -107,19 +106,19 @@ int fieldpath_parse(arena *a, const char *text, bool regex, fieldpath *fp, const
                 s->kind = FP_MATCH;
                 s->key = inner;
                 s->value = eq + 1;
-                if (regex && compile(a, s, err) < 0)
-                    return parse_error(fp, err, *err);
+                if (regex && compile(s) < 0)
+                    return parse_error(fp, NULL);
             } else {
                 /* kyaml drops the brackets only when they held dots; "[key]" naming a key is the evident intent */
                 if (!*inner)
-                    return parse_error(fp, err, arena_printf(a, "field path `%s` has an empty key `[]`", text));
+                    return parse_error(fp, arena_printf(a, "field path `%s` has an empty key `[]`", text));
                 s->kind = FP_KEY;
                 s->key = inner;
                 s->bracketed = true;
                 s->spans_dot = j > first;
             }
         } else if (!*e) {
-            return parse_error(fp, err, arena_printf(a, "field path `%s` has an empty element", text));
+            return parse_error(fp, arena_printf(a, "field path `%s` has an empty element", text));
         } else if (!strcmp(e, "*")) {
             s->kind = FP_EVERY;
             fp->has_every = true;
@@ -127,7 +126,7 @@ int fieldpath_parse(arena *a, const char *text, bool regex, fieldpath *fp, const
             s->kind = FP_INDEX;
             for (const char *d = e; *d; d++) {
                 if (s->index > ((size_t)-1 - 9) / 10)
-                    return parse_error(fp, err, arena_printf(a, "field path `%s`: index %s is too large", text, e));
+                    return parse_error(fp, arena_printf(a, "field path `%s`: index %s is too large", text, e));
                 s->index = s->index * 10 + (size_t)(*d - '0');
             }
         } else {
@@ -166,11 +165,10 @@ static const char *prefix(arena *a, const fieldpath *fp, size_t i)
     return arena_printf(a, "`%s`", s);
 }
 
-static int wrong_kind(arena *a, const fieldpath *fp, size_t i, const node *at, const char *want, const char **err)
+static int wrong_kind(arena *a, const fieldpath *fp, size_t i, const node *at, const char *want)
 {
-    *err = arena_printf(a, "field path `%s`: %s is %s, so `%s` cannot %s", fp->text, prefix(a, fp, i),
-                        kind_name(at), fp->seg[i].text, want);
-    return -1;
+    return fail_here("field path `%s`: %s is %s, so `%s` cannot %s", fp->text, prefix(a, fp, i), kind_name(at),
+                     fp->seg[i].text, want);
 }
 
 
@@ -184,7 +182,7 @@ static const char *item_field(const node *item, const char *key)
     return scalar(map_get(item, key));
 }
 
-int fieldpath_get(arena *a, node *root, const fieldpath *fp, node **out, const char **err)
+int fieldpath_get(arena *a, node *root, const fieldpath *fp, node **out)
 {
     node *cur = root;
     *out = NULL;
@@ -199,29 +197,30 @@ int fieldpath_get(arena *a, node *root, const fieldpath *fp, node **out, const c
                 break;
             }
             if (!is_map(cur))
-                return wrong_kind(a, fp, i, cur, "name a key", err);
+                return wrong_kind(a, fp, i, cur, "name a key");
             cur = map_get(cur, s->key);
             break;
         case FP_INDEX:
             if (!is_seq(cur))
-                return wrong_kind(a, fp, i, cur, "index it", err);
+                return wrong_kind(a, fp, i, cur, "index it");
             cur = s->index < node_len(cur) ? seq_item(cur, (uint32_t)s->index) : NULL;
             break;
         case FP_MATCH: {
             if (!is_seq(cur))
-                return wrong_kind(a, fp, i, cur, "select list items", err);
+                return wrong_kind(a, fp, i, cur, "select list items");
             node *found = NULL;
-            for (uint32_t k = 0; k < node_len(cur) && !found; k++) {
-                const char *v = item_field(seq_item(cur, k), s->key);
-                if (v && !strcmp(v, s->value))
-                    found = seq_item(cur, k);
+            seq_foreach(cur, k, it) {
+                const char *v = item_field(it, s->key);
+                if (v && !strcmp(v, s->value)) {
+                    found = it;
+                    break;
+                }
             }
             cur = found;
             break;
         }
         case FP_EVERY:
-            *err = arena_printf(a, "field path `%s`: '*' cannot be used where one value is read", fp->text);
-            return -1;
+            return fail_here("field path `%s`: '*' cannot be used where one value is read", fp->text);
         }
         if (!cur)
             return 0;
@@ -236,7 +235,6 @@ struct finder {
     bool create;
     bool first; /* PathGetter: [k=v] exact and first match only, "-" the last item */
     nodelist *out;
-    const char **err;
 };
 
 static void push(arena *a, nodelist *l, node *n)
@@ -279,19 +277,19 @@ static int find(struct finder *F, node *cur, size_t i)
         if (F->first && is_seq(cur) && !strcmp(s->key, "-"))
             return node_len(cur) ? find(F, seq_item(cur, node_len(cur) - 1), i + 1) : 0;
         if (!is_map(cur))
-            return wrong_kind(F->a, F->fp, i, cur, "name a key", F->err);
+            return wrong_kind(F->a, F->fp, i, cur, "name a key");
         node *v = map_get(cur, s->key);
         if (!v) {
             if (!F->create)
                 return 0;
             v = made_for(F->a, F->fp, i + 1);
-            map_append(F->a, cur, node_scalar(F->a, s->key, strlen(s->key), ST_PLAIN), v);
+            map_append(F->a, cur, node_scalar(F->a, s->key, strlen(s->key), ST_STRING), v);
         }
         return find(F, v, i + 1);
     }
     case FP_INDEX:
         if (!is_seq(cur))
-            return wrong_kind(F->a, F->fp, i, cur, "index it", F->err);
+            return wrong_kind(F->a, F->fp, i, cur, "index it");
         if (s->index < node_len(cur))
             return find(F, seq_item(cur, (uint32_t)s->index), i + 1);
         if (F->create && s->index == node_len(cur)) {
@@ -302,28 +300,30 @@ static int find(struct finder *F, node *cur, size_t i)
         return 0;
     case FP_MATCH: {
         if (!is_seq(cur))
-            return wrong_kind(F->a, F->fp, i, cur, "select list items", F->err);
+            return wrong_kind(F->a, F->fp, i, cur, "select list items");
         bool any = false;
-        for (uint32_t k = 0; F->first && k < node_len(cur); k++) {
-            const char *v = item_field(seq_item(cur, k), s->key);
-            if (v && !strcmp(v, s->value))
-                return find(F, seq_item(cur, k), i + 1);
-        }
-        for (uint32_t k = 0; !F->first && k < node_len(cur); k++) {
-            const char *v = item_field(seq_item(cur, k), s->key);
-            int m = v ? regex_search(s->re, NULL, v, strlen(v)) : 0;
-            if (m < 0) {
-                /* never "no match": with create, that would append an item; the value may be a secret */
-                *F->err = arena_printf(F->a, "field path `%s`: the pattern `%s` in %s %s on the %s of item %u",
-                                       F->fp->text, s->value, s->text, regex_failure(F->a, m),
-                                       *s->key ? arena_printf(F->a, "field `%s`", s->key) : "value", k);
-                return -1;
+        if (F->first) {
+            seq_foreach(cur, k, it) {
+                const char *v = item_field(it, s->key);
+                if (v && !strcmp(v, s->value))
+                    return find(F, it, i + 1);
             }
-            if (!m)
-                continue;
-            any = true;
-            if (find(F, seq_item(cur, k), i + 1) < 0)
-                return -1;
+        } else {
+            seq_foreach(cur, k, it) {
+                const char *v = item_field(it, s->key);
+                int m = v ? regex_search(F->fp->limits, s->re, NULL, v, strlen(v)) : 0;
+                if (m < 0) {
+                    /* never "no match": with create, that would append an item; the value may be a secret */
+                    return fail_here("field path `%s`: the pattern `%s` in %s %s on the %s of item %u", F->fp->text,
+                                     s->value, s->text, regex_failure(F->fp->limits, F->a, m),
+                                     *s->key ? arena_printf(F->a, "field `%s`", s->key) : "value", k);
+                }
+                if (!m)
+                    continue;
+                any = true;
+                if (find(F, it, i + 1) < 0)
+                    return -1;
+            }
         }
         if (any || !F->create)
             return 0;
@@ -332,30 +332,30 @@ static int find(struct finder *F, node *cur, size_t i)
             item = node_str(F->a, s->value);
         } else {
             item = node_map(F->a);
-            map_append(F->a, item, node_scalar(F->a, s->key, strlen(s->key), ST_PLAIN), node_str(F->a, s->value));
+            map_append(F->a, item, node_scalar(F->a, s->key, strlen(s->key), ST_STRING), node_str(F->a, s->value));
         }
         seq_append(F->a, cur, item);
         return find(F, item, i + 1);
     }
     case FP_EVERY:
         if (!is_seq(cur))
-            return wrong_kind(F->a, F->fp, i, cur, "match every list item", F->err);
-        for (uint32_t k = 0; k < node_len(cur); k++)
-            if (find(F, seq_item(cur, k), i + 1) < 0)
+            return wrong_kind(F->a, F->fp, i, cur, "match every list item");
+        seq_foreach(cur, k, it)
+            if (find(F, it, i + 1) < 0)
                 return -1;
         return 0;
     }
     return 0;
 }
 
-int fieldpath_find(arena *a, node *root, const fieldpath *fp, bool create, nodelist *out, const char **err)
+int fieldpath_find(arena *a, node *root, const fieldpath *fp, bool create, nodelist *out)
 {
-    struct finder F = {a, fp, create, false, out, err};
+    struct finder F = {a, fp, create, false, out};
     return find(&F, root, 0);
 }
 
-int fieldpath_find_first(arena *a, node *root, const fieldpath *fp, bool create, nodelist *out, const char **err)
+int fieldpath_find_first(arena *a, node *root, const fieldpath *fp, bool create, nodelist *out)
 {
-    struct finder F = {a, fp, create, true, out, err};
+    struct finder F = {a, fp, create, true, out};
     return find(&F, root, 0);
 }

@@ -76,8 +76,8 @@ static int visit(arena *a, node *cur, const char *rest, bool create, field_fn fn
     if (!cur)
         return 0;
     if (is_seq(cur)) {
-        for (uint32_t i = 0; i < node_len(cur); i++) {
-            int rc = visit(a, seq_item(cur, i), rest, create, fn, ud);
+        seq_foreach(cur, i, item) {
+            int rc = visit(a, item, rest, create, fn, ud);
             if (rc < 0)
                 return rc;
         }
@@ -141,34 +141,99 @@ int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out)
 {
     out->v = NULL;
     out->n = 0;
+    out->maps = NULL;
     if (!m || is_null(m))
         return 0;
     if (!is_map(m))
         return fn_fail(c, m, "%s must be a map of strings", what);
     uint32_t len = node_len(m);
     out->v = arena_alloc(c->a, (len + 1) * sizeof *out->v);
-    for (uint32_t i = 0; i < len; i++) {
-        const node *k = map_key(m, i), *v = map_val(m, i);
+    map_foreach(m, i, k, v) {
         if (!is_scalar(k) || !is_scalar(v))
             return fn_fail(c, v, "%s must be a map of strings (\"%s\" is not a string)", what,
                            is_scalar(k) ? scalar(k) : "?");
         out->v[out->n++] = (kv){scalar(k), scalar(v), v, node_key_shared(c->a, scalar(k), 0),
-                                scalar_facts(scalar(v), scalar_len(v))};
+                                scalar_facts(scalar(v), scalar_len(v)), NULL};
     }
     qsort(out->v, out->n, sizeof *out->v, cmp_kv);
     return 0;
 }
 
+/* The maps a function makes whole on every object that lacks one (metadata.labels, metadata.annotations...), by
+ * the key they go under: a few keys, so a short list. */
+#define KV_MAPS 8
+struct kv_maps {
+    struct {
+        const char *key;
+        node *key_node;
+        node *map; /* shared (node_map_share) */
+        int changed;
+    } v[KV_MAPS];
+    size_t n;
+};
+
+void kvlist_share_values(arena *a, kvlist *pairs)
+{
+    for (size_t i = 0; i < pairs->n; i++)
+        pairs->v[i].value_node = node_value_shared(a, pairs->v[i].value, pairs->v[i].value_facts);
+    pairs->maps = arena_alloc(a, sizeof *pairs->maps);
+}
+
+static int set_pairs_in(arena *a, node *m, const kvlist *pairs, bool add_keys);
+
+/* For an object that lacks parent[key]: the one map of the pairs that every such object holds (made the first time,
+ * by the same edit of an empty map), or NULL when there is no room for another key (each object then gets its own).
+ * Its key node is shared too; *changed: what the edit of the empty map counted. */
+static node *shared_map(arena *a, const kvlist *pairs, const char *key, node **key_node, int *changed)
+{
+    struct kv_maps *ms = pairs->maps;
+    for (size_t i = 0; i < ms->n; i++)
+        if (!strcmp(ms->v[i].key, key)) {
+            *key_node = ms->v[i].key_node, *changed = ms->v[i].changed;
+            return ms->v[i].map;
+        }
+    if (ms->n == KV_MAPS)
+        return NULL;
+    node *m = node_map(a);
+    int c = set_pairs_in(a, m, pairs, true);
+    if (!node_map_share(m))
+        return NULL;
+    const char *k = arena_strdup(a, key); /* key may be a path segment the walk frees */
+    ms->v[ms->n].key = k;
+    ms->v[ms->n].key_node = *key_node = node_key_shared(a, k, 0);
+    ms->v[ms->n].map = m;
+    ms->v[ms->n++].changed = *changed = c;
+    return m;
+}
+
 int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pairs, bool create_map, bool add_keys)
 {
     node *m = map_get(parent, key);
+    if (!m && create_map && add_keys && pairs->maps && pairs->n) {
+        /* the objects that lack the map hold one for all of them (issue #32: on a dense package, each object's own
+         * copy of the same pairs was a twentieth of the render's peak) */
+        node *kn;
+        int changed;
+        node *sm = shared_map(a, pairs, key, &kn, &changed);
+        if (sm) {
+            map_append(a, parent, kn, sm);
+            return changed;
+        }
+    }
     if (!m || is_null(m)) {
         if (!create_map)
             return 0;
         m = map_ensure_map(a, parent, key);
+    } else if (is_map(m) && pairs->maps) {
+        m = map_ensure_map(a, parent, key); /* a map many objects share (an earlier step's) gets its own copy */
     }
     if (!is_map(m))
         return 0;
+    return set_pairs_in(a, m, pairs, add_keys);
+}
+
+static int set_pairs_in(arena *a, node *m, const kvlist *pairs, bool add_keys)
+{
     /* where each key is, looked up once (a few pairs, on every object): missing ones are appended without another
      * look, into one array of the right size */
     long small[16], *at = pairs->n <= 16 ? small : arena_alloc(a, pairs->n * sizeof *at);
@@ -186,8 +251,12 @@ int set_string_pairs(arena *a, node *parent, const char *key, const kvlist *pair
         if (at[i] < 0) {
             if (!add_keys)
                 continue;
-            /* the strings live in the config tree, in the same arena: share them across objects, and their facts */
-            map_append_str_ref_key(a, m, p->key_node, p->value, p->value_facts);
+            /* the strings live in the config tree, in the same arena: share them across objects, and their facts
+             * (and the value node itself where the function allows it) */
+            if (p->value_node)
+                map_append(a, m, p->key_node, p->value_node);
+            else
+                map_append_str_ref_key(a, m, p->key_node, p->value, p->value_facts);
             changed++;
             continue;
         }

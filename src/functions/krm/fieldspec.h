@@ -35,11 +35,22 @@ typedef struct kv {
     const node *at;
     node *key_node;       /* one shared key node (node_key_shared) for every object the pair goes on */
     unsigned value_facts; /* scalar_facts of the value, found once for all of them */
+    /* NULL: each object a pair is added to gets its own value node. A function whose fn_def says shares_values may
+     * set one node_value_shared for all of them (set_string_pairs appends it) */
+    node *value_node;
 } kv;
+struct kv_maps;
 typedef struct kvlist {
     kv *v;
     size_t n;
+    /* with shared values: the maps set_string_pairs made, one per parent key, that every object lacking that map
+     * holds itself (node_map_share) */
+    struct kv_maps *maps;
 } kvlist;
+/* One shared value node for each pair, which set_string_pairs then appends to every object that lacks the key, and
+ * one shared map of all the pairs for every object that lacks the map: only for a function whose fn_def says
+ * shares_values. */
+void kvlist_share_values(arena *a, kvlist *pairs);
 /* Reads a mapping of scalars into a list sorted by key. Returns -1 (with fn_fail) on a non-scalar. */
 int kvlist_from_map(fn_ctx *c, const node *m, const char *what, kvlist *out);
 

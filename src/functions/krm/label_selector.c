@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/diag.h"
+
 enum op { OP_EXISTS, OP_NOT_EXISTS, OP_IN, OP_NOT_IN, OP_GT, OP_LT };
 
 struct requirement {
@@ -30,7 +32,6 @@ struct label_selector {
 struct lexer {
     arena *a;
     const char *text, *p;
-    const char **err;
 };
 
 static void skip_space(struct lexer *L)
@@ -56,8 +57,7 @@ static const char *word(struct lexer *L)
 
 static int bad(struct lexer *L, const char *what)
 {
-    *L->err = arena_printf(L->a, "selector \"%s\": %s at position %d", L->text, what, (int)(L->p - L->text) + 1);
-    return -1;
+    return fail_here("selector \"%s\": %s at position %d", L->text, what, (int)(L->p - L->text) + 1);
 }
 
 static bool parse_int(const char *s, long long *out)
@@ -148,10 +148,10 @@ static int requirement(struct lexer *L, struct requirement *r)
     return bad(L, "expected one of =, ==, !=, in, notin, >, < or ','");
 }
 
-label_selector *label_selector_parse(arena *a, const char *text, const char **err)
+label_selector *label_selector_parse(arena *a, const char *text)
 {
     label_selector *s = arena_alloc(a, sizeof *s);
-    struct lexer L = {a, text ? text : "", text ? text : "", err};
+    struct lexer L = {a, text ? text : "", text ? text : ""};
     skip_space(&L);
     if (!*L.p)
         return s;

@@ -9,8 +9,9 @@
 
 typedef struct label_selector label_selector;
 
-/* NULL with *err set (arena text) on a syntax error. An empty or blank string selects everything. */
-label_selector *label_selector_parse(arena *a, const char *text, const char **err);
+/* NULL on a syntax error, recorded with fail_here() (the caller knows the file and line: diag_locate). An empty or
+ * blank string selects everything. */
+label_selector *label_selector_parse(arena *a, const char *text);
 
 /* map: the labels (or annotations) mapping; NULL or a non-map counts as empty. */
 bool label_selector_matches(const label_selector *s, const node *map);

@@ -355,8 +355,7 @@ static bool rolebinding_reaches(const walk *w, const target *x)
     const node *subjects = map_get(w->r->root, "subjects");
     if (!is_seq(subjects))
         return false;
-    for (uint32_t i = 0; i < node_len(subjects); i++) {
-        const node *s = seq_item(subjects, i);
+    seq_foreach(subjects, i, s) {
         const char *ns = path_str(s, "namespace", NULL);
         if (scalar_is(map_get(s, "kind"), "ServiceAccount") && ns && !strcmp(ns, x->ns))
             return true;
@@ -488,8 +487,7 @@ static int fix_leaf(walk *w, node *v)
         return fix_scalar(w, v);
     if (is_map(v))
         return fix_map(w, v);
-    for (uint32_t i = 0; i < node_len(v); i++) {
-        node *e = seq_item(v, i);
+    seq_foreach(v, i, e) {
         int rc = is_scalar(e) ? (is_null(e) ? 0 : fix_scalar(w, e)) : is_map(e) ? fix_map(w, e) : 0;
         if (rc < 0)
             return rc;
@@ -521,8 +519,8 @@ static int walk_path(walk *w, node *cur, const char *path)
     if (!cur)
         return 0;
     if (is_seq(cur)) {
-        for (uint32_t i = 0; i < node_len(cur); i++) {
-            int rc = walk_path(w, seq_item(cur, i), path);
+        seq_foreach(cur, i, item) {
+            int rc = walk_path(w, item, path);
             if (rc < 0)
                 return rc;
         }

@@ -1,6 +1,6 @@
 #include "functions/krm/regex.h"
 
-#include "util/fsutil.h"
+#include "util/limits.h"
 
 /* pcre2 allocates through the memory budget's counted malloc (util/arena.h): a match's backtracking frames (up to the
  * depth limit), compiled patterns and match data count like the render's own memory. */
@@ -33,14 +33,14 @@ pcre2_match_data *regex_match_data(const pcre2_code *re)
 
 /* The depth limit bounds the backtracking frames kept at once, so the memory of one match; a tenth of the step
  * limit lets ordinary patterns through over long values while a runaway pattern stops within milliseconds. */
-static pcre2_match_context *context(void)
+static pcre2_match_context *context(size_t max_steps)
 {
     static pcre2_match_context *ctx;
     static size_t steps;
-    if (!ctx || steps != cmp_limits.max_regex_steps) {
+    if (!ctx || steps != max_steps) {
         if (!ctx)
             ctx = pcre2_match_context_create(general());
-        steps = cmp_limits.max_regex_steps;
+        steps = max_steps;
         uint32_t m = steps > UINT32_MAX ? UINT32_MAX : (uint32_t)steps;
         pcre2_set_match_limit(ctx, m);
         pcre2_set_depth_limit(ctx, m / 10 ? m / 10 : 1);
@@ -48,10 +48,10 @@ static pcre2_match_context *context(void)
     return ctx;
 }
 
-int regex_search(const pcre2_code *re, pcre2_match_data *md, const char *s, size_t n)
+int regex_search(const limits *L, const pcre2_code *re, pcre2_match_data *md, const char *s, size_t n)
 {
     pcre2_match_data *own = md ? NULL : pcre2_match_data_create(1, general());
-    int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md ? md : own, context());
+    int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md ? md : own, context(limits_or_default(L)->max_regex_steps));
     pcre2_match_data_free(own);
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
@@ -59,9 +59,9 @@ int regex_search(const pcre2_code *re, pcre2_match_data *md, const char *s, size
     return rc == 0 ? 1 : rc;
 }
 
-const char *regex_failure(arena *a, int rc)
+const char *regex_failure(const limits *L, arena *a, int rc)
 {
-    size_t steps = cmp_limits.max_regex_steps;
+    size_t steps = limits_or_default(L)->max_regex_steps;
     switch (rc) {
     case PCRE2_ERROR_MATCHLIMIT:
         return arena_printf(a, "hit the regex match limit (%zu steps; raise it with CMP_MAX_REGEX_STEPS)", steps);

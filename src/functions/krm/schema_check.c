@@ -80,11 +80,10 @@ static int read_cfg(fn_ctx *c, schema_cfg *cfg)
     const node *data = map_get(conf, "data");
     if (data && !is_map(data))
         return fn_fail(c, data, "data is not a map");
-    for (uint32_t i = 0; data && i < node_len(data); i++)
+    map_foreach(data, i, key, val)
         if (read_key(c, data, i, cfg) < 0)
             return -1;
-    for (uint32_t i = 0; i < node_len(conf); i++) {
-        const node *k = map_key(conf, i);
+    map_foreach(conf, i, k, val) {
         if (scalar_is(k, "apiVersion") || scalar_is(k, "kind") || scalar_is(k, "metadata") || scalar_is(k, "data"))
             continue;
         if (read_key(c, conf, i, cfg) < 0)
@@ -150,7 +149,7 @@ static int pick_document(fn_ctx *c, const char *dir, int minor, char *path, size
     return 0;
 }
 
-static const openapi *load_document(const char *path)
+static const openapi *load_document(const load_limits *lim, const char *path)
 {
     if (cache.doc && !strcmp(cache.path, path))
         return cache.doc;
@@ -161,7 +160,7 @@ static const openapi *load_document(const char *path)
     cache.doc = NULL;
     cache.a = arena_new();
     cache.st = strtab_new(cache.a);
-    openapi *o = openapi_load(cache.a, cache.st, path, SCHEMA_MAX_BYTES);
+    openapi *o = openapi_load(cache.a, cache.st, lim, path, SCHEMA_MAX_BYTES);
     if (!o) {
         strtab_release(cache.st);
         arena_free(cache.a);
@@ -193,8 +192,7 @@ static size_t collect_crds(fn_ctx *c, crd_schema **out)
         const node *versions = path_get(r->root, "spec", "versions", NULL);
         if (!group || !ck || !is_seq(versions))
             continue;
-        for (uint32_t j = 0; j < node_len(versions); j++) {
-            const node *v = seq_item(versions, j);
+        seq_foreach(versions, j, v) {
             const char *name = path_str(v, "name", NULL);
             const node *schema = path_get(v, "schema", "openAPIV3Schema", NULL);
             if (!name || !is_map(schema))
@@ -270,7 +268,7 @@ int schema_check_run(fn_ctx *c, enum openapi_dialect dialect)
         fn_result_add(c, SEV_WARNING, NULL, NULL,
                       "kubernetes_version %s: no schema for Kubernetes 1.%d is shipped, validating against 1.%d", cfg.version,
                       minor, used);
-    const openapi *doc = load_document(path);
+    const openapi *doc = load_document(limits_yaml(fn_limits(c)), path);
     if (!doc)
         return -1;
     openapi_opts opt = {.dialect = dialect, .strict = cfg.strict};

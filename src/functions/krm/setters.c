@@ -174,18 +174,18 @@ static int walk(setter_walk *w, node *n)
     case N_MAP:
         if (w->mapping && (rc = w->mapping(w->ud, n, &w->path)) < 0)
             return rc;
-        for (uint32_t i = 0; i < node_len(n); i++) {
-            size_t mark = field_path_push_key(&w->path, scalar(map_key(n, i)));
-            rc = walk(w, map_val(n, i));
+        map_foreach(n, i, key, val) {
+            size_t mark = field_path_push_key(&w->path, scalar(key));
+            rc = walk(w, val);
             field_path_pop(&w->path, mark);
             if (rc < 0)
                 return rc;
         }
         return 0;
     case N_SEQ:
-        for (uint32_t i = 0; i < node_len(n); i++) {
+        seq_foreach(n, i, item) {
             size_t mark = field_path_push_index(&w->path, i);
-            rc = walk(w, seq_item(n, i));
+            rc = walk(w, item);
             field_path_pop(&w->path, mark);
             if (rc < 0)
                 return rc;
@@ -217,8 +217,7 @@ int setters_from_data(fn_ctx *c, const node *data, const char *who, setter_value
         return fn_fail(c, data, "%s: `data` must be a mapping of setter names to values", who);
     uint32_t len = node_len(data);
     setter_value *v = len ? arena_alloc(c->a, len * sizeof *v) : NULL;
-    for (uint32_t i = 0; i < len; i++) {
-        const node *k = map_key(data, i), *val = map_val(data, i);
+    map_foreach(data, i, k, val) {
         const char *name = scalar(k);
         if (!is_scalar(val))
             return fn_fail(c, val,
@@ -239,7 +238,8 @@ int setter_parse_value(fn_ctx *c, const char *text, node **out)
 {
     *out = NULL;
     diag_detail not_yaml; /* dropped: a value that is not YAML is a plain string to the callers, not a render error */
-    if (yaml_load_one_into(c->a, c->st, "setter value", text, strlen(text), out, &not_yaml) < 0) {
+    if (yaml_load_one_into(c->a, c->st, limits_yaml(fn_limits(c)), "setter value", text, strlen(text), out,
+                           &not_yaml) < 0) {
         *out = NULL;
         if (yaml_over_limit(&not_yaml))
             return fn_fail(c, NULL, "setter value \"%s\", line %d: %s", shown(c->a, text), not_yaml.line,

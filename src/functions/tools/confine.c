@@ -10,21 +10,12 @@
 
 const char *repo_root(fn_ctx *c)
 {
-    if (c->host && c->host->repo_root)
-        return c->host->repo_root;
-    char real[PATH_MAX];
-    return realpath(step_dir(c), real) ? arena_strdup(c->a, real) : step_dir(c);
+    return engine_repo_root(fn_engine(c));
 }
 
 const char *repo_relative(fn_ctx *c, const char *path)
 {
-    const char *root = repo_root(c);
-    size_t rl = strlen(root);
-    if (rl == 1 && root[0] == '/')
-        return path[1] ? path + 1 : ".";
-    if (!path_under(path, root, rl))
-        return path;
-    return path[rl] ? path + rl + 1 : ".";
+    return engine_repo_relative(fn_engine(c), path);
 }
 
 const char *inside_repo(fn_ctx *c, const node *at, const char *what, const char *rel)

@@ -1,30 +1,31 @@
-/* Support for the two built-ins that run real tools (render-helm-chart, kustomize-build): scratch space for the
- * tools' caches, time limits, and turning a tool's stdout into resources that are validated like any input. */
+/* Support for the two built-ins that run real tools (render-helm-chart, kustomize-build) and the Flux steps that run
+ * helm: the engines' context made from a step's, scratch space for the tools' caches, time limits, and turning a
+ * tool's stdout into resources that are validated like any input. The runner itself is engine/run.h; the forms
+ * here take the step's fn_ctx, so an error names the step's config. */
 #ifndef CMP_FUNCTIONS_EXTERNAL_H
 #define CMP_FUNCTIONS_EXTERNAL_H
+#include "engine/engine.h"
+#include "engine/run.h"
 #include "functions/function.h"
 #include "util/child.h"
 
-/* A private writable directory under the host's TMPDIR (the sidecar's root filesystem is read-only), removed
- * however we exit; NULL with errno when it cannot be made. */
+/* What an engine (src/helm, the runner) needs of this step, made from it now (errors name c->config_file and
+ * c->config_line as they are at this call): its arena, the package and repository, the operator's helm and child
+ * settings (none without a host: unit tests), the limits. Lives as long as c->a. */
+const engine_ctx *fn_engine(fn_ctx *c);
+
+/* engine_scratch_dir under the host's TMPDIR. */
 const char *scratch_dir(const fn_host *h);
-/* Descriptors handed to the next child, as /proc/self/fd/3, 4, ... */
-typedef struct child_fds {
-    int fd[CHILD_MAX_PASS_FDS];
-    int n;
-} child_fds;
-/* Text for a child as a file that never has a name in a directory (a memfd), so a secret in it cannot be left
- * behind, even by a SIGKILL: returns the path the child opens, NULL with errno on failure. */
+/* engine_pass_text (engine/run.h): text for the next child without a name in any directory. */
 const char *pass_text(fn_ctx *c, child_fds *f, const char *text, size_t len);
-void child_fds_close(child_fds *f);
 /* The directory of the package whose pipeline runs the step ("." outside a package). */
 const char *step_dir(fn_ctx *c);
 /* Resolves a package-relative path that must stay inside the package; NULL (with fn_fail) otherwise. */
 const char *inside_package(fn_ctx *c, const node *at, const char *what, const char *rel);
-/* Runs argv under util/child.h with the environment, limits and scratch space of the host; a non-zero exit becomes
- * an error quoting the tool's stderr, a limit hit an error naming the limit. Its stdout is parsed as resources (kpt
- * reader rules) while the tool writes it, so a document that breaks a rule stops the tool there, and is appended
- * to the items once the tool has succeeded. */
+/* Runs argv as engine_run_tool does (engine/run.h), with the environment, limits and scratch space of the host; a
+ * non-zero exit becomes an error quoting the tool's stderr, a limit hit an error naming the limit. Its stdout is
+ * parsed as resources (kpt reader rules) while the tool writes it, so a document that breaks a rule stops the tool
+ * there, and is appended to the items once the tool has succeeded. */
 int run_tool_into_items(fn_ctx *c, const char *what, const char *const *argv, const char *const *env, const char *cwd);
 /* The same, with descriptors from pass_text (closed when it returns, whatever happened). */
 int run_tool_into_items_fds(fn_ctx *c, const char *what, const char *const *argv, const char *const *env,

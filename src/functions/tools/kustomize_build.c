@@ -65,8 +65,9 @@ static int restrictor_choice(fn_ctx *c, const node *data, const fn_host *h, cons
     return 0;
 }
 
-/* kustomize wraps helm's stderr in its own; when our guard refused, its own line is the message. 1 when it did. */
-static int guard_refused(fn_ctx *c, const char *tmp, const char *what)
+/* kustomize wraps helm's stderr in its own; when our guard refused, its own line is the message: -1 with it recorded
+ * (fn_fail), 0 when the guard refused nothing. */
+static int raise_guard_refusal(fn_ctx *c, const char *tmp, const char *what)
 {
     char line[1100];
     FILE *f = fopen(arena_printf(c->a, "%s/%s", tmp, HELM_GUARD_REFUSAL), "re");
@@ -75,8 +76,7 @@ static int guard_refused(fn_ctx *c, const char *tmp, const char *what)
     size_t n = fread(line, 1, sizeof line - 1, f);
     fclose(f);
     line[n] = 0;
-    fn_fail(c, NULL, "%s: %s", what, line);
-    return 1;
+    return fn_fail(c, NULL, "%s: %s", what, line);
 }
 
 void kustomize_build_sources(fn_ctx *c, source_dir_fn add, void *ud)
@@ -92,7 +92,7 @@ void kustomize_build_sources(fn_ctx *c, source_dir_fn add, void *ud)
     add(ud, dir_real);
     /* the operator's switches are the step's to check: here only where the graph leads matters */
     kust_policy pol = {.root = c->host && c->host->repo_root ? c->host->repo_root : pkg_real, .from = pkg_real,
-                       .remote = true, .reached = add, .reached_ud = ud};
+                       .remote = true, .reached = add, .reached_ud = ud, .limits = fn_limits(c)};
     kustomization_check(c->a, c->st, &pol, dir_real);
 }
 
@@ -135,7 +135,7 @@ static int run(fn_ctx *c)
     if (!realpath(step_dir(c), pkg_real) || !realpath(dir, dir_real))
         return fn_fail(c, map_get(data, "path"), "cannot resolve the overlay directory");
     kust_policy pol = {.root = h->repo_root ? h->repo_root : pkg_real, .from = pkg_real, .helm_off = helm_off,
-                       .remote = h->allow_remote_sources == 1};
+                       .remote = h->allow_remote_sources == 1, .limits = fn_limits(c)};
     if (kustomization_check(c->a, c->st, &pol, dir_real) < 0)
         return -1;
 
@@ -178,7 +178,7 @@ static int run(fn_ctx *c)
     diag_detail *outer = diag_capture(&why);
     int rc = run_tool_into_items(c, what, argv, env, step_dir(c));
     diag_restore(outer);
-    if (rc < 0 && (helm_off || !guard_refused(c, tmp, what)))
+    if (rc < 0 && (helm_off || raise_guard_refusal(c, tmp, what) == 0))
         diag_raise(&why);
     return rc;
 }

@@ -85,15 +85,16 @@ static int text_field(fn_ctx *c, const node *parent, const char *key, const char
  * operator's), so one warning per entry once every entry has been read. */
 static void warn_unused_auth(fn_ctx *c, const node *charts)
 {
-    for (uint32_t i = 0; i < node_len(charts); i++) {
-        const node *args = map_get(seq_item(charts, i), "chartArgs");
+    seq_foreach(charts, i, item) {
+        const node *args = map_get(item, "chartArgs");
         const node *auth = map_get(args, "auth");
-        for (uint32_t k = 0; auth && !is_null(auth) && k < node_len(args); k++)
-            if (scalar_is(map_key(args, k), "auth"))
-                fn_warn_key(c, args, k,
-                            "helmCharts[%u].chartArgs.auth is not used here: credentials for chart repositories are "
-                            "the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)",
-                            i);
+        if (auth && !is_null(auth))
+            map_foreach(args, k, key, val)
+                if (scalar_is(key, "auth"))
+                    fn_warn_key(c, args, k,
+                                "helmCharts[%u].chartArgs.auth is not used here: credentials for chart repositories "
+                                "are the operator's (CMP_HELM_CREDENTIALS_DIR on the sidecar)",
+                                i);
     }
 }
 
@@ -117,8 +118,8 @@ static const char *joined(arena *a, const char *const *list)
 static int refuse_unknown(fn_ctx *c, const node *m, const char *where, const char *release,
                           const char *const *known)
 {
-    for (uint32_t k = 0; is_map(m) && k < node_len(m); k++) {
-        const char *key = scalar(map_key(m, k));
+    map_foreach(m, k, mk, val) {
+        const char *key = scalar(mk);
         if (!key)
             return fn_fail_key(c, m, k, "%s has a key that is not a string", *where ? where : "the config");
         if (!listed(known, key))
@@ -172,8 +173,8 @@ static const char *moved_to(const char *key)
 static int check_entry_keys(fn_ctx *c, const node *entry, uint32_t index, bool v01)
 {
     const char *where = arena_printf(c->a, "helmCharts[%u].", index);
-    for (uint32_t k = 0; k < node_len(entry); k++) {
-        const char *key = scalar(map_key(entry, k));
+    map_foreach(entry, k, mk, val) {
+        const char *key = scalar(mk);
         if (!key)
             return fn_fail_key(c, entry, k, "helmCharts[%u] has a key that is not a string", index);
         if (listed(v01 ? entry_keys_v01 : entry_keys, key))
@@ -448,7 +449,7 @@ static int check_fields(fn_ctx *c, const chart *ch, const char *release, const c
         if (strncmp(ch->repo, "oci://", 6) && !is_url(ch->repo))
             return fn_fail(c, ch->repo_at, "%srepo must be an https:// or http:// chart repository or an oci:// registry",
                            ch->args);
-        if (helm_check_repo_url(c, ch->repo_at, arena_printf(c->a, "%srepo", ch->args), ch->repo) < 0)
+        if (helm_check_repo_url(fn_engine(c), ch->repo_at, arena_printf(c->a, "%srepo", ch->args), ch->repo) < 0)
             return -1;
         if (!chart_name(ch->name))
             return fn_fail(c, ch->name_at,
@@ -461,8 +462,7 @@ static int check_fields(fn_ctx *c, const chart *ch, const char *release, const c
                        "%sversion \"%s\" is not a chart version or range: letters, digits and . + - _ ~ ^ * < > = ! | "
                        ", and spaces, starting with a letter or digit",
                        ch->args, shown(c->a, ch->version));
-    for (uint32_t i = 0; is_seq(ch->api_versions) && i < node_len(ch->api_versions); i++) {
-        const node *v = seq_item(ch->api_versions, i);
+    seq_foreach(ch->api_versions, i, v) {
         if (!is_scalar(v) || !api_version(scalar(v)))
             return fn_fail(c, v,
                            "%sapiVersions[%u] is not an apiVersion (\"group/version\" or \"group/version/Kind\": "
@@ -564,10 +564,10 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
                        ch->name);
     if (!repo) {
         const char *chart_dir = local_chart(c, ch);
-        if (!chart_dir || helm_dependency_build(c, helm, chart_dir, ch->at) < 0)
+        if (!chart_dir || helm_dependency_build(fn_engine(c), helm, chart_dir, ch->at) < 0)
             return -1;
         chart_ref = chart_dir;
-    } else if (!(chart_ref = helm_pull(c, helm, ch->at, ch->repo, ch->name, ch->version))) {
+    } else if (!(chart_ref = helm_pull(fn_engine(c), helm, ch->at, ch->repo, ch->name, ch->version))) {
         return -1;
     }
     push(&argv, &n, &cap, helm);
@@ -591,8 +591,8 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
             push_flag(c, &argv, &n, &cap, "api-versions", arena_strndup(c->a, p, len));
         p += len + (p[len] == ',');
     }
-    for (uint32_t i = 0; is_seq(ch->api_versions) && i < node_len(ch->api_versions); i++)
-        push_flag(c, &argv, &n, &cap, "api-versions", scalar(seq_item(ch->api_versions, i)));
+    seq_foreach(ch->api_versions, i, item)
+        push_flag(c, &argv, &n, &cap, "api-versions", scalar(item));
     /* values: files in order, inline values after them (override), before them (merge), or alone (replace) */
     /* values that are not files of the package (inline values, the helm-values parameter, maybe secrets) reach
      * helm as descriptors with no name in any directory: nothing of them can be left behind */
@@ -673,7 +673,7 @@ static int render_chart(fn_ctx *c, const char *helm, const chart *ch)
     push(&argv, &n, &cap, release && *release ? release : "release-name");
     push(&argv, &n, &cap, chart_ref);
     int rc = run_tool_into_items_fds(c, arena_printf(c->a, "helm template of chart %s", ch->name), argv,
-                                     helm_environment(c->host), step_dir(c), &fds);
+                                     helm_environment(c->host->tmpdir), step_dir(c), &fds);
     xfree(argv);
     return rc;
 }
@@ -693,21 +693,58 @@ static const char *item_id(arena *a, const resource *r, bool v01)
                         name ? name : "");
 }
 
-/* Seeded (text_hash): the ids are the package's and the chart's names, which an unseeded hash would let the author
- * pick to collide, making the set's probes quadratic. */
-static size_t id_hash(const char *s)
+/* The set of the input's ids. The ids are the package's and the chart's names, which the author could pick to
+ * collide under a hash with a known start, making the set's probes quadratic: it hashes from the fixed start
+ * (text_hash_fixed: the same work on every run) until a probe runs past ID_PROBE_LIMIT slots, then, once, from the
+ * secret one (text_hash), rebuilt. */
+enum { ID_PROBE_LIMIT = 48 };
+typedef struct {
+    const char **v;
+    size_t cap; /* a power of two, at least twice the ids: never full */
+    bool secret;
+} id_set;
+
+static size_t id_hash(const id_set *s, const char *id)
 {
-    return (size_t)text_hash(s, strlen(s));
+    size_t n = strlen(id);
+    return (size_t)(s->secret ? text_hash(id, n) : text_hash_fixed(id, n));
 }
 
-/* Where id sits in the open-addressing set (cap a power of two, never full), or the empty slot it would take. */
-static size_t id_slot(const char **set, size_t cap, const char *id)
+static void id_put(id_set *s, const char *id);
+
+/* Where id sits in the set, or the empty slot it would take. */
+static size_t id_slot(id_set *s, const char *id)
 {
-    size_t h = id_hash(id) & (cap - 1);
-    while (set[h] && strcmp(set[h], id))
-        h = (h + 1) & (cap - 1);
+    size_t h = id_hash(s, id) & (s->cap - 1), probes = 0;
+    while (s->v[h] && strcmp(s->v[h], id)) {
+        h = (h + 1) & (s->cap - 1);
+        if (++probes == ID_PROBE_LIMIT && !s->secret) {
+            /* ids chosen to collide from the known start: every one again from the secret start */
+            const char **old = s->v;
+            s->v = xcalloc(s->cap, sizeof *s->v);
+            s->secret = true;
+            for (size_t i = 0; i < s->cap; i++)
+                if (old[i])
+                    id_put(s, old[i]);
+            xfree(old);
+            return id_slot(s, id);
+        }
+    }
     return h;
 }
+
+static void id_put(id_set *s, const char *id)
+{
+    size_t j = id_slot(s, id); /* first: it may rebuild s->v */
+    s->v[j] = id;
+}
+
+static bool id_has(id_set *s, const char *id)
+{
+    size_t j = id_slot(s, id);
+    return s->v[j] != NULL;
+}
+
 
 /* A rendered object with the id of an input item (items[0, before)) is dropped, and the input item stays as it
  * was: v0.1 put the input in a kustomize ResMap before adding the chart's objects, later releases skip such an
@@ -716,23 +753,39 @@ static void drop_rendered_duplicates(fn_ctx *c, size_t before, bool v01)
 {
     if (!before || c->items->n == before)
         return;
-    size_t cap = 16;
-    while (cap < before * 2)
-        cap *= 2;
-    const char **set = arena_alloc(c->a, cap * sizeof *set);
-    memset(set, 0, cap * sizeof *set);
-    for (size_t i = 0; i < before; i++) {
-        if (!c->items->v[i])
-            continue;
-        const char *id = item_id(c->a, c->items->v[i], v01);
-        set[id_slot(set, cap, id)] = id;
-    }
+    id_set set = {NULL, 16, false};
+    while (set.cap < before * 2)
+        set.cap *= 2;
+    set.v = xcalloc(set.cap, sizeof *set.v);
+    for (size_t i = 0; i < before; i++)
+        if (c->items->v[i])
+            id_put(&set, item_id(c->a, c->items->v[i], v01));
     for (size_t i = before; i < c->items->n; i++) {
         if (!c->items->v[i])
             continue;
-        if (set[id_slot(set, cap, item_id(c->a, c->items->v[i], v01))])
+        if (id_has(&set, item_id(c->a, c->items->v[i], v01)))
             c->items->v[i] = NULL;
     }
+    xfree(set.v);
+}
+
+/* For tests (tests/unit/test_id_set.c): the set of the ids of items[0, n): -1 when one of them is not found in it
+ * afterwards, else 1 when it drew the secret start, 0 when it kept the fixed one. */
+int render_helm_chart_id_set_check(fn_ctx *c, size_t n, bool v01);
+int render_helm_chart_id_set_check(fn_ctx *c, size_t n, bool v01)
+{
+    id_set set = {NULL, 16, false};
+    while (set.cap < n * 2)
+        set.cap *= 2;
+    set.v = xcalloc(set.cap, sizeof *set.v);
+    for (size_t i = 0; i < n; i++)
+        id_put(&set, item_id(c->a, c->items->v[i], v01));
+    int rc = set.secret;
+    for (size_t i = 0; i < n; i++)
+        if (!id_has(&set, item_id(c->a, c->items->v[i], v01)))
+            rc = -1;
+    xfree(set.v);
+    return rc;
 }
 
 static int run(fn_ctx *c)
@@ -750,7 +803,7 @@ static int run(fn_ctx *c)
     if (!helm)
         return fn_fail(c, NULL, "helm is not installed (not on PATH; set HELM_BIN to its path)");
     helm = arena_strdup(c->a, helm);
-    if (!helm_environment(c->host))
+    if (!helm_environment(c->host->tmpdir))
         return fn_fail(c, NULL, "cannot create a temporary directory for helm");
     if (config_is(c->config, "ConfigMap", "")) {
         chart ch;
@@ -776,13 +829,13 @@ static int run(fn_ctx *c)
         return fn_fail(c, c->config, "helmCharts must be a non-empty list");
     /* every entry is read before helm first runs: a config error is found before any chart is fetched */
     chart *all = arena_alloc(c->a, node_len(charts) * sizeof *all);
-    for (uint32_t i = 0; i < node_len(charts); i++)
-        if ((v01 ? read_chart_v01(c, seq_item(charts, i), i, globals, &all[i])
-                 : read_chart(c, seq_item(charts, i), i, globals, &all[i])) < 0)
+    seq_foreach(charts, i, item)
+        if ((v01 ? read_chart_v01(c, item, i, globals, &all[i])
+                 : read_chart(c, item, i, globals, &all[i])) < 0)
             return -1;
     if (!v01) /* (v0.1 refuses chartArgs) */
         warn_unused_auth(c, charts);
-    for (uint32_t i = 0; i < node_len(charts); i++)
+    for (uint32_t i = 0; i < node_len(charts); i++) /* by index: over all[], the charts read above */
         if (render_chart(c, helm, &all[i]) < 0)
             return -1;
     drop_rendered_duplicates(c, before, v01);
@@ -811,7 +864,7 @@ static void chart_source(fn_ctx *c, const node *m, const node *args, const node 
         ch.chart_home = path_str(globals, "chartHome", NULL);
     const char *dir = local_chart(c, &ch);
     if (dir)
-        helm_chart_dirs(c, dir, add, ud);
+        helm_chart_dirs(fn_engine(c), dir, add, ud);
 }
 
 /* The chart directories a step renders from the package's repository: its local charts and the charts their
@@ -824,8 +877,7 @@ void render_helm_chart_sources(fn_ctx *c, source_dir_fn add, void *ud)
         return;
     }
     const node *charts = map_get(c->config, "helmCharts"), *globals = map_get(c->config, "helmGlobals");
-    for (uint32_t i = 0; is_seq(charts) && i < node_len(charts); i++) {
-        const node *entry = seq_item(charts, i);
+    seq_foreach(charts, i, entry) {
         if (is_map(entry))
             chart_source(c, entry, map_get(entry, "chartArgs"), is_map(globals) ? globals : NULL, v01, add, ud);
     }

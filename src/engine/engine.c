@@ -1,0 +1,52 @@
+#include "engine/engine.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/diag.h"
+#include "util/path.h"
+
+int engine_fail(const engine_ctx *e, const node *at, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uint32_t line = node_line(at);
+    return fail(e->file ? e->file : "functionConfig", line ? (int)line : e->line, "%s", msg);
+}
+
+int engine_locate(const engine_ctx *e, const node *at, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uint32_t line = node_line(at);
+    return diag_locate(e->file ? e->file : "functionConfig", line ? (int)line : e->line, "%s", msg);
+}
+
+const char *engine_repo_root(const engine_ctx *e)
+{
+    if (e->repo_root)
+        return e->repo_root;
+    const char *dir = e->pkg_dir ? e->pkg_dir : ".";
+    char real[PATH_MAX];
+    return realpath(dir, real) ? arena_strdup(e->a, real) : dir;
+}
+
+const char *engine_repo_relative(const engine_ctx *e, const char *path)
+{
+    const char *root = engine_repo_root(e);
+    size_t rl = strlen(root);
+    if (rl == 1 && root[0] == '/')
+        return path[1] ? path + 1 : ".";
+    if (!path_under(path, root, rl))
+        return path;
+    return path[rl] ? path + rl + 1 : ".";
+}
