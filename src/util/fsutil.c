@@ -127,29 +127,40 @@ static int line_of(const char *s, size_t off)
     return line;
 }
 
+/* A package file opened for reading, checked before a byte is read: a regular file (O_NONBLOCK: a FIFO is refused,
+ * never waited on), within max-file-bytes and what is left of max-total-bytes. Its descriptor and *st, or -1 after
+ * fail(). */
+static int open_package_file(const limits *L, const char *path, const char *display, struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return fail(display, 0, "cannot open: %s", strerror(errno));
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        return fail(display, 0, "not a regular file");
+    }
+    if ((size_t)st->st_size > L->max_file_bytes) {
+        close(fd);
+        return fail(display, 0, "file is %lld bytes, over the limit of %zu (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
+                    (long long)st->st_size, L->max_file_bytes);
+    }
+    if (total_read + (size_t)st->st_size > L->max_total_bytes) {
+        close(fd);
+        return fail(display, 0, "package input is over %zu bytes (max-total-bytes; raise it with CMP_MAX_TOTAL_BYTES)",
+                    L->max_total_bytes);
+    }
+    return fd;
+}
+
 int read_text_file(const limits *L, const char *path, const char *display, char **out, size_t *len)
 {
     L = limits_or_default(L);
     *out = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return fail(display, 0, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return fail(display, 0, "not a regular file");
-    }
-    if ((size_t)st.st_size > L->max_file_bytes) {
-        close(fd);
-        return fail(display, 0, "file is %lld bytes, over the limit of %zu (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
-                    (long long)st.st_size, L->max_file_bytes);
-    }
-    if (total_read + (size_t)st.st_size > L->max_total_bytes) {
-        close(fd);
-        return fail(display, 0, "package input is over %zu bytes (max-total-bytes; raise it with CMP_MAX_TOTAL_BYTES)",
-                    L->max_total_bytes);
-    }
+    int fd = open_package_file(L, path, display, &st);
+    if (fd < 0)
+        return -1;
     /* room for the file, its NUL and one byte more: the read that finds the end then needs no bigger buffer (with
      * size + 1 it doubled the allocation just to be told EOF); a file that grows meanwhile still grows it */
     size_t cap = (size_t)st.st_size + 2, n = 0;
@@ -237,24 +248,10 @@ static ssize_t read_some(int fd, char *to, size_t n)
 int read_text_file_pieces(const limits *L, const char *path, const char *display, text_piece_fn fn, void *ud)
 {
     L = limits_or_default(L);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return fail(display, 0, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return fail(display, 0, "not a regular file");
-    }
-    if ((size_t)st.st_size > L->max_file_bytes) {
-        close(fd);
-        return fail(display, 0, "file is %lld bytes, over the limit of %zu (max-file-bytes; raise it with CMP_MAX_FILE_BYTES)",
-                    (long long)st.st_size, L->max_file_bytes);
-    }
-    if (total_read + (size_t)st.st_size > L->max_total_bytes) {
-        close(fd);
-        return fail(display, 0, "package input is over %zu bytes (max-total-bytes; raise it with CMP_MAX_TOTAL_BYTES)",
-                    L->max_total_bytes);
-    }
+    int fd = open_package_file(L, path, display, &st);
+    if (fd < 0)
+        return -1;
     /* First pass: the checks read_text_file makes on the whole text, in the same order (a NUL byte anywhere before
      * invalid UTF-8), piece by piece. A UTF-8 sequence cut by a piece's end is carried into the next piece. */
     char *b = xmalloc(PIECE + 4);
