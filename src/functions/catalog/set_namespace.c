@@ -492,7 +492,8 @@ static void update_depends_on(walk *w, gknn *ids, size_t nids)
         set_add(w->c->a, &old, ns);
         const char *nv = arena_printf(w->c->a, "%.*s/namespaces/%s/%.*s/%.*s", (int)len[0], seg[0], now, (int)len[3],
                                       seg[3], (int)len[4], seg[4]);
-        node *ann = path_get(r->root, "metadata", "annotations", NULL);
+        /* the object's own annotations: set-annotations may have given many objects one shared map */
+        node *ann = map_ensure_map(w->c->a, map_get(r->root, "metadata"), "annotations");
         map_set_str(w->c->a, ann, DEPENDS_ON, nv);
         count++;
     }
