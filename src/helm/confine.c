@@ -411,14 +411,11 @@ int helm_confine_archive(const engine_ctx *c, const node *at, const char *tgz, c
     return check_archive_file(&w, tgz, name, (size_t)st.st_size);
 }
 
-int helm_confine_guard(const char *root, const char *chart_dir, size_t max_files, size_t max_bytes)
+int helm_confine_guard(const char *root, const char *chart_dir, const limits *lim)
 {
     arena *a = arena_new();
-    limits lim = limits_default; /* the guard runs in kustomize's process: the built-in limits, but the chart's */
-    lim.max_chart_files = max_files;
-    lim.max_chart_bytes = max_bytes;
     /* "": no config to name */
-    engine_ctx c = {.a = a, .st = strtab_new(a), .file = "", .repo_root = root, .lim = &lim};
+    engine_ctx c = {.a = a, .st = strtab_new(a), .file = "", .repo_root = root, .lim = limits_or_default(lim)};
     int rc = helm_confine_dir(&c, NULL, chart_dir);
     strtab_release(c.st);
     arena_free(a);

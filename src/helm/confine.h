@@ -4,6 +4,7 @@
 #ifndef CMP_FUNCTIONS_HELM_CONFINE_H
 #define CMP_FUNCTIONS_HELM_CONFINE_H
 #include "engine/engine.h"
+#include "util/limits.h"
 
 /* The local chart at chart_dir (a real path inside the repository): every entry under it, through symlinks (which
  * must resolve inside the repository), the charts its file:// dependencies name (Chart.yaml, requirements.yaml and
@@ -22,9 +23,9 @@ void helm_chart_dirs(const engine_ctx *c, const char *chart_dir, void (*add)(voi
  * contents. */
 int helm_confine_archive(const engine_ctx *c, const node *at, const char *tgz, const char *name);
 
-/* helm_confine_dir for the kustomize helm guard (kustomize_helm_guard.c), which runs as its own process with no
- * step: the chart at chart_dir (a real path) under root, with the operator's max_files and max_bytes (0: the
- * defaults). 0, or -1 with the reason recorded by fail(): "<file>:<line>: <message>" when a file is at fault, else
- * the message alone. */
-int helm_confine_guard(const char *root, const char *chart_dir, size_t max_files, size_t max_bytes);
+/* helm_confine_dir for the kustomize helm guard (kustomize/helm_guard.c), which runs as its own process with no
+ * step: the chart at chart_dir (a real path) under root, within lim (the operator's limits the guard was started
+ * with; NULL: the defaults). 0, or -1 with the reason recorded by fail(): "<file>:<line>: <message>" when a file is
+ * at fault, else the message alone. */
+int helm_confine_guard(const char *root, const char *chart_dir, const limits *lim);
 #endif

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "helm/confine.h"
 #include "util/diag.h"
+#include "util/limits.h"
 
 extern char **environ;
 
@@ -147,7 +149,35 @@ const char *helm_kube_version_rule(const char *s)
 /* ---- the guard ---- */
 
 static const char *g_root, *g_tmp;
-static size_t g_max_files, g_max_bytes; /* the operator's chart limits (0: the defaults) */
+static limits g_limits; /* the operator's limits, as kustomize-build passed them (HELM_GUARD_LIMITS) */
+
+/* HELM_GUARD_LIMITS's five whole numbers over the defaults (a 0 keeps the default). */
+static int parse_limits(const char *text)
+{
+    unsigned long long v[5];
+    const char *p = text;
+    for (int i = 0; i < 5; i++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        char *end;
+        errno = 0;
+        v[i] = strtoull(p, &end, 10);
+        if (errno || end == p || (i < 4 ? *end != ' ' : *end != 0))
+            return -1;
+        p = end + (i < 4);
+    }
+    if (v[0] > SIZE_MAX || v[1] > SIZE_MAX || v[2] > SIZE_MAX || v[3] > UINT32_MAX)
+        return -1;
+    g_limits.max_chart_files = (size_t)v[0];
+    g_limits.max_chart_bytes = (size_t)v[1];
+    if (v[2])
+        g_limits.max_file_bytes = (size_t)v[2];
+    if (v[3])
+        g_limits.yaml.max_depth = (uint32_t)v[3];
+    if (v[4])
+        g_limits.yaml.max_alias_nodes = v[4];
+    return 0;
+}
 
 /* One line on stderr (kustomize passes it on) and the same line in g_tmp for the step's message. The argument
  * came from the package, so it is shown shortened and escaped (shown_in, the one escaping path). */
@@ -374,7 +404,7 @@ static int check_template(int argc, char **argv)
         return refuse(i, argv[i], "cannot be resolved");
     diag_detail d;
     diag_detail *outer = diag_capture(&d);
-    int bad = helm_confine_guard(within(real, g_root) ? g_root : g_tmp, real, g_max_files, g_max_bytes);
+    int bad = helm_confine_guard(within(real, g_root) ? g_root : g_tmp, real, &g_limits);
     diag_restore(outer);
     if (bad) /* the message names the chart relative to the repository; the argument would show our directories */
         return refuse(0, NULL, d.text);
@@ -415,19 +445,11 @@ int helm_guard_main(int argc, char **argv, const char *helm, const char *root, c
 {
     g_root = root;
     g_tmp = tmp;
+    g_limits = limits_default;
     if (!root || root[0] != '/' || !tmp || tmp[0] != '/')
         return refuse(0, NULL, "started without its repository root and temporary directory");
-    if (chart_limits) { /* two whole numbers, as kustomize-build writes them */
-        char *end;
-        unsigned long long f = strtoull(chart_limits, &end, 10), b = 0;
-        bool ok = chart_limits[0] >= '0' && chart_limits[0] <= '9' && *end == ' ' && end[1] >= '0' && end[1] <= '9';
-        if (ok)
-            b = strtoull(end + 1, &end, 10);
-        if (!ok || *end || f > SIZE_MAX || b > SIZE_MAX)
-            return refuse(0, NULL, "started with chart limits that are not two whole numbers");
-        g_max_files = (size_t)f;
-        g_max_bytes = (size_t)b;
-    }
+    if (chart_limits && parse_limits(chart_limits) < 0)
+        return refuse(0, NULL, "started with limits that are not five whole numbers");
     if (argc < 2)
         return refuse(1, "", "no helm command");
     int rc;

@@ -16,7 +16,9 @@
 #define HELM_GUARD_HELM "CMP_HELM_GUARD_HELM" /* the real helm ("" when none was found) */
 #define HELM_GUARD_ROOT "CMP_HELM_GUARD_ROOT" /* the repository root (realpath): charts and values stay inside */
 #define HELM_GUARD_TMP "CMP_HELM_GUARD_TMP"   /* kustomize's TMPDIR (realpath): values copies, remote clones */
-#define HELM_GUARD_LIMITS "CMP_HELM_GUARD_LIMITS" /* "FILES BYTES": the operator's max-chart-files and -bytes */
+/* "FILES BYTES FILE_BYTES DEPTH ALIAS_NODES": the operator's max-chart-files, max-chart-bytes, max-file-bytes and
+ * the loader's max depth and alias nodes, so the guard reads a chart within the limits the render has */
+#define HELM_GUARD_LIMITS "CMP_HELM_GUARD_LIMITS"
 /* Where the guard finds out why: kustomize wraps helm's stderr in its own, so the step reads this file instead. */
 #define HELM_GUARD_REFUSAL "helm-guard-refused"
 

@@ -169,7 +169,10 @@ static int run(fn_ctx *c)
         env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_HELM, helm ? helm : "");
         env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_ROOT, pol.root);
         env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_TMP, tmp);
-        env[e++] = arena_printf(c->a, "%s=%zu %zu", HELM_GUARD_LIMITS, h->max_chart_files, h->max_chart_bytes);
+        const limits *L = limits_or_default(fn_limits(c));
+        env[e++] = arena_printf(c->a, "%s=%zu %zu %zu %u %llu", HELM_GUARD_LIMITS, h->max_chart_files,
+                                h->max_chart_bytes, L->max_file_bytes, (unsigned)L->yaml.max_depth,
+                                (unsigned long long)L->yaml.max_alias_nodes);
     }
     argv[n] = NULL;
     env[e] = NULL;

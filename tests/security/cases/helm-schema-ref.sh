@@ -97,6 +97,11 @@ fetched kustomize-helm-schema-ref-in-second-gzip-member
 # the operator's chart limits hold in the guard too
 CASE_ENV="$kenv CMP_MAX_CHART_FILES=3" check kustomize-helm-guard-chart-limit 1 \
   'kustomize build ov: helm guard: chart "app/ov/charts/c" has more than 3 files and directories.*CMP_MAX_CHART_FILES'
+# ... and the operator's loader limits: a schema nested deeper than CMP_MAX_DEPTH is refused by the guard as it
+# would be in the render (the guard ran with the built-in limits but the chart's before)
+kpkg; kchart "$pkg/ov/charts/c" "$(python3 -c 'print("{\"properties\": " * 12 + "{}" + "}" * 12)')"
+CASE_ENV="$kenv CMP_MAX_DEPTH=8" check kustomize-helm-guard-operator-depth 1 \
+  'kustomize build ov: helm guard: .*values\.schema\.json.*nesting deeper than 8 levels.*CMP_MAX_DEPTH'
 # what stays allowed: references inside the schema
 kpkg; kchart "$pkg/ov/charts/c" '{"type": "object", "properties": {"r": {"$ref": "#/definitions/s"}}, "definitions": {"s": {"type": "string"}}}'
 CASE_ENV=$kenv check kustomize-helm-schema-ref-local-allowed 0 'release: "?web"?$'
