@@ -70,6 +70,47 @@ const char *flux_git_ref_tag(const flux_git_ref *ref)
     return ref->tag && *ref->tag ? ref->tag : NULL;
 }
 
+/* Why the branch name s is not one Argo CD and Flux resolve alike, or NULL. "HEAD": Argo CD resolves the target
+ * revision HEAD to the remote's default branch, while Flux fetches refs/heads/HEAD, a branch anyone who can push
+ * may create. Anything else git check-ref-format would refuse as a branch: what git, Argo CD and Flux do with it
+ * differs (or one of them refuses it), so it is never matched against the target revision. */
+static const char *branch_name_problem(arena *a, const char *s)
+{
+    if (!strcmp(s, "HEAD"))
+        return "Argo CD resolves HEAD to the remote's default branch, Flux fetches refs/heads/HEAD, a branch anyone "
+               "who can push may create";
+    const char *why = NULL;
+    size_t n = strlen(s);
+    if (!n)
+        why = "it is empty";
+    else if (s[0] == '-' || s[0] == '/')
+        why = arena_printf(a, "it begins with \"%c\"", s[0]);
+    else if (s[n - 1] == '/' || s[n - 1] == '.')
+        why = arena_printf(a, "it ends with \"%c\"", s[n - 1]);
+    else if (!strcmp(s, "@"))
+        why = "it is \"@\"";
+    else if (strstr(s, ".."))
+        why = "it holds \"..\"";
+    else if (strstr(s, "@{"))
+        why = "it holds \"@{\"";
+    else if (strstr(s, "//"))
+        why = "it holds an empty component (\"//\")";
+    for (const char *p = s; !why && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == ' ')
+            why = "it holds a space or a control character";
+        else if (strchr("~^:?*[\\", *p))
+            why = arena_printf(a, "it holds \"%c\"", *p);
+    for (const char *p = s; !why && *p;) {
+        size_t k = strcspn(p, "/");
+        if (p[0] == '.')
+            why = "a component begins with \".\"";
+        else if (k >= 5 && !strncmp(p + k - 5, ".lock", 5))
+            why = "a component ends with \".lock\"";
+        p += k + (p[k] == '/');
+    }
+    return why ? arena_printf(a, "(git check-ref-format): %s", why) : NULL;
+}
+
 const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *revision, const char *target)
 {
     if (!revision || !*revision)
@@ -104,6 +145,11 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
      * checked out: the checkout's metadata need not hold the branch (Argo CD may fetch only the commit) */
     const char *want = ref->name && *ref->name ? ref->name : ref->tag && *ref->tag ? ref->tag
                        : ref->branch && *ref->branch ? ref->branch : "master";
+    const char *bad = branch_name_problem(a, !strncmp(want, "refs/heads/", 11) && !strcmp(which, "name") ? want + 11
+                                                                                                        : want);
+    if (bad)
+        return arena_printf(a, "spec.ref.%s %s is not a plain branch name%s%s", which, shown(a, want),
+                            *bad == '(' ? " " : ": ", bad);
     if (!target || !*target)
         return arena_printf(a, "spec.ref.%s %s cannot be matched: the Application's target revision is unknown "
                                "(ARGOCD_APP_SOURCE_TARGET_REVISION unset)",
@@ -132,6 +178,10 @@ static bool default_excluded(const char *name, bool dir)
                                       "codeship-steps.yml", ".goreleaser.yml", ".sops.yaml", ".flux.yaml", NULL};
     static const char *const dirs[] = {".git", ".github", ".circleci", NULL};
     static const char *const ext[] = {".jpg", ".jpeg", ".gif", ".png", ".wmv", ".flv", ".tar.gz", ".zip", NULL};
+    /* ".git/" matches a directory, but the artifact holds no .git of any kind (a worktree's or a submodule's .git
+     * file included): source-controller archives a clone, never Argo CD's checkout */
+    if (!strcmp(name, ".git"))
+        return true;
     for (int i = 0; any[i]; i++)
         if (!strcmp(name, any[i]))
             return true;
@@ -202,8 +252,37 @@ static const char *find_sourceignore(arena *a, const char *dir, const char *rel,
     return found;
 }
 
-/* The first file or directory under dir (rel its path from the root) the default patterns leave out. */
-static const char *find_excluded(arena *a, const char *dir, const char *rel, int depth)
+/* Git submodules: source-controller's artifact holds no submodule content with spec.recurseSubmodules false (the
+ * default), and with it true the submodule's commit as the parent pins it, which this step does not check; Argo CD
+ * checks submodules out, leaving a .git file in each. So a directory below the repository's root that holds a .git
+ * entry of any kind (file, directory, symlink) is never read: refused whatever recurseSubmodules says. */
+#define SUBMODULE_WHY                                                                                                  \
+    "submodule content is not rendered from a GitRepository (source-controller's artifact holds none unless "     \
+    "spec.recurseSubmodules, and then at a commit this step does not check)"
+
+static bool holds_git(arena *a, const char *root, const char *rel_dir)
+{
+    struct stat st;
+    return lstat(arena_printf(a, "%s/%s/.git", root, rel_dir), &st) == 0;
+}
+
+/* The first directory on clean's way (a path from the root, the root itself not counted: its own .git is the
+ * repository's) that holds a .git entry, or NULL. */
+static const char *submodule_on_path(arena *a, const char *root, const char *clean)
+{
+    for (const char *p = clean; *p;) {
+        size_t n = strcspn(p, "/");
+        const char *upto = arena_strndup(a, clean, (size_t)(p - clean) + n);
+        if (strcmp(upto, ".") && holds_git(a, root, upto))
+            return upto;
+        p += n + (p[n] == '/');
+    }
+    return NULL;
+}
+
+/* The first file or directory under dir (rel its path from the root) the default patterns leave out; *submodule
+ * set when it is a directory holding a .git entry (then returned as that directory). */
+static const char *find_excluded(arena *a, const char *dir, const char *rel, int depth, bool *submodule)
 {
     if (depth > MAX_DEPTH)
         return rel; /* not looked at: refused */
@@ -221,10 +300,14 @@ static const char *find_excluded(arena *a, const char *dir, const char *rel, int
         if (lstat(path, &st) != 0)
             continue;
         bool is_dir = S_ISDIR(st.st_mode);
-        if (default_excluded(e->d_name, is_dir) || S_ISLNK(st.st_mode))
+        /* the root's own .git (a chart at the root) is left out by the default rules, not a submodule */
+        if (!strcmp(e->d_name, ".git") && !(depth == 0 && (!*rel || !strcmp(rel, ".")))) {
+            *submodule = true;
+            found = rel;
+        } else if (default_excluded(e->d_name, is_dir) || S_ISLNK(st.st_mode))
             found = r;
         else if (is_dir)
-            found = find_excluded(a, path, r, depth + 1);
+            found = find_excluded(a, path, r, depth + 1, submodule);
     }
     closedir(d);
     return found;
@@ -258,7 +341,14 @@ const char *flux_git_dir_problem(arena *a, const char *root, const char *rel_dir
                                 default_excluded(name, true) ? "its default ignore rules" : "a symlink");
         p += n + (p[n] == '/');
     }
-    const char *x = find_excluded(a, arena_printf(a, "%s/%s", root, rel_dir), rel_dir, 0);
+    bool submodule = false;
+    const char *x = submodule_on_path(a, root, rel_dir);
+    if (!x)
+        x = find_excluded(a, arena_printf(a, "%s/%s", root, rel_dir), rel_dir, 0, &submodule);
+    else
+        submodule = true;
+    if (x && submodule)
+        return arena_printf(a, "the git submodule %s (its .git) would be read here: " SUBMODULE_WHY, shown(a, x));
     if (x)
         return arena_printf(a, "source-controller's artifact leaves out %s (its default ignore rules, or a symlink), "
                                "which helm would read here: refused rather than rendered differently",
@@ -268,6 +358,9 @@ const char *flux_git_dir_problem(arena *a, const char *root, const char *rel_dir
 
 const char *flux_git_left_out(arena *a, const char *root, const char *clean)
 {
+    const char *sub = submodule_on_path(a, root, clean);
+    if (sub)
+        return arena_printf(a, "is in the git submodule %s (its .git): " SUBMODULE_WHY, shown(a, sub));
     for (const char *p = clean; *p;) {
         size_t n = strcspn(p, "/");
         const char *name = arena_strndup(a, p, n), *upto = arena_strndup(a, clean, (size_t)(p - clean) + n);

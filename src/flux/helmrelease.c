@@ -669,6 +669,8 @@ static const field git_repository_fields[] = {
     {"secretRef", K_IGNORE, NULL},
     {"proxySecretRef", K_IGNORE, NULL},
     {"provider", K_IGNORE, NULL},
+    /* either way, a chart, values file or dependency in a submodule (a directory holding a .git) is refused:
+     * flux/git_source.c's walks */
     {"recurseSubmodules", K_IGNORE, NULL},
     {"include", K_ERROR, "adds other GitRepositories' artifacts to this one, which are not fetched; not rendered"},
     {"sparseCheckout", K_ERROR, "narrows source-controller's checkout, which this step does not reproduce; not "

@@ -60,6 +60,32 @@ TEST(flux_git_ref_against_revision)
     arena_free(a);
 }
 
+/* a branch HEAD (Argo CD: the default branch; Flux: refs/heads/HEAD) and names git check-ref-format refuses are
+ * never matched, even against a target revision of the same spelling; plain names still are */
+TEST(flux_git_ref_plain_branch_names)
+{
+    arena *a = arena_new();
+    const char *rev = "0123456789abcdef0123456789abcdef01234567";
+    static const char *const bad[] = {"HEAD", "a..b", "a@{1}", "a~1", "a^", "a:b", "a?", "a*", "a[b", "a\\b", "a b",
+                                      "a\tb", "a\x7f", "-a", "/a", "a/", "a.", "a.lock", "a/b.lock/c", "a//b", ".a",
+                                      "a/.b", "@", NULL};
+    for (int i = 0; bad[i]; i++) {
+        flux_git_ref b = {.branch = bad[i]}, n = {.name = arena_printf(a, "refs/heads/%s", bad[i])};
+        const char *why = flux_git_ref_problem(a, &b, rev, bad[i]);
+        CHECK(why && strstr(why, "is not a plain branch name"));
+        CHECK(flux_git_ref_problem(a, &n, rev, bad[i]) != NULL);
+    }
+    flux_git_ref head_name = {.name = "HEAD"};
+    CHECK(flux_git_ref_problem(a, &head_name, rev, "HEAD") != NULL);
+    static const char *const good[] = {"main", "release-1.2", "feature/x_y", "users/a.b/c", "v1.2.3", "a@b", NULL};
+    for (int i = 0; good[i]; i++) {
+        flux_git_ref b = {.branch = good[i]}, n = {.name = arena_printf(a, "refs/heads/%s", good[i])};
+        CHECK(!flux_git_ref_problem(a, &b, rev, good[i]));
+        CHECK(!flux_git_ref_problem(a, &n, rev, good[i]));
+    }
+    arena_free(a);
+}
+
 /* semver_filter.c: only patterns Go's RE2 and pcre2 read alike reach pcre2 */
 TEST(flux_semver_filter_re2_subset)
 {
