@@ -9,6 +9,15 @@
 #include "util/diag.h"
 #include "util/path.h"
 
+/* Where an error at node at points: the context's file (functionConfig without one), the node's line or the
+ * context's. */
+static const char *where(const engine_ctx *e, const node *at, int *line)
+{
+    uint32_t l = node_line(at);
+    *line = l ? (int)l : e->line;
+    return e->file ? e->file : "functionConfig";
+}
+
 int engine_fail(const engine_ctx *e, const node *at, const char *fmt, ...)
 {
     char msg[1024];
@@ -16,8 +25,9 @@ int engine_fail(const engine_ctx *e, const node *at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    uint32_t line = node_line(at);
-    return fail(e->file ? e->file : "functionConfig", line ? (int)line : e->line, "%s", msg);
+    int line;
+    const char *file = where(e, at, &line);
+    return fail(file, line, "%s", msg);
 }
 
 int engine_locate(const engine_ctx *e, const node *at, const char *fmt, ...)
@@ -27,8 +37,9 @@ int engine_locate(const engine_ctx *e, const node *at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    uint32_t line = node_line(at);
-    return diag_locate(e->file ? e->file : "functionConfig", line ? (int)line : e->line, "%s", msg);
+    int line;
+    const char *file = where(e, at, &line);
+    return diag_locate(file, line, "%s", msg);
 }
 
 const char *engine_repo_root(const engine_ctx *e)

@@ -48,51 +48,12 @@ static const char *entry_dir(arena *a, const char *dir, const char *repo, const 
     return arena_printf(a, "%s/%s", dir, hex);
 }
 
-/* The regular file's bytes (at most max; never through a symlink) into *data (xmalloc). 0, or -1 with errno (EFBIG:
- * too large or not a regular file). */
-static int slurp(const char *path, size_t max, unsigned char **data, size_t *len)
-{
-    /* O_NONBLOCK: a FIFO planted under the name is refused below, never waited on */
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return -1;
-    struct stat sb;
-    if (fstat(fd, &sb) < 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    if (!S_ISREG(sb.st_mode) || (size_t)sb.st_size > max) {
-        close(fd);
-        errno = EFBIG;
-        return -1;
-    }
-    size_t n = (size_t)sb.st_size, got = 0;
-    unsigned char *b = xmalloc(n + 1);
-    while (got < n) {
-        ssize_t k = read(fd, b + got, n - got);
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    close(fd);
-    if (got != n) {
-        xfree(b);
-        errno = EIO;
-        return -1;
-    }
-    *data = b;
-    *len = n;
-    return 0;
-}
-
 /* The entry's bytes and their SHA-256 in hex: 1, 0 when there is no such file, -1 with fn_fail. */
 static int read_entry(fn_ctx *c, const node *at, const char *path, size_t max, unsigned char **data, size_t *len,
                       char hex[65])
 {
     errno = 0;
-    if (slurp(path, max, data, len) < 0) {
+    if (read_file_bytes(path, max, data, len) < 0) {
         if (errno == ENOENT || errno == ENOTDIR) /* not there, or the cache is not a directory (put warns) */
             return 0;
         return fn_fail(c, at, "the chart cache (CMP_HELM_CHART_CACHE) entry %s cannot be used: %s", path,
@@ -206,7 +167,7 @@ void flux_cache_put(fn_ctx *c, const node *at, const char *who, const char *dir,
     unsigned char *data = NULL;
     size_t len = 0;
     int ok = (mkdir(dir, 0700) == 0 || errno == EEXIST) && (mkdir(d, 0700) == 0 || errno == EEXIST);
-    ok = ok && slurp(tgz, (size_t)1 << 31, &data, &len) == 0;
+    ok = ok && read_file_bytes(tgz, (size_t)1 << 31, &data, &len) == 0;
     ok = ok && store(d, arena_printf(a, "%s.tgz", tgz_hex), data, len) == 0;
     ok = ok && (!manifest || store(d, arena_printf(a, "%s.manifest", digest + 7), manifest, mlen) == 0);
     int e = errno;

@@ -432,22 +432,10 @@ static int chart_yaml(void *ud, const helm_archive_entry *e)
 
 static int read_chart_meta(run *R, const node *at, const char *tgz, chart_meta *m)
 {
-    int fd = open(tgz, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) < 0) {
-        if (fd >= 0)
-            close(fd);
+    unsigned char *bytes;
+    size_t got;
+    if (read_file_bytes(tgz, (size_t)1 << 31, &bytes, &got) < 0)
         return fn_fail(&R->c, at, "cannot read the chart archive helm pulled: %s", strerror(errno));
-    }
-    size_t len = (size_t)sb.st_size, got = 0;
-    unsigned char *bytes = xmalloc(len + 1);
-    while (got < len) {
-        ssize_t k = read(fd, bytes + got, len - got);
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    close(fd);
     sha256_ctx c;
     sha256_init(&c);
     sha256_update(&c, bytes, got);

@@ -503,3 +503,40 @@ int fs_remove_tree(const char *path)
     chmod(path, 0700);
     return -1;
 }
+
+int read_file_bytes(const char *path, size_t max, unsigned char **data, size_t *len)
+{
+    /* O_NONBLOCK: a FIFO planted under the name is refused below, never waited on */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    struct stat sb;
+    if (fstat(fd, &sb) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(sb.st_mode) || (size_t)sb.st_size > max) {
+        close(fd);
+        errno = EFBIG;
+        return -1;
+    }
+    size_t n = (size_t)sb.st_size, got = 0;
+    unsigned char *b = xmalloc(n + 1);
+    while (got < n) {
+        ssize_t k = read(fd, b + got, n - got);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    close(fd);
+    if (got != n) {
+        xfree(b);
+        errno = EIO;
+        return -1;
+    }
+    *data = b;
+    *len = n;
+    return 0;
+}

@@ -23,6 +23,10 @@ int read_text_file(const limits *L, const char *path, const char *display, char 
  * tree. 0 or -1. */
 typedef int (*text_piece_fn)(void *ud, const char *data, size_t len);
 int read_text_file_pieces(const limits *L, const char *path, const char *display, text_piece_fn fn, void *ud);
+/* A regular file's bytes (at most max; never through a symlink; a FIFO is refused, never waited on) into *data
+ * (xmalloc'd, one byte spare). 0, or -1 with errno (EFBIG: too large or not a regular file; EIO: a short read). For
+ * files that are not package text (chart archives, cache entries), which read_text_file would judge as text. */
+int read_file_bytes(const char *path, size_t max, unsigned char **data, size_t *len);
 /* Offset of the first NUL-free but invalid UTF-8 sequence in s, or len when all of it is valid UTF-8. */
 size_t utf8_check(const unsigned char *s, size_t len);
 
