@@ -143,10 +143,16 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
     }
     /* a branch (or another name) is compared with the target revision, which Argo CD resolved to the revision it
      * checked out: the checkout's metadata need not hold the branch (Argo CD may fetch only the commit) */
-    const char *want = ref->name && *ref->name ? ref->name : ref->tag && *ref->tag ? ref->tag
-                       : ref->branch && *ref->branch ? ref->branch : "master";
-    const char *bad = branch_name_problem(a, !strncmp(want, "refs/heads/", 11) && !strcmp(which, "name") ? want + 11
-                                                                                                        : want);
+    const char *want = ref->name && *ref->name ? ref->name : ref->branch && *ref->branch ? ref->branch : "master";
+    bool by_name = !strcmp(which, "name");
+    /* the branch source-controller fetches: refs/heads/<branch> (a ref.name is that full reference) */
+    const char *branch = by_name && !strncmp(want, "refs/heads/", 11) ? want + 11 : want;
+    const char *bad = branch_name_problem(a, branch);
+    if (!bad && !strncmp(branch, "refs/", 5))
+        bad = "it begins with \"refs/\": Flux would fetch refs/heads/refs/..., a branch of its own that anyone who "
+              "can push may create";
+    if (!bad && by_name && branch == want)
+        bad = "a ref.name is a full reference, refs/heads/<branch> or refs/tags/<tag>";
     if (bad)
         return arena_printf(a, "spec.ref.%s %s is not a plain branch name%s%s", which, shown(a, want),
                             *bad == '(' ? " " : ": ", bad);
@@ -154,15 +160,12 @@ const char *flux_git_ref_problem(arena *a, const flux_git_ref *ref, const char *
         return arena_printf(a, "spec.ref.%s %s cannot be matched: the Application's target revision is unknown "
                                "(ARGOCD_APP_SOURCE_TARGET_REVISION unset)",
                             which, shown(a, want));
-    bool same = !strcmp(want, target);
-    if (!same && !strcmp(which, "name")) {
-        /* a full reference name: refs/heads/<target> or refs/tags/<target> */
-        same = !strncmp(want, "refs/heads/", 11) && !strcmp(want + 11, target);
-    }
-    if (!same)
+    /* the target as the branch Argo CD resolved: refs/heads/<branch> is that branch; another full reference
+     * (refs/tags/..., refs/pull/...) is no branch at all */
+    const char *target_branch = !strncmp(target, "refs/heads/", 11) ? target + 11 : target;
+    if (!strncmp(target_branch, "refs/", 5) || strcmp(branch, target_branch))
         return arena_printf(a, "spec.ref.%s %s%s is not the Application's target revision %s", which, shown(a, want),
-                            ref->branch || strcmp(which, "branch") ? "" : " (the default when spec.ref is unset)",
-                            shown(a, target));
+                            ref->branch || by_name ? "" : " (the default when spec.ref is unset)", shown(a, target));
     return NULL;
 }
 

@@ -151,22 +151,22 @@ const char *helm_kube_version_rule(const char *s)
 static const char *g_root, *g_tmp;
 static limits g_limits; /* the operator's limits, as kustomize-build passed them (HELM_GUARD_LIMITS) */
 
-/* HELM_GUARD_LIMITS's five whole numbers over the defaults (a 0 keeps the default). */
+/* HELM_GUARD_LIMITS's six whole numbers over the defaults (a 0 keeps the default). */
 static int parse_limits(const char *text)
 {
-    unsigned long long v[5];
+    unsigned long long v[6];
     const char *p = text;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         if (*p < '0' || *p > '9')
             return -1;
         char *end;
         errno = 0;
         v[i] = strtoull(p, &end, 10);
-        if (errno || end == p || (i < 4 ? *end != ' ' : *end != 0))
+        if (errno || end == p || (i < 5 ? *end != ' ' : *end != 0))
             return -1;
-        p = end + (i < 4);
+        p = end + (i < 5);
     }
-    if (v[0] > SIZE_MAX || v[1] > SIZE_MAX || v[2] > SIZE_MAX || v[3] > UINT32_MAX)
+    if (v[0] > SIZE_MAX || v[1] > SIZE_MAX || v[2] > SIZE_MAX || v[3] > UINT32_MAX || v[5] > SIZE_MAX)
         return -1;
     g_limits.max_chart_files = (size_t)v[0];
     g_limits.max_chart_bytes = (size_t)v[1];
@@ -176,6 +176,8 @@ static int parse_limits(const char *text)
         g_limits.yaml.max_depth = (uint32_t)v[3];
     if (v[4])
         g_limits.yaml.max_alias_nodes = v[4];
+    if (v[5])
+        g_limits.max_total_bytes = (size_t)v[5];
     return 0;
 }
 
@@ -449,7 +451,7 @@ int helm_guard_main(int argc, char **argv, const char *helm, const char *root, c
     if (!root || root[0] != '/' || !tmp || tmp[0] != '/')
         return refuse(0, NULL, "started without its repository root and temporary directory");
     if (chart_limits && parse_limits(chart_limits) < 0)
-        return refuse(0, NULL, "started with limits that are not five whole numbers");
+        return refuse(0, NULL, "started with limits that are not six whole numbers");
     if (argc < 2)
         return refuse(1, "", "no helm command");
     int rc;

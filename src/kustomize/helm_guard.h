@@ -16,8 +16,9 @@
 #define HELM_GUARD_HELM "CMP_HELM_GUARD_HELM" /* the real helm ("" when none was found) */
 #define HELM_GUARD_ROOT "CMP_HELM_GUARD_ROOT" /* the repository root (realpath): charts and values stay inside */
 #define HELM_GUARD_TMP "CMP_HELM_GUARD_TMP"   /* kustomize's TMPDIR (realpath): values copies, remote clones */
-/* "FILES BYTES FILE_BYTES DEPTH ALIAS_NODES": the operator's max-chart-files, max-chart-bytes, max-file-bytes and
- * the loader's max depth and alias nodes, so the guard reads a chart within the limits the render has */
+/* "FILES BYTES FILE_BYTES DEPTH ALIAS_NODES TOTAL_LEFT": the operator's max-chart-files, max-chart-bytes,
+ * max-file-bytes, the loader's max depth and alias nodes, and what the render has left of max-total-bytes, so the
+ * guard reads a chart within the limits the render has (each helm run of one kustomize build gets that rest anew) */
 #define HELM_GUARD_LIMITS "CMP_HELM_GUARD_LIMITS"
 /* Where the guard finds out why: kustomize wraps helm's stderr in its own, so the step reads this file instead. */
 #define HELM_GUARD_REFUSAL "helm-guard-refused"

@@ -14,6 +14,7 @@
 #include "kustomize/walk.h"
 #include "kustomize/helm_guard.h"
 #include "util/diag.h"
+#include "util/fsutil.h"
 
 static const char root_only[] = "LoadRestrictionsRootOnly", none[] = "LoadRestrictionsNone";
 
@@ -170,9 +171,11 @@ static int run(fn_ctx *c)
         env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_ROOT, pol.root);
         env[e++] = arena_printf(c->a, "%s=%s", HELM_GUARD_TMP, tmp);
         const limits *L = limits_or_default(fn_limits(c));
-        env[e++] = arena_printf(c->a, "%s=%zu %zu %zu %u %llu", HELM_GUARD_LIMITS, h->max_chart_files,
+        /* what is left of max-total-bytes (at least 1: 0 would mean the default to the guard) */
+        size_t used = bytes_read_total(), left = used < L->max_total_bytes ? L->max_total_bytes - used : 1;
+        env[e++] = arena_printf(c->a, "%s=%zu %zu %zu %u %llu %zu", HELM_GUARD_LIMITS, h->max_chart_files,
                                 h->max_chart_bytes, L->max_file_bytes, (unsigned)L->yaml.max_depth,
-                                (unsigned long long)L->yaml.max_alias_nodes);
+                                (unsigned long long)L->yaml.max_alias_nodes, left);
     }
     argv[n] = NULL;
     env[e] = NULL;

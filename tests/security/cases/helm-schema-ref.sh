@@ -102,6 +102,10 @@ CASE_ENV="$kenv CMP_MAX_CHART_FILES=3" check kustomize-helm-guard-chart-limit 1 
 kpkg; kchart "$pkg/ov/charts/c" "$(python3 -c 'print("{\"properties\": " * 12 + "{}" + "}" * 12)')"
 CASE_ENV="$kenv CMP_MAX_DEPTH=8" check kustomize-helm-guard-operator-depth 1 \
   'kustomize build ov: helm guard: .*values\.schema\.json.*nesting deeper than 8 levels.*CMP_MAX_DEPTH'
+# ... and what the render has left of max-total-bytes: a 150 KB schema under CMP_MAX_TOTAL_BYTES=120000
+kpkg; kchart "$pkg/ov/charts/c" "$(python3 -c 'print("{\"description\": \"" + "x" * 150000 + "\"}")')"
+CASE_ENV="$kenv CMP_MAX_TOTAL_BYTES=120000" check kustomize-helm-guard-operator-total 1 \
+  'kustomize build ov: helm guard: .*package input is over [0-9]+ bytes \(max-total-bytes'
 # what stays allowed: references inside the schema
 kpkg; kchart "$pkg/ov/charts/c" '{"type": "object", "properties": {"r": {"$ref": "#/definitions/s"}}, "definitions": {"s": {"type": "string"}}}'
 CASE_ENV=$kenv check kustomize-helm-schema-ref-local-allowed 0 'release: "?web"?$'

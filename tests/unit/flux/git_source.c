@@ -51,6 +51,17 @@ TEST(flux_git_ref_against_revision)
     CHECK(!strcmp(flux_git_ref_tag(&tagname), "v1.0.0") && !strcmp(flux_git_ref_tag(&tag), "v1.0.0"));
     CHECK(!flux_git_ref_tag(&name) && !flux_git_ref_tag(&branch) && !flux_git_ref_tag(&semver));
     CHECK(flux_git_ref_problem(a, &name, rev, "refs/heads/dev") != NULL);
+    /* a target given as a full reference is its branch; a branch that is itself a reference name is another branch
+     * to Flux (refs/heads/refs/heads/main), and a ref.name must be a full reference */
+    flux_git_ref refs_branch = {.branch = "refs/heads/main"}, refs_name = {.name = "refs/heads/refs/heads/main"},
+                 tags_branch = {.branch = "refs/tags/v1"}, bare_name = {.name = "main"};
+    CHECK(!flux_git_ref_problem(a, &branch, rev, "refs/heads/main"));
+    CHECK(!flux_git_ref_problem(a, &name, rev, "refs/heads/main"));
+    CHECK(flux_git_ref_problem(a, &refs_branch, rev, "refs/heads/main") != NULL);
+    CHECK(flux_git_ref_problem(a, &refs_name, rev, "refs/heads/main") != NULL);
+    CHECK(flux_git_ref_problem(a, &tags_branch, rev, "refs/tags/v1") != NULL);
+    CHECK(flux_git_ref_problem(a, &bare_name, rev, "main") != NULL);
+    CHECK(flux_git_ref_problem(a, &branch, rev, "refs/tags/main") != NULL);
     CHECK(flux_git_ref_problem(a, &semver, rev, "v1.0.0") != NULL);
     CHECK(!flux_git_ref_problem(a, &none, rev, "master")); /* no ref: the master branch */
     CHECK(flux_git_ref_problem(a, &none, rev, "main") != NULL);
